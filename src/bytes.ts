@@ -265,15 +265,19 @@ export function utf8Decode(bytes: Uint8Array, fatal = true): string {
       code -= 0x10000;
       units.push(0xd800 + (code >> 10), 0xdc00 + (code & 0x3ff));
     } else units.push(code);
-    // Flush in chunks: String.fromCharCode takes arguments, and engines limit their number.
-    if (units.length >= 4096) {
-      parts.push(String.fromCharCode(...units));
+    // Flush in small chunks: String.fromCharCode takes its arguments on the stack, and an XS
+    // machine on a board has a stack of a few hundred slots.
+    if (units.length >= CHAR_CODE_CHUNK) {
+      parts.push(String.fromCharCode.apply(null, units));
       units = [];
     }
   }
-  parts.push(String.fromCharCode(...units));
+  parts.push(String.fromCharCode.apply(null, units));
   return parts.join('');
 }
+
+/** Arguments passed to String.fromCharCode at once: small enough for an XS stack on a board. */
+const CHAR_CODE_CHUNK = 64;
 
 /** True when every byte is 7-bit ASCII (a string that can take the 1-byte plist form). */
 export function isAscii(text: string): boolean {
@@ -283,11 +287,11 @@ export function isAscii(text: string): boolean {
 
 /** Latin-1 view of bytes: each byte one UTF-16 unit. Used for HTTP heads, which are ASCII. */
 export function latin1Decode(bytes: Uint8Array): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i += 4096) {
-    out += String.fromCharCode(...bytes.subarray(i, Math.min(i + 4096, bytes.length)));
+  const parts: string[] = [];
+  for (let i = 0; i < bytes.length; i += CHAR_CODE_CHUNK) {
+    parts.push(String.fromCharCode.apply(null, bytes.subarray(i, Math.min(i + CHAR_CODE_CHUNK, bytes.length)) as unknown as number[]));
   }
-  return out;
+  return parts.join('');
 }
 
 /** Latin-1 bytes of a string; characters above U+00FF are an error. */

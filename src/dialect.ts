@@ -1,0 +1,93 @@
+// The wire dialect: every identifier that carries the maker's name, in one table (DESIGN 5).
+//
+// The spec writes the maker as "Vendor" (X-Vendor-*, _vendorplay._tcp, text/x-vendor-plist+xml).
+// Senders in the field use the real maker's identifiers. The receiver speaks one dialect on
+// output (advertising and answering) and accepts every dialect's names on input.
+
+export type DialectName = 'vendor' | 'apple';
+
+/** The maker-named identifiers of one dialect. Keys are the protocol's roles for them. */
+export interface Dialect {
+  readonly name: DialectName;
+  /** Service type of the media service (spec 2.1). The audio service `_raop._tcp` has no maker name. */
+  readonly serviceType: string;
+  /** Header names, by the suffix the spec gives after `X-Vendor-`. */
+  readonly headers: Readonly<Record<MakerHeader, string>>;
+  /** MIME types (spec conventions). */
+  readonly mime: Readonly<Record<MakerMime, string>>;
+}
+
+/** The headers the spec writes as `X-Vendor-<suffix>`. */
+export type MakerHeader =
+  | 'Session-ID'
+  | 'Device-ID'
+  | 'AssetKey'
+  | 'AssetAction'
+  | 'Transition'
+  | 'Purpose'
+  | 'ProtocolVersion';
+
+/** The MIME types whose names carry the maker. */
+export type MakerMime =
+  /** text/x-vendor-plist+xml: an XML property list. */
+  | 'plistXml'
+  /** application/x-vendor-binary-plist: a binary property list. */
+  | 'plistBinary'
+  /** application/x-vendor-plist: an XML property list, used by video events (spec 6). */
+  | 'plistEvent';
+
+const MAKER_HEADERS: readonly MakerHeader[] = [
+  'Session-ID',
+  'Device-ID',
+  'AssetKey',
+  'AssetAction',
+  'Transition',
+  'Purpose',
+  'ProtocolVersion',
+];
+
+function makeDialect(name: DialectName, maker: string, serviceType: string): Dialect {
+  const lower = maker.toLowerCase();
+  const headers = {} as Record<MakerHeader, string>;
+  for (const suffix of MAKER_HEADERS) headers[suffix] = `X-${maker}-${suffix}`;
+  return {
+    name,
+    serviceType,
+    headers,
+    mime: {
+      plistXml: `text/x-${lower}-plist+xml`,
+      plistBinary: `application/x-${lower}-binary-plist`,
+      plistEvent: `application/x-${lower}-plist`,
+    },
+  };
+}
+
+/** The table. `vendor` is the spec's naming; `apple` is what real senders in the field use. */
+export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
+  vendor: makeDialect('vendor', 'Vendor', '_vendorplay._tcp'),
+  apple: makeDialect('apple', 'Apple', '_airplay._tcp'),
+};
+
+export const DEFAULT_DIALECT: DialectName = 'vendor';
+
+export function isDialectName(name: string): name is DialectName {
+  return Object.prototype.hasOwnProperty.call(DIALECTS, name);
+}
+
+/** Every dialect's spelling of one maker header, for reading requests in any dialect. */
+export function headerNames(suffix: MakerHeader): string[] {
+  return Object.values(DIALECTS).map((dialect) => dialect.headers[suffix]);
+}
+
+/** The dialect-neutral role of a MIME type, or undefined when it is not a maker-named type. */
+export function mimeRole(contentType: string | undefined): MakerMime | undefined {
+  if (!contentType) return undefined;
+  // Parameters such as "; charset=utf-8" do not change the role.
+  const base = contentType.split(';')[0].trim().toLowerCase();
+  for (const dialect of Object.values(DIALECTS)) {
+    for (const role of Object.keys(dialect.mime) as MakerMime[]) {
+      if (dialect.mime[role] === base) return role;
+    }
+  }
+  return undefined;
+}

@@ -1,0 +1,58 @@
+// Static proof that src/ stays portable: every import is relative (inside src/) or one of the
+// pure-ECMAScript libraries the design allows. A host module import fails here by name.
+
+import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
+import { test } from 'node:test';
+import { fileURLToPath } from 'node:url';
+import ts from 'typescript';
+
+const SRC = fileURLToPath(new URL('../../src', import.meta.url));
+
+/** Packages src/ may import: pure ECMAScript, and they run on XS (DESIGN 2, issue 6). */
+const ALLOWED_PACKAGES = ['@noble/hashes', '@noble/curves', '@noble/ciphers'];
+
+function sourceFiles(dir: string): string[] {
+  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) return sourceFiles(full);
+    return entry.name.endsWith('.ts') ? [full] : [];
+  });
+}
+
+/** Problems with one import specifier of `file`, or undefined when it is allowed. */
+export function importProblem(file: string, specifier: string): string | undefined {
+  if (specifier.startsWith('.')) {
+    const target = path.resolve(path.dirname(file), specifier);
+    if (!target.startsWith(SRC + path.sep) && target !== SRC) return `relative import leaves src/: ${specifier}`;
+    if (/\.(ts|js|mjs)$/.test(specifier)) return `import has a file extension (Moddable resolves extensionless): ${specifier}`;
+    return undefined;
+  }
+  if (ALLOWED_PACKAGES.some((name) => specifier === name || specifier.startsWith(name + '/'))) return undefined;
+  return `host or unapproved module: ${specifier}`;
+}
+
+test('src/ imports only relative modules and the allowed pure-ECMAScript libraries', () => {
+  const files = sourceFiles(SRC);
+  assert.ok(files.length > 0);
+  const problems: string[] = [];
+  for (const file of files) {
+    const info = ts.preProcessFile(readFileSync(file, 'utf8'), true, true);
+    for (const ref of info.importedFiles) {
+      const problem = importProblem(file, ref.fileName);
+      if (problem) problems.push(`${path.relative(SRC, file)}: ${problem}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});
+
+test('the import check itself rejects host modules and escaping paths', () => {
+  const file = path.join(SRC, 'plist', 'xml.ts');
+  assert.match(importProblem(file, 'node:fs') ?? '', /host or unapproved module/);
+  assert.match(importProblem(file, 'fs') ?? '', /host or unapproved module/);
+  assert.match(importProblem(file, '../../hosts/node/main') ?? '', /leaves src/);
+  assert.match(importProblem(file, '../bytes.ts') ?? '', /file extension/);
+  assert.equal(importProblem(file, '../bytes'), undefined);
+  assert.equal(importProblem(file, '@noble/hashes/sha2'), undefined);
+});
