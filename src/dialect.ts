@@ -11,6 +11,13 @@ export interface Dialect {
   readonly name: DialectName;
   /** Service type of the media service (spec 2.1). The audio service `_raop._tcp` has no maker name. */
   readonly serviceType: string;
+  /**
+   * Product token of the `Server` header. Real receivers answer `AirTunes/<srcvers>`, and some
+   * senders look at it; the spec's dialect uses the neutral `VendorTunes`.
+   */
+  readonly serverProduct: string;
+  /** Product name in the `sdk` field of the RTSP /info record (spec 2.11), e.g. `AirPlay;2.0.2`. */
+  readonly sdkProduct: string;
   /** Header names, by the suffix the spec gives after `X-Vendor-`. */
   readonly headers: Readonly<Record<MakerHeader, string>>;
   /** MIME types (spec conventions). */
@@ -46,13 +53,15 @@ const MAKER_HEADERS: readonly MakerHeader[] = [
   'ProtocolVersion',
 ];
 
-function makeDialect(name: DialectName, maker: string, serviceType: string): Dialect {
+function makeDialect(name: DialectName, maker: string, serviceType: string, serverProduct: string, sdkProduct: string): Dialect {
   const lower = maker.toLowerCase();
   const headers = {} as Record<MakerHeader, string>;
   for (const suffix of MAKER_HEADERS) headers[suffix] = `X-${maker}-${suffix}`;
   return {
     name,
     serviceType,
+    serverProduct,
+    sdkProduct,
     headers,
     mime: {
       plistXml: `text/x-${lower}-plist+xml`,
@@ -64,8 +73,8 @@ function makeDialect(name: DialectName, maker: string, serviceType: string): Dia
 
 /** The table. `vendor` is the spec's naming; `apple` is what real senders in the field use. */
 export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
-  vendor: makeDialect('vendor', 'Vendor', '_vendorplay._tcp'),
-  apple: makeDialect('apple', 'Apple', '_airplay._tcp'),
+  vendor: makeDialect('vendor', 'Vendor', '_vendorplay._tcp', 'VendorTunes', 'VendorPlay'),
+  apple: makeDialect('apple', 'Apple', '_airplay._tcp', 'AirTunes', 'AirPlay'),
 };
 
 export const DEFAULT_DIALECT: DialectName = 'vendor';

@@ -14,7 +14,7 @@
 //   0x4n data  0x5n ASCII string  0x6n UTF-16BE string (count in code units)  0x7n UTF-8 string
 //   0x8n UID of n+1 bytes  0xAn array  0xCn set  0xDn dict (n key refs, then n value refs)
 
-import { BytesError, utf8Decode } from '../bytes';
+import { equal, utf8Decode } from '../bytes';
 import {
   DEFAULT_PLIST_LIMITS,
   PlistError,
@@ -61,7 +61,7 @@ const IN_PROGRESS: unknown = {};
  * document); a reference cycle is an error.
  */
 export function decodeBinaryPlist(bytes: Uint8Array, options: BinaryPlistDecodeOptions = {}): PlistValue {
-  const limits: PlistLimits = { ...DEFAULT_PLIST_LIMITS, ...options.limits };
+  const limits = mergeLimits(options.limits);
   try {
     if (!(bytes instanceof Uint8Array)) throw new PlistError('bplist: input is not a Uint8Array');
     const reader = new Reader(bytes, limits, options.exactReals === true);
@@ -75,6 +75,17 @@ export function decodeBinaryPlist(bytes: Uint8Array, options: BinaryPlistDecodeO
   }
 }
 
+/** DEFAULT_PLIST_LIMITS with the caller's overrides; an override left undefined keeps the default. */
+function mergeLimits(overrides: Partial<PlistLimits> | undefined): PlistLimits {
+  const limits = { ...DEFAULT_PLIST_LIMITS };
+  if (overrides) {
+    if (overrides.maxBytes !== undefined) limits.maxBytes = overrides.maxBytes;
+    if (overrides.maxDepth !== undefined) limits.maxDepth = overrides.maxDepth;
+    if (overrides.maxObjects !== undefined) limits.maxObjects = overrides.maxObjects;
+  }
+  return limits;
+}
+
 class Reader {
   private readonly view: DataView;
   private readonly offsetIntSize: number;
@@ -85,6 +96,14 @@ class Reader {
   private readonly tableOffset: number;
   /** Decoded value per object index, or IN_PROGRESS; undefined before the first visit. */
   private readonly memo: unknown[];
+  /**
+   * Nesting height per decoded container (1 for one without containers inside). A shared
+   * container reached again at a deeper place must still fit maxDepth there, or sharing could
+   * build a value far deeper than the limit for whoever walks it next.
+   */
+  private readonly heights: number[];
+  /** Height of the value the last object() call returned (0 for a scalar). */
+  private height = 0;
   /** Position just after the length header read by readCount. */
   private cursor = 0;
 
@@ -136,6 +155,7 @@ class Reader {
     this.topObject = topObject;
     this.tableOffset = tableOffset;
     this.memo = new Array(numObjects);
+    this.heights = new Array(numObjects);
   }
 
   /** Decodes object `index`; `depth` is the number of containers around it. */
@@ -144,6 +164,12 @@ class Reader {
     const known = memo[index];
     if (known !== undefined) {
       if (known === IN_PROGRESS) throw new PlistError(`bplist: reference cycle through object ${index}`);
+      const height = this.heights[index];
+      if (height === undefined) this.height = 0;
+      else {
+        if (depth + height > this.limits.maxDepth) throw this.tooDeep(index);
+        this.height = height;
+      }
       return known as PlistValue;
     }
     const bytes = this.bytes;
@@ -169,21 +195,23 @@ class Reader {
         break;
       case 0x2: {
         const start = offset + 1;
+        let real: number;
         if (low === 3) {
           this.need(index, start, 8);
-          value = this.view.getFloat64(start);
+          real = this.view.getFloat64(start);
         } else if (low === 2) {
           this.need(index, start, 4);
-          value = this.view.getFloat32(start);
+          real = this.view.getFloat32(start);
         } else throw new PlistError(`bplist: object ${index} at offset ${offset} is a real of ${1 << low} bytes (only 4 or 8)`);
-        if (this.exactReals) value = new PlistReal(value);
+        value = this.exactReals ? new PlistReal(real) : real;
         break;
       }
       case 0x3: {
         if (marker !== 0x33) throw badMarker(index, offset, marker);
         this.need(index, offset + 1, 8);
+        // JS dates hold whole milliseconds; plistlib's microseconds round to the nearest one.
         const ms = Math.round(this.view.getFloat64(offset + 1) * 1000) + PLIST_EPOCH_MS;
-        // NaN fails both comparisons' negation, so it is rejected here too.
+        // Written as a negated range test so that NaN is rejected too.
         if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) {
           throw new PlistError(`bplist: object ${index} at offset ${offset} is a date outside the JavaScript Date range`);
         }
@@ -240,11 +268,15 @@ class Reader {
         if (depth >= this.limits.maxDepth) throw this.tooDeep(index);
         memo[index] = IN_PROGRESS;
         const array: PlistValue[] = new Array(count);
+        let inner = 0;
         for (let i = 0; i < count; i++, p += refSize) {
           array[i] = this.object(this.ref(p, index), depth + 1);
+          if (this.height > inner) inner = this.height;
         }
-        value = array;
-        break;
+        this.heights[index] = inner + 1;
+        memo[index] = array;
+        this.height = inner + 1;
+        return array;
       }
       case 0xd: {
         const count = this.readCount(index, offset, low);
@@ -255,6 +287,7 @@ class Reader {
         memo[index] = IN_PROGRESS;
         const dict: PlistDict = {};
         const valuesStart = keysStart + count * refSize;
+        let inner = 0;
         for (let i = 0; i < count; i++) {
           const keyIndex = this.ref(keysStart + i * refSize, index);
           const key = this.object(keyIndex, depth + 1);
@@ -262,14 +295,18 @@ class Reader {
             throw new PlistError(`bplist: dict object ${index} has key object ${keyIndex} that is not a string`);
           }
           setEntry(dict, key, this.object(this.ref(valuesStart + i * refSize, index), depth + 1));
+          if (this.height > inner) inner = this.height;
         }
-        value = dict;
-        break;
+        this.heights[index] = inner + 1;
+        memo[index] = dict;
+        this.height = inner + 1;
+        return dict;
       }
       default:
         throw badMarker(index, offset, marker);
     }
     memo[index] = value;
+    this.height = 0;
     return value;
   }
 
@@ -292,10 +329,12 @@ class Reader {
       case 4: {
         // 128-bit signed. plistlib stores 2^63..2^64-1 here; CoreFoundation never needs more.
         this.need(index, p, 16);
-        const high = readUint(bytes, p, 4) === 0 && readUint(bytes, p + 4, 4) === 0;
-        const allOnes = readUint(bytes, p, 4) === 0xffffffff && readUint(bytes, p + 4, 4) === 0xffffffff;
-        if (high) return readUint64(bytes, p + 8);
-        if (allOnes && bytes[p + 8] >= 0x80) return readInt64(bytes, p + 8);
+        const upper = readUint(bytes, p, 4);
+        if (upper === 0 && readUint(bytes, p + 4, 4) === 0) return readUint64(bytes, p + 8);
+        // All-ones upper half with the sign bit set below it: a negative value that fits 64 bits.
+        if (upper === 0xffffffff && readUint(bytes, p + 4, 4) === 0xffffffff && bytes[p + 8] >= 0x80) {
+          return readInt64(bytes, p + 8);
+        }
         throw new PlistError(`bplist: object ${index} at offset ${offset} is a 128-bit integer outside -2^63..2^64-1`);
       }
       default:
@@ -473,7 +512,7 @@ const TWO_64 = 2n ** 64n;
  */
 export function encodeBinaryPlist(value: PlistValue): Uint8Array {
   const collector = new Collector();
-  const top = collector.add(value, 0, 'the top value');
+  const top = collector.add(value);
   return collector.write(top);
 }
 
@@ -497,8 +536,11 @@ class Collector {
   private readonly containers = new Map<object, number>();
   private readonly active = new Set<object>();
 
+  /** Keys and indexes from the top value to the one being added, for error messages. */
+  private readonly path: (string | number)[] = [];
+
   /** Adds `value` (and its members, depth-first, keys before values) and returns its object index. */
-  add(value: unknown, depth: number, where: string): number {
+  add(value: unknown): number {
     switch (typeof value) {
       case 'string':
         return this.string(value);
@@ -506,39 +548,40 @@ class Collector {
         if (Number.isSafeInteger(value)) return this.integer(value);
         return this.real(value);
       case 'bigint':
-        return this.bigint(value, where);
+        return this.bigint(value);
       case 'boolean':
         if (value) return this.trueRef >= 0 ? this.trueRef : (this.trueRef = this.push(K_TRUE, true, 1));
         return this.falseRef >= 0 ? this.falseRef : (this.falseRef = this.push(K_FALSE, false, 1));
+      case 'undefined':
+        throw this.fail('cannot encode undefined');
       case 'object':
-        if (value === null) throw new PlistError(`bplist: cannot encode null (${where})`);
+        if (value === null) throw this.fail('cannot encode null');
         break;
       default:
-        throw new PlistError(`bplist: cannot encode a value of type ${typeof value} (${where})`);
+        throw this.fail(`cannot encode a value of type ${typeof value}`);
     }
     if (value instanceof Uint8Array) return this.bytes(value);
     if (value instanceof PlistReal) {
-      if (typeof value.value !== 'number') throw new PlistError(`bplist: PlistReal holds a non-number (${where})`);
+      if (typeof value.value !== 'number') throw this.fail('PlistReal holds a non-number');
       return this.real(value.value);
     }
-    if (value instanceof Date) return this.date(value, where);
-    if (value instanceof PlistUid) return this.uid(value.value, where);
+    if (value instanceof Date) return this.date(value);
+    if (value instanceof PlistUid) return this.uid(value.value);
 
     const object = value as object;
     const known = this.containers.get(object);
     if (known !== undefined) {
-      if (this.active.has(object)) throw new PlistError(`bplist: cannot encode a container that contains itself (${where})`);
+      if (this.active.has(object)) throw this.fail('cannot encode a container that contains itself');
       return known;
     }
+    const path = this.path;
     if (Array.isArray(object)) {
-      this.enter(object, depth, where);
-      const index = this.push(K_ARRAY, null, 0);
-      this.containers.set(object, index);
+      const index = this.enter(object, K_ARRAY);
       const refs: number[] = new Array(object.length);
       for (let i = 0; i < object.length; i++) {
-        const member: unknown = object[i];
-        if (member === undefined) throw new PlistError(`bplist: array element ${i} is undefined (${where})`);
-        refs[i] = this.add(member, depth + 1, `element ${i} of ${where}`);
+        path.push(i);
+        refs[i] = this.add(object[i]);
+        path.pop();
       }
       this.payloads[index] = refs;
       this.active.delete(object);
@@ -547,11 +590,9 @@ class Collector {
     const prototype: unknown = Object.getPrototypeOf(object);
     if (prototype !== Object.prototype && prototype !== null) {
       const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
-      throw new PlistError(`bplist: cannot encode an object of kind ${typeof name === 'string' ? name : 'unknown'} (${where})`);
+      throw this.fail(`cannot encode an object of kind ${typeof name === 'string' && name ? name : 'unknown'}`);
     }
-    this.enter(object, depth, where);
-    const index = this.push(K_DICT, null, 0);
-    this.containers.set(object, index);
+    const index = this.enter(object, K_DICT);
     const dict = object as Record<string, unknown>;
     const keys = Object.keys(dict);
     const count = keys.length;
@@ -559,21 +600,32 @@ class Collector {
     for (let i = 0; i < count; i++) refs[i] = this.string(keys[i]);
     for (let i = 0; i < count; i++) {
       const key = keys[i];
-      const member = dict[key];
-      if (member === undefined) throw new PlistError(`bplist: value of key ${JSON.stringify(key)} is undefined (${where})`);
-      refs[count + i] = this.add(member, depth + 1, `key ${JSON.stringify(key)} of ${where}`);
+      path.push(key);
+      refs[count + i] = this.add(dict[key]);
+      path.pop();
     }
     this.payloads[index] = refs;
     this.active.delete(object);
     return index;
   }
 
-  private enter(object: object, depth: number, where: string): void {
-    if (depth >= DEFAULT_PLIST_LIMITS.maxDepth) {
-      throw new PlistError(`bplist: containers nested deeper than ${DEFAULT_PLIST_LIMITS.maxDepth} levels (${where})`);
+  /** Starts a container: checks depth, marks it active (to catch cycles) and gives it its index. */
+  private enter(object: object, kind: number): number {
+    if (this.path.length >= DEFAULT_PLIST_LIMITS.maxDepth) {
+      throw this.fail(`containers nested deeper than ${DEFAULT_PLIST_LIMITS.maxDepth} levels`);
     }
     this.active.add(object);
     this.containerCount++;
+    const index = this.push(kind, null, 0);
+    this.containers.set(object, index);
+    return index;
+  }
+
+  /** An error naming the place, e.g. `bplist: cannot encode undefined at $.settings["theme"]`. */
+  private fail(message: string): PlistError {
+    let where = '$';
+    for (const step of this.path) where += typeof step === 'number' ? `[${step}]` : `[${JSON.stringify(step)}]`;
+    return new PlistError(`bplist: ${message} at ${where}`);
   }
 
   private push(kind: number, payload: unknown, size: number): number {
@@ -611,14 +663,14 @@ class Collector {
     return index;
   }
 
-  private bigint(value: bigint, where: string): number {
+  private bigint(value: bigint): number {
     if (value >= -9007199254740991n && value <= 9007199254740991n) return this.integer(Number(value));
     const known = this.ints.get(value);
     if (known !== undefined) return known;
     let index: number;
     if (value >= MIN_INT64 && value < TWO_63) index = this.push(K_INT64, value, 9);
     else if (value >= TWO_63 && value < TWO_64) index = this.push(K_INT128, value, 17);
-    else throw new PlistError(`bplist: integer ${value} is outside -2^63..2^64-1 (${where})`);
+    else throw this.fail(`integer ${value} is outside -2^63..2^64-1`);
     this.ints.set(value, index);
     return index;
   }
@@ -636,9 +688,9 @@ class Collector {
     return index;
   }
 
-  private date(date: Date, where: string): number {
+  private date(date: Date): number {
     const ms = date.getTime();
-    if (Number.isNaN(ms)) throw new PlistError(`bplist: cannot encode an invalid Date (${where})`);
+    if (Number.isNaN(ms)) throw this.fail('cannot encode an invalid Date');
     const known = this.dates.get(ms);
     if (known !== undefined) return known;
     const index = this.push(K_DATE, (ms - PLIST_EPOCH_MS) / 1000, 9);
@@ -646,9 +698,9 @@ class Collector {
     return index;
   }
 
-  private uid(value: number, where: string): number {
+  private uid(value: number): number {
     if (!Number.isSafeInteger(value) || value < 0) {
-      throw new PlistError(`bplist: UID ${String(value)} is not a non-negative safe integer (${where})`);
+      throw this.fail(`UID ${String(value)} is not a non-negative safe integer`);
     }
     const known = this.uids.get(value);
     if (known !== undefined) return known;
@@ -667,7 +719,7 @@ class Collector {
     } else {
       for (const index of bucket) {
         const other = this.payloads[index] as Uint8Array;
-        if (other === bytes || sameBytes(other, bytes)) return index;
+        if (other === bytes || equal(other, bytes)) return index;
       }
     }
     const index = this.push(K_DATA, bytes, lengthHeaderSize(bytes.length) + bytes.length);
@@ -866,12 +918,3 @@ function writeUint(out: Uint8Array, p: number, size: number, n: number): void {
   }
 }
 
-function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-// BytesError is what utf8Decode throws; decodeBinaryPlist rewraps it. Referenced so the
-// dependency is explicit for readers of the error paths.
-export type { BytesError };

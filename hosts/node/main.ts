@@ -1,0 +1,190 @@
+// `vendorplay-receiver`: the desktop simulator host. Parses the command line, builds the ports on
+// Node, starts the receiver and its listeners, advertises it, and shuts down cleanly on a signal.
+
+import { networkInterfaces, homedir } from 'node:os';
+import path from 'node:path';
+import type net from 'node:net';
+import { parseArgs } from 'node:util';
+import { toHex } from '../../src/bytes';
+import { isDialectName } from '../../src/dialect';
+import type { LogLevel } from '../../src/platform';
+import { LOG_LEVELS } from '../../src/platform';
+import { ConfigError, makeConfig, type ReceiverConfig } from '../../src/receiver/config';
+import { isProfileName, PROFILES } from '../../src/receiver/profiles';
+import { Receiver } from '../../src/receiver/receiver';
+import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
+import { listen } from './tcp';
+
+const HELP = `Usage: vendorplay-receiver [options]
+
+A receiver for the wireless media protocol, on this computer.
+
+Options:
+  --name NAME            name shown to senders (default: "Receiver")
+  --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
+  --mirror-port PORT     screen mirroring port (default: 7100)
+  --interface NAME       network interface to listen and advertise on (repeatable; default: all)
+  --no-mdns              do not advertise by multicast DNS
+  --screen-port PORT     virtual screen web page port (default: 7080)
+  --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
+  --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
+  --device-id MAC        device identifier (default: a random one, kept in the data directory)
+  --data-dir DIR         where the receiver keeps its identity and pairings
+                         (default: ~/.local/share/vendorplay-receiver)
+  --pin DIGITS           pairing PIN (default: 3939)
+  --password TEXT        password senders must give (default: none)
+  --log-level LEVEL      error, warn, info or debug (default: info)
+  --activity-signal      for tests: SIGUSR2 toggles the activity idle <-> receiving video
+  -h, --help             show this help
+`;
+
+interface CommandLine {
+  config: ReceiverConfig;
+  interfaces: string[];
+  mdns: boolean;
+  dataDir: string;
+  logLevel: LogLevel;
+  activitySignal: boolean;
+  screenPort: number;
+}
+
+function parsePort(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--${name} ${JSON.stringify(text)} is not a port number (0 to 65535)`);
+  return port;
+}
+
+function parseCommandLine(argv: string[]): CommandLine | undefined {
+  const { values } = parseArgs({
+    args: argv,
+    strict: true,
+    allowNegative: false,
+    options: {
+      name: { type: 'string' },
+      port: { type: 'string' },
+      'mirror-port': { type: 'string' },
+      interface: { type: 'string', multiple: true },
+      'no-mdns': { type: 'boolean' },
+      'screen-port': { type: 'string' },
+      profile: { type: 'string' },
+      dialect: { type: 'string' },
+      'device-id': { type: 'string' },
+      'data-dir': { type: 'string' },
+      pin: { type: 'string' },
+      password: { type: 'string' },
+      'log-level': { type: 'string' },
+      'activity-signal': { type: 'boolean' },
+      help: { type: 'boolean', short: 'h' },
+    },
+  });
+  if (values.help) {
+    process.stdout.write(HELP);
+    return undefined;
+  }
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
+  if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  const dataDir = values['data-dir'] ?? path.join(process.env.XDG_DATA_HOME ?? path.join(homedir(), '.local', 'share'), 'vendorplay-receiver');
+  const interfaces = values.interface ?? [];
+  const known = networkInterfaces();
+  for (const name of interfaces) if (!known[name]) throw new ConfigError(`--interface ${name}: no such interface (have: ${Object.keys(known).join(', ')})`);
+  const config = makeConfig({
+    ...(values.name !== undefined && { name: values.name }),
+    ...(values.profile !== undefined && { profile: values.profile as ReceiverConfig['profile'] }),
+    ...(values.dialect !== undefined && { dialect: values.dialect as ReceiverConfig['dialect'] }),
+    ...(values.pin !== undefined && { pin: values.pin }),
+    ...(values.password !== undefined && { password: values.password }),
+    deviceId: values['device-id'] ?? storedDeviceId(dataDir),
+    port: parsePort('port', values.port, 7000),
+    mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
+  });
+  return {
+    config,
+    interfaces,
+    mdns: !values['no-mdns'],
+    dataDir,
+    logLevel,
+    activitySignal: values['activity-signal'] === true,
+    screenPort: parsePort('screen-port', values['screen-port'], 7080),
+  };
+}
+
+/**
+ * The device id kept in the data directory, made on first start: a random, locally
+ * administered unicast MAC (IEEE 802: bit 1 of the first byte set, bit 0 clear), so two
+ * desktop receivers on one network never share one.
+ */
+function storedDeviceId(dataDir: string): string {
+  const store = fileStore(dataDir);
+  const stored = store.get('device-id');
+  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
+  const mac = nodeRandom(6);
+  mac[0] = (mac[0] & 0xfc) | 0x02;
+  store.put('device-id', mac);
+  return toHex(mac, ':').toUpperCase();
+}
+
+/** The addresses to listen on: every address of the named interfaces, or all when none is named. */
+function listenAddresses(interfaces: string[]): (string | undefined)[] {
+  if (interfaces.length === 0) return [undefined];
+  const known = networkInterfaces();
+  return interfaces.flatMap((name) =>
+    (known[name] ?? []).map((info) => (info.family === 'IPv6' && info.scopeid ? `${info.address}%${name}` : info.address)),
+  );
+}
+
+async function main(): Promise<void> {
+  let commandLine: CommandLine | undefined;
+  try {
+    commandLine = parseCommandLine(process.argv.slice(2));
+  } catch (error) {
+    process.stderr.write(`vendorplay-receiver: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+    process.exitCode = 2;
+    return;
+  }
+  if (!commandLine) return;
+  const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
+  const log = consoleLogger(logLevel);
+  // Loaded only when used: --no-mdns never touches the multicast stack.
+  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
+  const receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser });
+
+  const servers: net.Server[] = [];
+  let port = config.port;
+  for (const address of listenAddresses(interfaces)) {
+    // The first listener may pick a free port (--port 0); the others take the same one.
+    const server = await listen(port, address, (connection) => receiver.accept(connection));
+    const bound = server.address() as net.AddressInfo;
+    port = bound.port;
+    servers.push(server);
+    process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (HTTP and RTSP)\n`);
+  }
+  config.port = port;
+  receiver.start();
+  process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
+  for (const service of receiver.services()) {
+    const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');
+    process.stdout.write(`${mdns ? 'advertising' : 'not advertising (--no-mdns)'} "${service.name}" ${service.type} port ${service.port}: ${txt}\n`);
+  }
+
+  if (commandLine.activitySignal) {
+    process.on('SIGUSR2', () => receiver.setActivity(receiver.activity === 'idle' ? 'receivingVideo' : 'idle'));
+  }
+
+  let stopping = false;
+  const stop = async (signal: string): Promise<void> => {
+    if (stopping) return;
+    stopping = true;
+    log('info', `${signal}: stopping (goodbye packets, closing connections)`);
+    receiver.stop();
+    await advertiser?.shutdown();
+    await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    process.exit(0);
+  };
+  process.on('SIGINT', () => void stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+}
+
+await main();

@@ -1,0 +1,77 @@
+// The discovery module (spec 2.1 to 2.5, 2.11): feature bits, status flags, activity, TXT records, device classes.
+
+export { DiscoveryError } from './error';
+export {
+  FEATURE_BITS,
+  featureMask,
+  featureNames,
+  featuresDecimal,
+  featuresInteger,
+  featuresText,
+  hasFeature,
+  parseFeatures,
+  type FeatureBit,
+  type FeatureName,
+} from './features';
+export {
+  FLAG_BITS,
+  STATUS_FLAGS,
+  flagMask,
+  flagNames,
+  flagsText,
+  hasFlag,
+  parseFlags,
+  withFlag,
+  type FlagName,
+  type StatusFlag,
+} from './flags';
+export {
+  ACTIVITY_TABLE,
+  activityFields,
+  activityRow,
+  changeActivity,
+  type Activity,
+  type ActivityFields,
+  type ActivityRow,
+  type ActivityState,
+} from './activity';
+export {
+  AUDIO_CODECS,
+  ENCRYPTION_TYPES,
+  METADATA_TYPES,
+  metadataTypesFor,
+  type AudioCode,
+  type MetadataType,
+} from './audio-codes';
+export {
+  TXT_STRING_MAX,
+  parseTxtBytes,
+  txtBytes,
+  txtGet,
+  type TxtEntry,
+  type TxtRecord,
+  type TxtSource,
+} from './txt-bytes';
+export {
+  AUDIO_TXT_KEYS,
+  MEDIA_TXT_KEYS,
+  audioServiceTxt,
+  mediaServiceTxt,
+  parseMacAddress,
+  statusFlags,
+  type AudioServiceInfo,
+  type AudioTxtKey,
+  type DiscoveryIdentity,
+  type MediaTxtKey,
+  type TxtKey,
+} from './txt';
+export {
+  AUDIO_SERVICE_TYPE,
+  INSTANCE_NAME_MAX,
+  audioInstanceName,
+  discoveryServices,
+  mediaInstanceName,
+  type ServiceAdvertisement,
+  type ServiceOptions,
+} from './services';
+export { MODEL_PREFIXES, classifyDevice, type DeviceClass, type DeviceClassification } from './classify';

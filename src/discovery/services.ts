@@ -1,0 +1,88 @@
+// The two advertised services (spec 1.2, 2.1, 2.2): type, instance name, port and TXT record, for the Advertiser port.
+
+import { toHex, utf8Encode } from '../bytes';
+import { DIALECTS, type Dialect, type DialectName } from '../dialect';
+import type { ActivityFields } from './activity';
+import { DiscoveryError } from './error';
+import { audioServiceTxt, mediaServiceTxt, parseMacAddress, type DiscoveryIdentity } from './txt';
+
+/** spec 2.2: the audio service type carries no maker name, so it is the same in every dialect. */
+export const AUDIO_SERVICE_TYPE = '_raop._tcp';
+
+/** RFC 6763 4.1.1: an instance name is at most 63 bytes of UTF-8. */
+export const INSTANCE_NAME_MAX = 63;
+
+/** One DNS-SD service to publish. */
+export interface ServiceAdvertisement {
+  /** Service type, e.g. `_vendorplay._tcp`. */
+  readonly type: string;
+  /** Instance name (the first label of the service instance name). */
+  readonly name: string;
+  readonly port: number;
+  readonly txt: [string, string][];
+}
+
+function checkInstanceName(name: string): string {
+  const length = utf8Encode(name).length;
+  if (length === 0) throw new DiscoveryError('instance name: empty');
+  if (length > INSTANCE_NAME_MAX) {
+    throw new DiscoveryError(
+      `instance name: ${JSON.stringify(name)} is ${length} bytes; DNS-SD allows ${INSTANCE_NAME_MAX}`,
+    );
+  }
+  return name;
+}
+
+/** The media service's instance name: the receiver's name as shown to senders. */
+export function mediaInstanceName(identity: DiscoveryIdentity): string {
+  return checkInstanceName(identity.name);
+}
+
+/**
+ * The audio service's instance name (spec 2.2): the MAC address in hex without separators,
+ * `@`, the name. Upper-case hex, as real receivers write it (`5855CA1AE288@Apple TV`).
+ */
+export function audioInstanceName(identity: DiscoveryIdentity): string {
+  return checkInstanceName(`${toHex(parseMacAddress(identity.deviceId)).toUpperCase()}@${identity.name}`);
+}
+
+export interface ServiceOptions {
+  /** The dialect whose media service type is advertised (DESIGN 5). */
+  dialect: DialectName | Dialect;
+  /** Port of the HTTP listener (spec 2.1: the advertised port). */
+  port: number;
+  /** Port of the RTSP listener; defaults to `port` (one listener serving both). */
+  audioPort?: number;
+  /**
+   * Whether to publish `_raop._tcp` too (default true). spec 2.3 bit 30 (RAOP) says a sender
+   * that sees it may use the media service's port instead, but older senders only browse
+   * `_raop._tcp` for audio.
+   */
+  audioService?: boolean;
+}
+
+/** The services to publish for the current activity: the media service, then the audio service. */
+export function discoveryServices(
+  identity: DiscoveryIdentity,
+  activity: ActivityFields,
+  options: ServiceOptions,
+): ServiceAdvertisement[] {
+  const dialect = typeof options.dialect === 'string' ? DIALECTS[options.dialect] : options.dialect;
+  const services: ServiceAdvertisement[] = [
+    {
+      type: dialect.serviceType,
+      name: mediaInstanceName(identity),
+      port: options.port,
+      txt: mediaServiceTxt(identity, activity),
+    },
+  ];
+  if (options.audioService ?? true) {
+    services.push({
+      type: AUDIO_SERVICE_TYPE,
+      name: audioInstanceName(identity),
+      port: options.audioPort ?? options.port,
+      txt: audioServiceTxt(identity, activity),
+    });
+  }
+  return services;
+}

@@ -1,0 +1,163 @@
+// Header fields of one message: case-insensitive lookup that keeps each name's spelling and order.
+
+/**
+ * Canonical spellings of the header names this project writes or reads by name (RFC 9110,
+ * RFC 2326 section 12). Field names are case-insensitive (RFC 9110 5.1), but some senders match
+ * them byte for byte, so what we write is spelled as the RFCs spell it: `CSeq`, not `Cseq`.
+ * The maker-named `X-Vendor-*` headers live in the dialect table (src/dialect.ts).
+ */
+export const HEADER = {
+  accept: 'Accept',
+  acceptLanguage: 'Accept-Language',
+  allow: 'Allow',
+  authorization: 'Authorization',
+  connection: 'Connection',
+  contentLength: 'Content-Length',
+  contentType: 'Content-Type',
+  cseq: 'CSeq',
+  date: 'Date',
+  expect: 'Expect',
+  host: 'Host',
+  location: 'Location',
+  public: 'Public',
+  range: 'Range',
+  rtpInfo: 'RTP-Info',
+  server: 'Server',
+  session: 'Session',
+  trailer: 'Trailer',
+  transferEncoding: 'Transfer-Encoding',
+  transport: 'Transport',
+  upgrade: 'Upgrade',
+  userAgent: 'User-Agent',
+  wwwAuthenticate: 'WWW-Authenticate',
+} as const;
+
+export type WellKnownHeader = (typeof HEADER)[keyof typeof HEADER];
+
+const CANONICAL = new Map<string, string>();
+for (const name of Object.values(HEADER)) CANONICAL.set(name.toLowerCase(), name);
+
+/** The canonical spelling of a well-known header name (any case in), else `name` unchanged. */
+export function canonicalHeaderName(name: string): string {
+  return CANONICAL.get(name.toLowerCase()) ?? name;
+}
+
+/** What a Headers can be built from: another Headers, name/value pairs, or a plain record. */
+export type HeadersInit =
+  | Headers
+  | Iterable<readonly [string, string | number]>
+  | Readonly<Record<string, string | number>>;
+
+/**
+ * An ordered list of header fields. Lookups ignore case; iteration yields the names as spelled
+ * and in the order they arrived or were added. Values are strings (the parser decodes them as
+ * Latin-1). No validation here: the parser only produces valid fields and the writer checks
+ * what it writes.
+ */
+export class Headers implements Iterable<[string, string]> {
+  private readonly names: string[] = [];
+  private readonly keys: string[] = [];
+  private readonly values: string[] = [];
+
+  constructor(init?: HeadersInit) {
+    if (init === undefined) return;
+    if (init instanceof Headers) {
+      for (const [name, value] of init) this.append(name, value);
+    } else if (isIterable(init)) {
+      for (const [name, value] of init) this.append(name, value);
+    } else {
+      for (const name of Object.keys(init)) this.append(name, init[name]);
+    }
+  }
+
+  /** Number of fields (a repeated name counts each time). */
+  get size(): number {
+    return this.names.length;
+  }
+
+  /** The first value of `name`, or undefined. List fields: see getAll. */
+  get(name: string): string | undefined {
+    const index = this.keys.indexOf(name.toLowerCase());
+    return index < 0 ? undefined : this.values[index];
+  }
+
+  /** Every value of `name`, in order (a field may be repeated, RFC 9110 5.3). */
+  getAll(name: string): string[] {
+    const key = name.toLowerCase();
+    const out: string[] = [];
+    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === key) out.push(this.values[i]);
+    return out;
+  }
+
+  has(name: string): boolean {
+    return this.keys.indexOf(name.toLowerCase()) >= 0;
+  }
+
+  /**
+   * Sets `name` to one value: replaces the first field of that name in place (taking the new
+   * spelling) and removes the others; appends when absent.
+   */
+  set(name: string, value: string | number): this {
+    const key = name.toLowerCase();
+    const first = this.keys.indexOf(key);
+    if (first < 0) return this.append(name, value);
+    this.names[first] = name;
+    this.values[first] = String(value);
+    for (let i = this.keys.length - 1; i > first; i--) if (this.keys[i] === key) this.removeAt(i);
+    return this;
+  }
+
+  append(name: string, value: string | number): this {
+    this.names.push(name);
+    this.keys.push(name.toLowerCase());
+    this.values.push(String(value));
+    return this;
+  }
+
+  /** Removes every field of `name`; true when there was one. */
+  delete(name: string): boolean {
+    const key = name.toLowerCase();
+    let removed = false;
+    for (let i = this.keys.length - 1; i >= 0; i--) {
+      if (this.keys[i] === key) {
+        this.removeAt(i);
+        removed = true;
+      }
+    }
+    return removed;
+  }
+
+  /** [name as spelled, value] pairs in order. */
+  *entries(): IterableIterator<[string, string]> {
+    for (let i = 0; i < this.names.length; i++) yield [this.names[i], this.values[i]];
+  }
+
+  [Symbol.iterator](): IterableIterator<[string, string]> {
+    return this.entries();
+  }
+
+  private removeAt(index: number): void {
+    this.names.splice(index, 1);
+    this.keys.splice(index, 1);
+    this.values.splice(index, 1);
+  }
+}
+
+function isIterable(value: object): value is Iterable<readonly [string, string | number]> {
+  return typeof (value as { [Symbol.iterator]?: unknown })[Symbol.iterator] === 'function';
+}
+
+/**
+ * The elements of a comma-separated list field across all its lines, trimmed and lower-cased,
+ * empty elements dropped (RFC 9110 5.6.1). For Connection and Transfer-Encoding.
+ */
+export function listTokens(headers: Headers, name: string): string[] {
+  const out: string[] = [];
+  for (const value of headers.getAll(name)) {
+    for (const element of value.split(',')) {
+      const token = element.trim().toLowerCase();
+      if (token) out.push(token);
+    }
+  }
+  return out;
+}

@@ -1,0 +1,271 @@
+// One connection of the receiver: bytes in, parsed requests routed to handlers, responses out.
+//
+// A connection changes mode at most a few times (DESIGN 6). Each mode is one state here:
+//   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining
+//   closed     nothing more is read or written
+// Later features add `encrypted` (after pair-verify), `reverse` (after POST /reverse and 101) and
+// `stream` (after POST /stream on the mirroring port); each takes over the bytes the parser has
+// not consumed (`MessageParser.takeRemaining`).
+
+import type { Dialect } from '../dialect';
+import { HEADER, Headers, MessageParser, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
+import type { Clock, Connection, Logger, TimerHandle } from '../platform';
+import type { ReceiverLimits } from './config';
+import { sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
+
+export type ConnectionMode = 'request' | 'closed';
+
+/** What a connection needs from the receiver that owns it. */
+export interface ConnectionContext {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly router: Router;
+  readonly limits: ReceiverLimits;
+  /** The dialect of what the receiver writes. */
+  readonly dialect: Dialect;
+  /** Every dialect accepted on input. */
+  readonly inputDialects: readonly Dialect[];
+  /** Value of the `Server` header, e.g. `VendorTunes/220.68`. */
+  readonly serverHeader: string;
+  /** Called once when the connection has closed, for the receiver's bookkeeping. */
+  onClosed(connection: ReceiverConnection): void;
+}
+
+/** A request whose head has arrived and whose body is being collected. */
+interface PendingRequest {
+  readonly head: RequestHead;
+  readonly route: Route | undefined;
+  readonly refusal: Response | undefined;
+  readonly chunks: Uint8Array[];
+  size: number;
+}
+
+export class ReceiverConnection {
+  mode: ConnectionMode = 'request';
+  /** The sender's session (`X-Vendor-Session-ID`), from the first request that carries it. */
+  sessionId: string | undefined;
+  private readonly parser: MessageParser<'request'>;
+  private pending: PendingRequest | undefined;
+  /** A handler is running: further requests wait in the parser, answered in order. */
+  private busy = false;
+  private timer: TimerHandle | undefined;
+  /** When the first byte of the current unfinished head arrived (slow-loris guard). */
+  private headStartedAt: number | undefined;
+
+  constructor(
+    readonly port: Connection,
+    private readonly context: ConnectionContext,
+  ) {
+    const { limits } = context;
+    this.parser = new MessageParser('request', {
+      maxHeadBytes: limits.maxHeadBytes,
+      maxHeaderCount: limits.maxHeaderCount,
+      maxBodyBytes: limits.maxBodyBytes,
+    });
+    port.onData = (bytes) => this.receive(bytes);
+    port.onClose = (error) => this.closed(error);
+    port.onDrain = () => {};
+    this.armTimer();
+  }
+
+  get peer(): string {
+    return `${this.port.remoteAddress}:${this.port.remotePort}`;
+  }
+
+  /** Closes the connection (after queued bytes are sent). */
+  close(reason?: string): void {
+    if (this.mode === 'closed') return;
+    if (reason) this.context.log('debug', `${this.peer} closing: ${reason}`);
+    this.port.close();
+    this.closed();
+  }
+
+  private receive(bytes: Uint8Array): void {
+    if (this.mode !== 'request') return;
+    if (this.headStartedAt === undefined && !this.pending && bytes.length > 0) this.headStartedAt = this.context.clock.now();
+    this.parser.receive(bytes);
+    this.pump();
+  }
+
+  private closed(error?: string): void {
+    if (this.mode === 'closed') return;
+    this.mode = 'closed';
+    if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
+    this.clearTimer();
+    this.context.onClosed(this);
+  }
+
+  /** Pulls parser events until it needs more bytes or a handler is running. */
+  private pump(): void {
+    while (this.mode === 'request' && !this.busy) {
+      const event = this.parser.next();
+      if (!event) break;
+      switch (event.type) {
+        case 'head':
+          this.headStartedAt = undefined;
+          this.begin(event.head);
+          break;
+        case 'body':
+          if (this.pending) {
+            this.pending.chunks.push(event.data);
+            this.pending.size += event.data.length;
+          }
+          break;
+        case 'end':
+          this.finish();
+          break;
+        case 'error':
+          this.refuse(event);
+          break;
+      }
+    }
+    this.armTimer();
+  }
+
+  private begin(head: RequestHead): void {
+    const { router, limits, inputDialects } = this.context;
+    this.sessionId ??= sessionIdOf(head, inputDialects);
+    const { path } = splitTarget(head.target);
+    const match = router.match(head.protocol, head.method, path);
+    if (match.kind === 'route') {
+      this.parser.setBodyLimit(match.route.maxBodyBytes ?? limits.maxBodyBytes);
+      this.pending = { head, route: match.route, refusal: undefined, chunks: [], size: 0 };
+      return;
+    }
+    const headers = new Headers();
+    if (match.status === 405) headers.set(HEADER.allow, match.allow.join(', '));
+    this.context.log('info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${match.status} (${REFUSALS[match.status]})`);
+    this.pending = { head, route: undefined, refusal: { status: match.status, headers }, chunks: [], size: 0 };
+  }
+
+  private finish(): void {
+    const pending = this.pending;
+    this.pending = undefined;
+    if (!pending) return;
+    const { head } = pending;
+    if (pending.refusal || !pending.route) {
+      this.respond(head, pending.refusal ?? { status: 500 });
+      return;
+    }
+    const { path, query } = splitTarget(head.target);
+    const request: Request = {
+      head,
+      protocol: head.protocol,
+      method: head.method,
+      path,
+      query,
+      body: joinChunks(pending.chunks, pending.size),
+      sessionId: this.sessionId,
+      remoteAddress: this.port.remoteAddress,
+      remotePort: this.port.remotePort,
+      localAddress: this.port.localAddress,
+      localPort: this.port.localPort,
+    };
+    const handler = pending.route.handler;
+    this.busy = true;
+    // Handlers may answer at once or later; either way requests are answered in order.
+    new Promise<Response>((resolve) => resolve(handler(request)))
+      .catch((error: unknown): Response => {
+        this.context.log('error', `${this.peer} ${head.method} ${head.target}: handler failed: ${describe(error)}`);
+        return { status: 500 };
+      })
+      .then((response) => {
+        this.busy = false;
+        this.context.log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
+        this.respond(head, response);
+        this.pump();
+      });
+  }
+
+  /** Answers a message the parser rejected; a fatal error closes the connection after the answer. */
+  private refuse(event: ErrorEvent): void {
+    this.pending = undefined;
+    this.headStartedAt = undefined;
+    const protocol: Protocol = event.protocol ?? 'HTTP';
+    this.context.log('warn', `${this.peer} bad ${protocol} request: ${event.status} ${event.reason}`);
+    const headers = new Headers();
+    if (protocol === 'RTSP' && event.cseq !== undefined) headers.set(HEADER.cseq, event.cseq);
+    this.write(protocol, protocol === 'RTSP' ? '1.0' : '1.1', event.status, headers, undefined, event.fatal);
+    if (event.fatal) this.close(`unrecoverable request: ${event.reason}`);
+  }
+
+  private respond(head: RequestHead, response: Response): void {
+    if (this.mode === 'closed') return;
+    const headers = new Headers(response.headers);
+    // RFC 2326 12.17: the response carries the request's CSeq. A request without one (some
+    // senders) still gets its answer, without CSeq, rather than silence.
+    const cseq = head.headers.get(HEADER.cseq);
+    if (head.protocol === 'RTSP' && cseq !== undefined && !headers.has(HEADER.cseq)) headers.set(HEADER.cseq, cseq);
+    const close = response.close === true || !head.keepAlive;
+    if (head.protocol === 'HTTP') {
+      if (close && head.version === '1.1') headers.set(HEADER.connection, 'close');
+      else if (!close && head.version === '1.0') headers.set(HEADER.connection, 'keep-alive');
+    }
+    // HEAD asks for the head a GET would get, without the body (RFC 9110 9.3.2).
+    const body = head.method === 'HEAD' ? undefined : response.body;
+    if (head.method === 'HEAD' && response.body) headers.set(HEADER.contentLength, response.body.length);
+    this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close);
+    if (close) this.close('request asked to close');
+  }
+
+  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean): void {
+    const { clock, serverHeader } = this.context;
+    // Date, Server and Content-Length on every response, spelled canonically (some senders
+    // match header names byte for byte). The writer adds Content-Length.
+    headers.set(HEADER.date, httpDate(clock.wallTime()));
+    headers.set(HEADER.server, serverHeader);
+    if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
+    this.port.write(writeResponse({ protocol, version, status, headers, body }));
+  }
+
+  /**
+   * One timer at a time: while a head is incomplete, the header deadline counted from its first
+   * byte; while idle between requests or inside a body, the idle deadline; none while a
+   * handler runs.
+   */
+  private armTimer(): void {
+    this.clearTimer();
+    if (this.mode !== 'request' || this.busy) return;
+    const { clock, limits } = this.context;
+    let ms = limits.idleTimeoutMs;
+    let why = `idle for ${limits.idleTimeoutMs} ms`;
+    if (this.headStartedAt !== undefined && this.parser.buffered > 0 && !this.pending) {
+      ms = Math.max(0, this.headStartedAt + limits.headerTimeoutMs - clock.now());
+      why = `request head not complete within ${limits.headerTimeoutMs} ms`;
+    }
+    this.timer = clock.setTimer(ms, () => {
+      this.timer = undefined;
+      if (why.startsWith('request head')) {
+        this.context.log('warn', `${this.peer} ${why}: answering 408 and closing`);
+        this.write('HTTP', '1.1', 408, new Headers(), undefined, true);
+      }
+      this.close(why);
+    });
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.context.clock.clearTimer(this.timer);
+    this.timer = undefined;
+  }
+}
+
+const REFUSALS: Record<number, string> = {
+  404: 'no such path',
+  405: 'path does not take this method',
+  501: 'method not implemented',
+};
+
+function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
+  if (chunks.length === 1) return chunks[0];
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    out.set(chunk, offset);
+    offset += chunk.length;
+  }
+  return out;
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? `${error.name}: ${error.message}` : String(error);
+}

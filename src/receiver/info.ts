@@ -1,0 +1,103 @@
+// The information endpoints: GET /server-info (spec 2.5), RTSP GET /info (2.11), RTSP OPTIONS.
+
+import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes } from '../discovery';
+import { HEADER } from '../http';
+import { encodeBinaryPlist } from '../plist/binary';
+import { real, type PlistDict } from '../plist/value';
+import { encodeXmlPlistBytes } from '../plist/xml';
+import type { Receiver } from './receiver';
+import type { Request, Response } from './router';
+
+/** Version of the protocol SDK named in /info `sdk` (spec 2.11; real receivers send 2.0.2). */
+const SDK_VERSION = '2.0.2';
+
+/** spec 2.5: the server information record; its values equal the discovery record's. */
+export function serverInfo(receiver: Receiver): PlistDict {
+  const { config } = receiver;
+  return {
+    deviceid: config.deviceId,
+    features: featuresInteger(receiver.features),
+    model: config.model,
+    protovers: config.protocolVersion,
+    srcvers: config.sourceVersion,
+  };
+}
+
+/** spec 2.11: the audio-service information record, with the raw TXT bytes of both services. */
+export function audioServiceInfo(receiver: Receiver, request: Request): PlistDict {
+  const { config, identity } = receiver;
+  const services = receiver.services();
+  const media = services.find((service) => service.type === receiver.dialect.serviceType);
+  const audio = services.find((service) => service.type === AUDIO_SERVICE_TYPE);
+  const flags = statusFlags(receiver.discoveryIdentity(), receiver.activityFields());
+  return {
+    // spec 2.2: the meaning of PTPInfo is not shown; real receivers describe their PTP stack
+    // there. This receiver has no PTP clock, and says so with an empty string.
+    PTPInfo: '',
+    build: config.osVersion,
+    deviceID: config.deviceId,
+    features: featuresInteger(receiver.features),
+    // Not shown in the spec; real receivers start at -20 dB (the volume scale runs -30 to 0).
+    initialVolume: real(-20),
+    macAddress: config.deviceId,
+    firmwareBuildDate: config.firmwareBuildDate,
+    firmwareRevision: config.firmwareVersion,
+    // Not shown in the spec; real receivers that accept keep-alives say true to both.
+    keepAliveLowPower: true,
+    keepAliveSendStatsAsBody: true,
+    manufacturer: config.manufacturer,
+    model: config.model,
+    name: config.name,
+    nameIsFactoryDefault: config.nameIsFactoryDefault,
+    pi: identity.pairingId,
+    pk: identity.publicKey,
+    playbackCapabilities: { supportsFPSSecureStop: false, supportsUIForAudioOnlyContent: true },
+    protocolVersion: config.protocolVersion,
+    psi: identity.systemPairingId,
+    senderAddress: `${request.remoteAddress}:${request.remotePort}`,
+    sdk: `${receiver.dialect.sdkProduct};${SDK_VERSION}`,
+    sourceVersion: config.sourceVersion,
+    statusFlags: flags,
+    txtAirPlay: txtBytes(media ? media.txt : []),
+    txtRAOP: txtBytes(audio ? audio.txt : []),
+    // Not shown in the spec; 4 is what real receivers with software volume send.
+    volumeControlType: 4,
+    vv: 2,
+  };
+}
+
+export function registerInfoRoutes(receiver: Receiver): void {
+  const { router } = receiver;
+  const mime = receiver.dialect.mime;
+  router.add({
+    protocol: 'HTTP',
+    method: 'GET',
+    path: '/server-info',
+    maxBodyBytes: 0,
+    handler: (): Response => ({
+      status: 200,
+      headers: { [HEADER.contentType]: mime.plistXml },
+      body: encodeXmlPlistBytes(serverInfo(receiver)),
+    }),
+  });
+  router.add({
+    protocol: 'RTSP',
+    method: 'GET',
+    path: '/info',
+    // Some senders send a small binary plist asking for particular keys; all keys are answered.
+    maxBodyBytes: 16 * 1024,
+    handler: (request): Response => ({
+      status: 200,
+      headers: { [HEADER.contentType]: mime.plistBinary },
+      body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
+    }),
+  });
+  router.add({
+    protocol: 'RTSP',
+    method: 'OPTIONS',
+    path: '*',
+    maxBodyBytes: 0,
+    // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
+    handler: (): Response => ({ status: 200, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),
+  });
+}

@@ -1,0 +1,123 @@
+// Routing on (protocol, method, path): the table of endpoints, and the 404/405/501 answers.
+
+import type { HeadersInit, Protocol, RequestHead } from '../http';
+import type { Dialect } from '../dialect';
+
+/** A request as handlers see it: the parsed head, its path and query, and the whole body. */
+export interface Request {
+  readonly head: RequestHead;
+  readonly protocol: Protocol;
+  readonly method: string;
+  /** The path of the target without query: `/server-info`; `*` for `OPTIONS *`. */
+  readonly path: string;
+  /** Query parameters in order; a parameter without `=` has the value ''. */
+  readonly query: Map<string, string>;
+  readonly body: Uint8Array;
+  /** The sender's session, from `X-Vendor-Session-ID` in any dialect (spec 1.7). */
+  readonly sessionId: string | undefined;
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  readonly localAddress: string;
+  readonly localPort: number;
+}
+
+export interface Response {
+  readonly status: number;
+  readonly headers?: HeadersInit;
+  readonly body?: Uint8Array;
+  /** Close the connection once this response is written. */
+  readonly close?: boolean;
+}
+
+export type Handler = (request: Request) => Response | Promise<Response>;
+
+export interface Route {
+  /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */
+  readonly protocol?: Protocol;
+  readonly method: string;
+  /** The exact path, or `*` for every path (RTSP OPTIONS is asked of `*` or of any URI). */
+  readonly path: string;
+  readonly handler: Handler;
+  /** Largest body this route accepts; the receiver's limit when omitted. */
+  readonly maxBodyBytes?: number;
+}
+
+export type RouteMatch =
+  | { readonly kind: 'route'; readonly route: Route }
+  /** 404 unknown path, 405 known path with another method, 501 a method the receiver never serves. */
+  | { readonly kind: 'refuse'; readonly status: 404 | 405 | 501; readonly allow: string[] };
+
+/** A route path that matches every path. */
+export const ANY_PATH = '*';
+
+export class Router {
+  private readonly routes: Route[] = [];
+
+  add(route: Route): this {
+    this.routes.push(route);
+    return this;
+  }
+
+  /** Every method served on a protocol, for RTSP OPTIONS `Public` and HTTP `Allow`. */
+  methods(protocol: Protocol): string[] {
+    const methods = new Set<string>();
+    for (const route of this.routes) if (!route.protocol || route.protocol === protocol) methods.add(route.method);
+    return [...methods];
+  }
+
+  match(protocol: Protocol, method: string, path: string): RouteMatch {
+    const onProtocol = this.routes.filter((route) => !route.protocol || route.protocol === protocol);
+    const onPath = onProtocol.filter((route) => route.path === path);
+    const route =
+      onPath.find((candidate) => candidate.method === method) ??
+      onProtocol.find((candidate) => candidate.path === ANY_PATH && candidate.method === method);
+    if (route) return { kind: 'route', route };
+    const allow = onPath.map((candidate) => candidate.method);
+    // RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the server implements for no resource is 501.
+    if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: 501, allow };
+    if (onPath.length === 0) return { kind: 'refuse', status: 404, allow };
+    return { kind: 'refuse', status: 405, allow };
+  }
+}
+
+/**
+ * Splits a request-target into path and query. Absolute targets (`rtsp://host:7000/123`, which
+ * RTSP senders use for SETUP) lose their scheme and authority; an empty RTSP target (some
+ * senders send `TEARDOWN  RTSP/1.0`) is `/`.
+ */
+export function splitTarget(target: string): { path: string; query: Map<string, string> } {
+  let rest = target;
+  const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/.exec(rest);
+  if (scheme) rest = rest.slice(scheme[0].length);
+  const mark = rest.indexOf('?');
+  let path = mark < 0 ? rest : rest.slice(0, mark);
+  if (path === '') path = '/';
+  const query = new Map<string, string>();
+  if (mark >= 0) {
+    for (const part of rest.slice(mark + 1).split('&')) {
+      if (!part) continue;
+      const equals = part.indexOf('=');
+      const name = decodeComponent(equals < 0 ? part : part.slice(0, equals));
+      const value = equals < 0 ? '' : decodeComponent(part.slice(equals + 1));
+      if (!query.has(name)) query.set(name, value);
+    }
+  }
+  return { path, query };
+}
+
+function decodeComponent(text: string): string {
+  try {
+    return decodeURIComponent(text.replace(/\+/g, ' '));
+  } catch {
+    return text; // a stray '%' is kept as written rather than failing the request
+  }
+}
+
+/** The session id from the dialect header of any dialect (spec 1.7: a UUID string). */
+export function sessionIdOf(head: RequestHead, dialects: readonly Dialect[]): string | undefined {
+  for (const dialect of dialects) {
+    const value = head.headers.get(dialect.headers['Session-ID']);
+    if (value) return value.trim();
+  }
+  return undefined;
+}

@@ -1,0 +1,14 @@
+// `npm run bench`: every benchmark, one JSON line per figure on stdout.
+// Run one group with `npm run bench -- plist` (names: plist).
+
+import { runPlistBench } from './plist.bench';
+
+const BENCHES: Record<string, () => void | Promise<void>> = {
+  plist: runPlistBench,
+};
+
+const wanted = process.argv.slice(2);
+for (const [name, run] of Object.entries(BENCHES)) {
+  if (wanted.length > 0 && !wanted.includes(name)) continue;
+  await run();
+}
