@@ -9,7 +9,7 @@ import { toHex } from '../../src/bytes';
 import { isDialectName } from '../../src/dialect';
 import type { LogLevel } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
-import { ConfigError, makeConfig, type ReceiverConfig } from '../../src/receiver/config';
+import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
@@ -34,6 +34,7 @@ Options:
   --pin DIGITS           pairing PIN (default: 3939)
   --password TEXT        password senders must give (default: none)
   --log-level LEVEL      error, warn, info or debug (default: info)
+  --limit NAME=VALUE     set a limit (repeatable): ${Object.entries(DEFAULT_LIMITS).map(([name, value]) => `${name} (${value})`).join(', ')}
   --activity-signal      for tests: SIGUSR2 toggles the activity idle <-> receiving video
   -h, --help             show this help
 `;
@@ -74,6 +75,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
       pin: { type: 'string' },
       password: { type: 'string' },
       'log-level': { type: 'string' },
+      limit: { type: 'string', multiple: true },
       'activity-signal': { type: 'boolean' },
       help: { type: 'boolean', short: 'h' },
     },
@@ -99,6 +101,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     deviceId: values['device-id'] ?? storedDeviceId(dataDir),
     port: parsePort('port', values.port, 7000),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
+    limits: parseLimits(values.limit ?? []),
   });
   return {
     config,
@@ -109,6 +112,20 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     activitySignal: values['activity-signal'] === true,
     screenPort: parsePort('screen-port', values['screen-port'], 7080),
   };
+}
+
+/** `--limit maxConnections=32` pairs; names and values are checked against DEFAULT_LIMITS. */
+function parseLimits(settings: string[]): Partial<ReceiverLimits> {
+  const limits: Partial<ReceiverLimits> = {};
+  for (const setting of settings) {
+    const [name, text] = setting.split('=');
+    if (!Object.prototype.hasOwnProperty.call(DEFAULT_LIMITS, name)) {
+      throw new ConfigError(`--limit ${setting}: unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    }
+    if (!/^\d+$/.test(text ?? '')) throw new ConfigError(`--limit ${setting}: value must be a positive integer`);
+    limits[name as keyof ReceiverLimits] = Number(text);
+  }
+  return limits;
 }
 
 /**

@@ -1,0 +1,224 @@
+// A receiver connection driven byte by byte: responses, keep-alive, pipelining, CSeq, errors,
+// timeouts and the connection limit. In-memory ports; the e2e suite does the same on sockets.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { MessageParser, type ResponseHead } from '../../src/http';
+import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+
+function setup(limits: Partial<ReceiverLimits> = {}) {
+  const clock = new ManualClock();
+  const log = recordingLogger();
+  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88', limits }), {
+    clock,
+    random: seededRandom(3),
+    store: new MemoryStore(),
+    log,
+  });
+  const open = () => {
+    const connection = new MemoryConnection();
+    receiver.accept(connection);
+    return connection;
+  };
+  return { clock, log, receiver, open };
+}
+
+interface Parsed {
+  head: ResponseHead;
+  body: Uint8Array;
+}
+
+/** Every response in what the receiver wrote. */
+function responses(connection: MemoryConnection): Parsed[] {
+  const parser = new MessageParser('response');
+  parser.receive(connection.written);
+  parser.receiveEnd();
+  const out: Parsed[] = [];
+  let current: Parsed | undefined;
+  for (let event = parser.next(); event; event = parser.next()) {
+    if (event.type === 'head') current = { head: event.head, body: new Uint8Array(0) };
+    else if (event.type === 'body' && current) {
+      const joined = new Uint8Array(current.body.length + event.data.length);
+      joined.set(current.body);
+      joined.set(event.data, current.body.length);
+      current.body = joined;
+    } else if (event.type === 'end' && current) out.push(current);
+    else if (event.type === 'error') throw new Error(`unparseable response: ${event.reason}`);
+  }
+  return out;
+}
+
+test('answers GET /server-info with Date, Server and Content-Length, head and body in one write', async () => {
+  const { open } = setup();
+  const connection = open();
+  connection.send('GET /server-info HTTP/1.1\r\nHost: frame\r\n\r\n');
+  await settle();
+  assert.equal(connection.chunks.length, 1);
+  const [response] = responses(connection);
+  assert.equal(response.head.status, 200);
+  assert.equal(response.head.headers.get('Date'), 'Sat, 21 Nov 2026 12:00:00 GMT');
+  assert.equal(response.head.headers.get('Server'), 'VendorTunes/220.68');
+  assert.equal(response.head.headers.get('Content-Length'), String(response.body.length));
+  assert.equal(response.head.headers.get('Content-Type'), 'text/x-vendor-plist+xml');
+  assert.match(connection.text, /\r\nContent-Length: \d+\r\n/);
+  assert.equal(connection.closed, false);
+});
+
+test('answers pipelined requests fed one byte at a time, in order', async () => {
+  const { open } = setup();
+  const connection = open();
+  const requests = 'GET /server-info HTTP/1.1\r\n\r\nGET /nope HTTP/1.1\r\n\r\nGET /info RTSP/1.0\r\nCSeq: 5\r\n\r\n';
+  for (const char of requests) connection.send(char);
+  for (let i = 0; i < 5; i++) await settle();
+  const statuses = responses(connection).map((response) => `${response.head.protocol} ${response.head.status}`);
+  assert.deepEqual(statuses, ['HTTP 200', 'HTTP 404', 'RTSP 200']);
+});
+
+test('echoes CSeq on RTSP, including CSeq 0, and still answers a request without CSeq', async () => {
+  const { open } = setup();
+  const connection = open();
+  connection.send('OPTIONS * RTSP/1.0\r\nCSeq: 0\r\n\r\nOPTIONS * RTSP/1.0\r\n\r\n');
+  await settle();
+  await settle();
+  const [first, second] = responses(connection);
+  assert.equal(first.head.headers.get('CSeq'), '0');
+  assert.equal(first.head.headers.get('Public'), 'GET, OPTIONS');
+  assert.equal(second.head.status, 200);
+  assert.equal(second.head.headers.get('CSeq'), undefined);
+});
+
+test('accepts bare LF line endings and an empty RTSP request URI', async () => {
+  const { open } = setup();
+  const connection = open();
+  connection.send('GET /server-info HTTP/1.1\n\nTEARDOWN  RTSP/1.0\nCSeq: 9\n\n');
+  await settle();
+  await settle();
+  const [first, second] = responses(connection);
+  assert.equal(first.head.status, 200);
+  assert.equal(second.head.status, 501);
+  assert.equal(second.head.headers.get('CSeq'), '9');
+});
+
+test('answers 405 with Allow for a known path and another method', async () => {
+  const { open, receiver } = setup();
+  receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/stop', handler: () => ({ status: 200 }) });
+  const connection = open();
+  connection.send('POST /server-info HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+  await settle();
+  const [response] = responses(connection);
+  assert.equal(response.head.status, 405);
+  assert.equal(response.head.headers.get('Allow'), 'GET');
+});
+
+test('closes after answering HTTP/1.0 without keep-alive and after Connection: close', async () => {
+  const { open } = setup();
+  const old = open();
+  old.send('GET /server-info HTTP/1.0\r\n\r\n');
+  await settle();
+  assert.equal(old.closed, true);
+  const keep = open();
+  keep.send('GET /server-info HTTP/1.0\r\nConnection: keep-alive\r\n\r\n');
+  await settle();
+  assert.equal(keep.closed, false);
+  assert.equal(responses(keep)[0].head.headers.get('Connection'), 'keep-alive');
+  const closing = open();
+  closing.send('GET /server-info HTTP/1.1\r\nConnection: close\r\n\r\n');
+  await settle();
+  assert.equal(closing.closed, true);
+  assert.equal(responses(closing)[0].head.headers.get('Connection'), 'close');
+});
+
+test('answers 400 to garbage and request smuggling, then closes, with a log line naming the cause', async () => {
+  const { open, log } = setup();
+  const garbage = open();
+  garbage.send('\x16\x03\x01\x02\x00\x01\x00\x01\xfc\x03\x03\r\n\r\n');
+  assert.equal(responses(garbage)[0].head.status, 400);
+  assert.equal(garbage.closed, true);
+  const smuggle = open();
+  smuggle.send('POST /server-info HTTP/1.1\r\nContent-Length: 4\r\nTransfer-Encoding: chunked\r\n\r\n0\r\n\r\n');
+  assert.equal(responses(smuggle)[0].head.status, 400);
+  assert.equal(smuggle.closed, true);
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /bad HTTP request: 400/.test(line.message)));
+});
+
+test('answers 431 to an HTTP head over the limit and 505 to another HTTP version', async () => {
+  const { open } = setup({ maxHeadBytes: 256 });
+  const big = open();
+  big.send(`GET /server-info HTTP/1.1\r\nX-Filler: ${'a'.repeat(300)}\r\n\r\n`);
+  assert.equal(responses(big)[0].head.status, 431);
+  const future = open();
+  future.send('GET /server-info HTTP/2.0\r\n\r\n');
+  assert.equal(responses(future)[0].head.status, 505);
+});
+
+test('answers 413 to a body over the route limit', async () => {
+  const { open } = setup();
+  const connection = open();
+  connection.send('GET /server-info HTTP/1.1\r\nContent-Length: 10\r\n\r\n0123456789GET /server-info HTTP/1.1\r\n\r\n');
+  await settle();
+  await settle();
+  const statuses = responses(connection).map((response) => response.head.status);
+  assert.equal(statuses[0], 413);
+});
+
+test('closes a connection idle for idleTimeoutMs', async () => {
+  const { open, clock } = setup({ idleTimeoutMs: 5000 });
+  const connection = open();
+  clock.advance(4999);
+  assert.equal(connection.closed, false);
+  clock.advance(1);
+  assert.equal(connection.closed, true);
+});
+
+test('a head still incomplete after headerTimeoutMs gets 408 and is closed, however slowly it trickles', async () => {
+  const { open, clock } = setup({ headerTimeoutMs: 1000, idleTimeoutMs: 60000 });
+  const connection = open();
+  connection.send('GET /server-info HTTP/1.1\r\n');
+  for (let i = 0; i < 9; i++) {
+    clock.advance(100);
+    connection.send('X: y\r\n');
+  }
+  assert.equal(connection.closed, false);
+  clock.advance(100);
+  assert.equal(connection.closed, true);
+  assert.equal(responses(connection)[0].head.status, 408);
+});
+
+test('refuses connections beyond maxConnections and logs why', () => {
+  const { receiver, log } = setup({ maxConnections: 2 });
+  const first = new MemoryConnection();
+  const second = new MemoryConnection();
+  const third = new MemoryConnection();
+  assert.ok(receiver.accept(first));
+  assert.ok(receiver.accept(second));
+  assert.equal(receiver.accept(third), undefined);
+  assert.equal(third.closed, true);
+  assert.ok(log.lines.some((line) => /maxConnections/.test(line.message)));
+  first.close();
+  assert.equal(receiver.connectionCount, 1);
+  assert.ok(receiver.accept(new MemoryConnection()));
+});
+
+test('a handler that throws gets 500 and the connection keeps serving', async () => {
+  const { open, receiver, log } = setup();
+  receiver.router.add({ protocol: 'HTTP', method: 'GET', path: '/boom', handler: () => { throw new Error('kaput'); } });
+  const connection = open();
+  connection.send('GET /boom HTTP/1.1\r\n\r\nGET /server-info HTTP/1.1\r\n\r\n');
+  for (let i = 0; i < 4; i++) await settle();
+  assert.deepEqual(responses(connection).map((response) => response.head.status), [500, 200]);
+  assert.ok(log.lines.some((line) => line.level === 'error' && /kaput/.test(line.message)));
+});
+
+test('keeps the session id of the first request that carries it, in either dialect', async () => {
+  const { receiver } = setup();
+  const vendor = new MemoryConnection();
+  const vendorConnection = receiver.accept(vendor)!;
+  vendor.send('GET /server-info HTTP/1.1\r\nX-Vendor-Session-ID: 1bd6ceeb-fffd-456c-a09c-996053a7a08c\r\n\r\n');
+  assert.equal(vendorConnection.sessionId, '1bd6ceeb-fffd-456c-a09c-996053a7a08c');
+  const apple = new MemoryConnection();
+  const appleConnection = receiver.accept(apple)!;
+  apple.send('GET /server-info HTTP/1.1\r\nX-Apple-Session-ID: 2bd6ceeb-fffd-456c-a09c-996053a7a08c\r\n\r\n');
+  assert.equal(appleConnection.sessionId, '2bd6ceeb-fffd-456c-a09c-996053a7a08c');
+});

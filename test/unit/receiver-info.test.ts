@@ -1,0 +1,135 @@
+// The information records (spec 2.5, 2.11), the advertised services and their activity changes.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { parseFeatures, parseFlags, parseTxtBytes } from '../../src/discovery';
+import { decodeBinaryPlist } from '../../src/plist/binary';
+import { PlistReal, isPlistDict, type PlistDict } from '../../src/plist/value';
+import { decodeXmlPlist } from '../../src/plist/xml';
+import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+
+function makeReceiver(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(), seed = 9) {
+  const advertiser = new RecordingAdvertiser();
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:ca:1a:e2:88', profile: 'speaker', ...overrides }), {
+    clock: new ManualClock(),
+    random: seededRandom(seed),
+    store,
+    log: recordingLogger(),
+    advertiser,
+  });
+  return { receiver, advertiser, store };
+}
+
+async function body(receiver: Receiver, request: string): Promise<{ head: string; body: Uint8Array }> {
+  const connection = new MemoryConnection();
+  receiver.accept(connection);
+  connection.send(request);
+  await settle();
+  const bytes = connection.written;
+  let end = 0;
+  while (!(bytes[end] === 13 && bytes[end + 1] === 10 && bytes[end + 2] === 13 && bytes[end + 3] === 10)) end++;
+  return { head: connection.text.slice(0, end), body: bytes.subarray(end + 4) };
+}
+
+const txtOf = (entries: [string, string][]) => Object.fromEntries(entries);
+
+test('/server-info holds the spec 2.5 keys with the values of the TXT record', async () => {
+  const { receiver } = makeReceiver();
+  const reply = await body(receiver, 'GET /server-info HTTP/1.1\r\n\r\n');
+  const info = decodeXmlPlist(reply.body) as PlistDict;
+  assert.deepEqual(Object.keys(info).sort(), ['deviceid', 'features', 'model', 'protovers', 'srcvers']);
+  const txt = txtOf(receiver.services()[0].txt);
+  assert.equal(info.deviceid, txt.deviceid);
+  assert.equal(info.deviceid, '58:55:CA:1A:E2:88');
+  assert.equal(BigInt(info.features as number), parseFeatures(txt.features));
+  assert.equal(info.model, txt.model);
+  assert.equal(info.srcvers, txt.srcvers);
+  assert.equal(info.protovers, txt.protovers);
+});
+
+const INFO_KEYS = [
+  'PTPInfo', 'build', 'deviceID', 'features', 'initialVolume', 'macAddress', 'firmwareBuildDate', 'firmwareRevision',
+  'keepAliveLowPower', 'keepAliveSendStatsAsBody', 'manufacturer', 'model', 'name', 'nameIsFactoryDefault', 'pi', 'pk',
+  'playbackCapabilities', 'protocolVersion', 'psi', 'senderAddress', 'sdk', 'sourceVersion', 'statusFlags', 'txtAirPlay',
+  'txtRAOP', 'volumeControlType', 'vv',
+];
+
+test('RTSP /info holds every key of spec 2.11, with raw TXT bytes equal to the advertised records', async () => {
+  const { receiver } = makeReceiver();
+  const reply = await body(receiver, 'GET /info RTSP/1.0\r\nCSeq: 2\r\nX-Vendor-ProtocolVersion: 1\r\n\r\n');
+  assert.match(reply.head, /^RTSP\/1\.0 200 OK\r\n/);
+  assert.match(reply.head, /\r\nContent-Type: application\/x-vendor-binary-plist\r\n/);
+  assert.match(reply.head, /\r\nCSeq: 2\r\n/);
+  const info = decodeBinaryPlist(reply.body, { exactReals: true }) as PlistDict;
+  assert.deepEqual(Object.keys(info).sort(), [...INFO_KEYS].sort());
+  const [media, audio] = receiver.services();
+  assert.deepEqual(parseTxtBytes(info.txtAirPlay as Uint8Array), media.txt);
+  assert.deepEqual(parseTxtBytes(info.txtRAOP as Uint8Array), audio.txt);
+  assert.equal(info.statusFlags, parseFlags(txtOf(media.txt).flags));
+  assert.equal(BigInt(info.features as number), parseFeatures(txtOf(media.txt).features));
+  assert.equal(info.senderAddress, '192.0.2.20:50000');
+  assert.ok(info.initialVolume instanceof PlistReal);
+  assert.ok(isPlistDict(info.playbackCapabilities));
+  assert.equal((info.playbackCapabilities as PlistDict).supportsFPSSecureStop, false);
+  assert.deepEqual(info.pk, receiver.identity.publicKey);
+  assert.equal(info.name, 'Living Room');
+});
+
+test('the speaker profile advertises the RAOP bit and nothing it cannot do', () => {
+  const { receiver } = makeReceiver();
+  assert.equal(receiver.features, 1n << 30n);
+  const [media, audio] = receiver.services();
+  assert.equal(media.type, '_vendorplay._tcp');
+  assert.equal(audio.type, '_raop._tcp');
+  assert.equal(audio.name, '5855CA1AE288@Living Room');
+});
+
+test('the photo-frame profile publishes no audio service', () => {
+  const { receiver } = makeReceiver({ profile: 'photo-frame' });
+  assert.deepEqual(receiver.services().map((service) => service.type), ['_vendorplay._tcp']);
+});
+
+test('the apple dialect answers with the real-world names', async () => {
+  const { receiver } = makeReceiver({ dialect: 'apple' });
+  const reply = await body(receiver, 'GET /info RTSP/1.0\r\nCSeq: 1\r\n\r\n');
+  assert.match(reply.head, /\r\nContent-Type: application\/x-apple-binary-plist\r\n/);
+  assert.match(reply.head, /\r\nServer: AirTunes\/220\.68\r\n/);
+  assert.equal(receiver.services()[0].type, '_airplay._tcp');
+});
+
+test('an activity change publishes new TXT: gid changes, flag 17 set, pgid equal to gid', () => {
+  const { receiver, advertiser } = makeReceiver();
+  receiver.start();
+  const before = txtOf(receiver.services()[0].txt);
+  receiver.setActivity('receivingVideo');
+  const updates = advertiser.events.filter((event) => event.kind === 'update');
+  assert.equal(updates.length, 2, 'both services are published again');
+  const after = txtOf(updates[0].service.txt);
+  assert.notEqual(after.gid, before.gid);
+  assert.equal(after.pgid, after.gid);
+  assert.equal(after.igl, '0');
+  assert.equal((parseFlags(after.flags) >> 17) & 1, 1);
+  receiver.setActivity('receivingVideo');
+  assert.equal(advertiser.events.filter((event) => event.kind === 'update').length, 2, 'no change, no re-publish');
+});
+
+test('stop withdraws every published service', () => {
+  const { receiver, advertiser } = makeReceiver();
+  receiver.start();
+  receiver.stop();
+  assert.deepEqual(advertiser.events.map((event) => event.kind), ['publish', 'publish', 'withdraw', 'withdraw']);
+});
+
+test('the identity survives a restart with the same store, and an unreadable record is kept aside', () => {
+  const store = new MemoryStore();
+  const first = makeReceiver({}, store).receiver.identity;
+  const second = makeReceiver({}, store, 10).receiver.identity;
+  assert.deepEqual(second.publicKey, first.publicKey);
+  assert.equal(second.pairingId, first.pairingId);
+  store.put('identity', new Uint8Array([1, 2, 3]));
+  const third = makeReceiver({}, store, 11).receiver.identity;
+  assert.notEqual(third.pairingId, first.pairingId);
+  assert.deepEqual(store.get('identity.bad'), new Uint8Array([1, 2, 3]));
+});

@@ -1,0 +1,69 @@
+// Routing: exact paths, the any-path route, 404/405/501, and target splitting.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { Router, splitTarget } from '../../src/receiver/router';
+
+const ok = () => ({ status: 200 });
+
+function router(): Router {
+  return new Router()
+    .add({ protocol: 'HTTP', method: 'GET', path: '/server-info', handler: ok })
+    .add({ protocol: 'HTTP', method: 'PUT', path: '/photo', handler: ok })
+    .add({ protocol: 'RTSP', method: 'GET', path: '/info', handler: ok })
+    .add({ protocol: 'RTSP', method: 'OPTIONS', path: '*', handler: ok })
+    .add({ method: 'POST', path: '/pair-setup', handler: ok });
+}
+
+test('routes an exact (protocol, method, path)', () => {
+  const match = router().match('HTTP', 'GET', '/server-info');
+  assert.equal(match.kind, 'route');
+  assert.equal(match.kind === 'route' && match.route.path, '/server-info');
+});
+
+test('a route without a protocol serves both HTTP and RTSP', () => {
+  assert.equal(router().match('HTTP', 'POST', '/pair-setup').kind, 'route');
+  assert.equal(router().match('RTSP', 'POST', '/pair-setup').kind, 'route');
+});
+
+test('answers 404 for an unknown path with a known method', () => {
+  assert.deepEqual(router().match('HTTP', 'GET', '/nope'), { kind: 'refuse', status: 404, allow: [] });
+});
+
+test('answers 405 with the allowed methods for a known path and another known method', () => {
+  assert.deepEqual(router().match('HTTP', 'PUT', '/server-info'), { kind: 'refuse', status: 405, allow: ['GET'] });
+});
+
+test('answers 501 for a method the receiver serves nowhere on that protocol', () => {
+  assert.equal((router().match('HTTP', 'BREW', '/server-info') as { status: number }).status, 501);
+  assert.equal((router().match('RTSP', 'TEARDOWN', '/') as { status: number }).status, 501);
+  // OPTIONS is served on RTSP only
+  assert.equal((router().match('HTTP', 'OPTIONS', '*') as { status: number }).status, 501);
+});
+
+test('the any-path route answers every path, protocol permitting', () => {
+  assert.equal(router().match('RTSP', 'OPTIONS', '*').kind, 'route');
+  assert.equal(router().match('RTSP', 'OPTIONS', '/3413821438').kind, 'route');
+});
+
+test('lists the methods served on each protocol', () => {
+  assert.deepEqual(router().methods('RTSP'), ['GET', 'OPTIONS', 'POST']);
+  assert.deepEqual(router().methods('HTTP'), ['GET', 'PUT', 'POST']);
+});
+
+test('splits targets into path and query, decoding components', () => {
+  const { path, query } = splitTarget('/scrub?position=20.5&x=a%20b');
+  assert.equal(path, '/scrub');
+  assert.deepEqual([...query], [['position', '20.5'], ['x', 'a b']]);
+  assert.deepEqual([...splitTarget('/setProperty?forwardEndTime').query], [['forwardEndTime', '']]);
+});
+
+test('absolute RTSP URIs lose scheme and authority; an empty target is /', () => {
+  assert.equal(splitTarget('rtsp://192.0.2.1:7000/3413821438').path, '/3413821438');
+  assert.equal(splitTarget('').path, '/');
+  assert.equal(splitTarget('*').path, '*');
+});
+
+test('a malformed percent escape is kept as written', () => {
+  assert.deepEqual([...splitTarget('/a?q=100%').query], [['q', '100%']]);
+});
