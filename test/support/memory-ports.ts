@@ -121,9 +121,10 @@ export interface LogLine {
 }
 
 export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLine[] } {
-  const log = ((level, message) => lines.push({ level, message })) as Logger & { lines: LogLine[] };
-  log.lines = lines;
-  return log;
+  const log: Logger = (level, message) => {
+    lines.push({ level, message });
+  };
+  return Object.assign(log, { lines });
 }
 
 /** Lets queued promise jobs run (handlers answer through a promise). */

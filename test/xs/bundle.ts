@@ -5,7 +5,8 @@
 import { readdirSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import path from 'node:path';
-import { build, type Plugin } from 'esbuild';
+import { readFile } from 'node:fs/promises';
+import { build, transform, type Plugin } from 'esbuild';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SHIMS: Record<string, string> = {
@@ -33,6 +34,24 @@ const hostImports: Plugin = {
   },
 };
 
+/**
+ * The XS engine built by @agoric/xsnap 0.15 fails a static field initializer that constructs an
+ * instance of its own class when that class declares instance fields (`class P { static B = new
+ * P(); x; }` throws "get ?: not initialized yet"). @noble/curves does exactly that, so its files
+ * (and only library files: our own src/ is run as written) have class fields lowered to
+ * constructor assignments. The Moddable host must do the same until its XS has the fix.
+ */
+const lowerLibraryClassFields: Plugin = {
+  name: 'xs-lower-library-class-fields',
+  setup(pluginBuild) {
+    pluginBuild.onLoad({ filter: /[\\/]node_modules[\\/]@noble[\\/].*\.js$/ }, async (args) => {
+      const source = await readFile(args.path, 'utf8');
+      const lowered = await transform(source, { loader: 'js', format: 'esm', target: 'es2020' });
+      return { contents: lowered.code, loader: 'js' };
+    });
+  },
+};
+
 /** Builds the XS bundle of the given suites and returns its source text. */
 export async function bundlePortableSuites(files = portableSuites()): Promise<string> {
   const imports = files.map((file) => `import ${JSON.stringify(file)};`).join('\n');
@@ -49,7 +68,7 @@ export async function bundlePortableSuites(files = portableSuites()): Promise<st
     platform: 'neutral',
     target: 'es2022',
     mainFields: ['module', 'main'],
-    plugins: [hostImports],
+    plugins: [hostImports, lowerLibraryClassFields],
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;
