@@ -23,7 +23,8 @@ Options:
   --name NAME            name shown to senders (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
   --mirror-port PORT     screen mirroring port (default: 7100)
-  --interface NAME       network interface to listen and advertise on (repeatable; default: all)
+  --interface NAME       network interface to listen and advertise on (repeatable; default: all;
+                         mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
   --screen-port PORT     virtual screen web page port (default: 7080)
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
@@ -172,11 +173,25 @@ async function main(): Promise<void> {
   let port = config.port;
   for (const address of listenAddresses(interfaces)) {
     // The first listener may pick a free port (--port 0); the others take the same one.
-    const server = await listen(port, address, (connection) => receiver.accept(connection));
+    let server: net.Server;
+    try {
+      server = await listen(port, address, (connection) => receiver.accept(connection));
+    } catch (error) {
+      // An address can be unusable for a while (an IPv6 address still tentative just after the
+      // link came up): serve on the others rather than not at all.
+      log('warn', `cannot listen on ${address ?? 'all addresses'} port ${port}: ${(error as Error).message}`);
+      continue;
+    }
     const bound = server.address() as net.AddressInfo;
     port = bound.port;
     servers.push(server);
     process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (HTTP and RTSP)\n`);
+  }
+  if (servers.length === 0) {
+    log('error', `no address to listen on (port ${config.port}); is the port in use?`);
+    process.exitCode = 1;
+    await advertiser?.shutdown();
+    return;
   }
   config.port = port;
   receiver.start();

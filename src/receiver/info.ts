@@ -54,7 +54,7 @@ export function audioServiceInfo(receiver: Receiver, request: Request): PlistDic
     playbackCapabilities: { supportsFPSSecureStop: false, supportsUIForAudioOnlyContent: true },
     protocolVersion: config.protocolVersion,
     psi: identity.systemPairingId,
-    senderAddress: `${request.remoteAddress}:${request.remotePort}`,
+    senderAddress: hostPort(request.remoteAddress, request.remotePort),
     sdk: `${receiver.dialect.sdkProduct};${SDK_VERSION}`,
     sourceVersion: config.sourceVersion,
     statusFlags: flags,
@@ -66,18 +66,25 @@ export function audioServiceInfo(receiver: Receiver, request: Request): PlistDic
   };
 }
 
+/** `address:port`, with an IPv6 address in brackets (RFC 3986 3.2.2) so the port stays readable. */
+function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
+}
+
 export function registerInfoRoutes(receiver: Receiver): void {
   const { router } = receiver;
   const mime = receiver.dialect.mime;
+  let serverInfoBody: Uint8Array | undefined;
   router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/server-info',
     maxBodyBytes: 0,
+    // The record depends only on the configuration: encode it once.
     handler: (): Response => ({
       status: 200,
       headers: { [HEADER.contentType]: mime.plistXml },
-      body: encodeXmlPlistBytes(serverInfo(receiver)),
+      body: (serverInfoBody ??= encodeXmlPlistBytes(serverInfo(receiver))),
     }),
   });
   router.add({

@@ -68,11 +68,18 @@ export class Router {
   match(protocol: Protocol, method: string, path: string): RouteMatch {
     const onProtocol = this.routes.filter((route) => !route.protocol || route.protocol === protocol);
     const onPath = onProtocol.filter((route) => route.path === path);
-    const route =
-      onPath.find((candidate) => candidate.method === method) ??
-      onProtocol.find((candidate) => candidate.path === ANY_PATH && candidate.method === method);
+    // RFC 9110 9.3.2: HEAD is answered as GET would be, without the body (the connection
+    // drops the body), wherever GET is served.
+    const find = (wanted: string) =>
+      onPath.find((candidate) => candidate.method === wanted) ??
+      onProtocol.find((candidate) => candidate.path === ANY_PATH && candidate.method === wanted);
+    const route = find(method) ?? (protocol === 'HTTP' && method === 'HEAD' ? find('GET') : undefined);
     if (route) return { kind: 'route', route };
     const allow = onPath.map((candidate) => candidate.method);
+    if (protocol === 'HTTP' && allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
+    if (protocol === 'HTTP' && method === 'HEAD' && onProtocol.some((candidate) => candidate.method === 'GET')) {
+      return onPath.length === 0 ? { kind: 'refuse', status: 404, allow } : { kind: 'refuse', status: 405, allow };
+    }
     // RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the server implements for no resource is 501.
     if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: 501, allow };
     if (onPath.length === 0) return { kind: 'refuse', status: 404, allow };

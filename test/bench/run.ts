@@ -1,10 +1,12 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout.
-// Run one group with `npm run bench -- plist` (names: plist).
+// Run one group with `npm run bench -- plist` (names: plist, http).
 
+import { runHttpBench } from './http.bench';
 import { runPlistBench } from './plist.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
+  http: () => runHttpBench(),
 };
 
 const wanted = process.argv.slice(2);

@@ -109,7 +109,22 @@ test('answers 405 with Allow for a known path and another method', async () => {
   await settle();
   const [response] = responses(connection);
   assert.equal(response.head.status, 405);
-  assert.equal(response.head.headers.get('Allow'), 'GET');
+  assert.equal(response.head.headers.get('Allow'), 'GET, HEAD');
+});
+
+test('answers HEAD with the GET head and no body', async () => {
+  const { open } = setup();
+  const get = open();
+  get.send('GET /server-info HTTP/1.1\r\n\r\n');
+  const head = open();
+  head.send('HEAD /server-info HTTP/1.1\r\n\r\n');
+  await settle();
+  const getText = get.text;
+  const headText = head.text;
+  assert.equal(headText.slice(headText.indexOf('\r\n\r\n') + 4), '');
+  const length = /Content-Length: (\d+)/.exec(headText)?.[1];
+  assert.equal(length, /Content-Length: (\d+)/.exec(getText)?.[1]);
+  assert.notEqual(length, '0');
 });
 
 test('closes after answering HTTP/1.0 without keep-alive and after Connection: close', async () => {

@@ -31,7 +31,7 @@ test('answers 404 for an unknown path with a known method', () => {
 });
 
 test('answers 405 with the allowed methods for a known path and another known method', () => {
-  assert.deepEqual(router().match('HTTP', 'PUT', '/server-info'), { kind: 'refuse', status: 405, allow: ['GET'] });
+  assert.deepEqual(router().match('HTTP', 'PUT', '/server-info'), { kind: 'refuse', status: 405, allow: ['GET', 'HEAD'] });
 });
 
 test('answers 501 for a method the receiver serves nowhere on that protocol', () => {
@@ -44,6 +44,14 @@ test('answers 501 for a method the receiver serves nowhere on that protocol', ()
 test('the any-path route answers every path, protocol permitting', () => {
   assert.equal(router().match('RTSP', 'OPTIONS', '*').kind, 'route');
   assert.equal(router().match('RTSP', 'OPTIONS', '/3413821438').kind, 'route');
+});
+
+test('HEAD is routed to the GET route of the path, and Allow lists HEAD beside GET', () => {
+  const match = router().match('HTTP', 'HEAD', '/server-info');
+  assert.equal(match.kind === 'route' && match.route.method, 'GET');
+  assert.deepEqual(router().match('HTTP', 'HEAD', '/nope'), { kind: 'refuse', status: 404, allow: [] });
+  assert.deepEqual(router().match('HTTP', 'PUT', '/server-info'), { kind: 'refuse', status: 405, allow: ['GET', 'HEAD'] });
+  assert.deepEqual(router().match('HTTP', 'HEAD', '/photo'), { kind: 'refuse', status: 405, allow: ['PUT'] });
 });
 
 test('lists the methods served on each protocol', () => {

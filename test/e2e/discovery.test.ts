@@ -1,0 +1,335 @@
+// Discovery end to end: the desktop receiver advertises in one network namespace, and Debian's
+// python-zeroconf, a browser nobody here wrote, finds, resolves and follows it from another.
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { createInterface } from 'node:readline';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
+import { AUDIO_SERVICE_TYPE, hasFlag, parseFeatures, parseFlags, type Activity } from '../../src/discovery/index';
+import { makeConfig } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import { isUuid } from '../../src/uuid';
+import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/ports';
+import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
+
+const ROOT = fileURLToPath(new URL('../../', import.meta.url));
+const MAIN = path.join(ROOT, 'hosts/node/main.ts');
+const BROWSE = path.join(ROOT, 'test/e2e/zeroconf_browse.py');
+/** Debian's python, which has python3-zeroconf; `python3` on PATH may be another one. */
+const DEBIAN_PYTHON = '/usr/bin/python3';
+
+const NAME = 'Test Frame';
+const PORT = 7000;
+/** Given on the command line, so the expected records do not depend on a stored random one. */
+const DEVICE_ID = '02:56:50:0E:2E:01';
+const MEDIA_TYPE = `${DIALECTS[DEFAULT_DIALECT].serviceType}.local.`;
+const AUDIO_TYPE = `${AUDIO_SERVICE_TYPE}.local.`;
+
+/** Every wait is bounded; together they stay well under the suite's minute. */
+const STARTUP_MS = 20_000;
+const RESOLVE_MS = 20_000;
+const CHANGE_MS = 10_000;
+const GOODBYE_MS = 8_000;
+
+type TxtPairs = [string, string | null][];
+
+interface BrowseEvent {
+  event: 'resolved' | 'updated' | 'removed' | 'unresolved' | 'ready' | 'timeout' | 'server-info';
+  type?: string;
+  instance?: string;
+  port?: number;
+  server?: string;
+  addresses?: string[];
+  txt?: TxtPairs;
+  url?: string;
+  status?: number;
+  error?: string;
+  plist?: Record<string, unknown>;
+  missing?: string[];
+}
+
+/** A child process whose output is kept line by line, with bounded waits on it. */
+class Child {
+  readonly lines: string[] = [];
+  stderr = '';
+  exitCode: number | null | undefined = undefined;
+  readonly exited: Promise<void>;
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    readonly label: string,
+    readonly process: ChildProcess,
+  ) {
+    createInterface({ input: process.stdout! }).on('line', (line) => {
+      this.lines.push(line);
+      this.notify();
+    });
+    process.stderr!.setEncoding('utf8').on('data', (chunk: string) => {
+      // Enough of the tail to explain a failure.
+      this.stderr = (this.stderr + chunk).slice(-20_000);
+    });
+    this.exited = new Promise((resolve) => {
+      process.on('exit', (code, signal) => {
+        this.exitCode = code ?? (signal ? -1 : null);
+        this.notify();
+        resolve();
+      });
+      process.on('error', (error) => {
+        this.stderr += `\nspawn error: ${error.message}`;
+        this.exitCode = -1;
+        this.notify();
+        resolve();
+      });
+    });
+  }
+
+  private notify(): void {
+    for (const listener of [...this.listeners]) listener();
+  }
+
+  /** What went on, for assertion messages. */
+  report(): string {
+    return `--- ${this.label} stdout ---\n${this.lines.join('\n')}\n--- ${this.label} stderr ---\n${this.stderr}`;
+  }
+
+  /** The first value `find` returns for the lines so far or to come, within `ms`. */
+  waitFor<T>(what: string, ms: number, find: (lines: readonly string[]) => T | undefined): Promise<T> {
+    return new Promise((resolve, reject) => {
+      const check = (): boolean => {
+        let found: T | undefined;
+        try {
+          found = find(this.lines);
+        } catch (error) {
+          finish();
+          reject(error);
+          return true;
+        }
+        if (found !== undefined) {
+          finish();
+          resolve(found);
+          return true;
+        }
+        if (this.exitCode !== undefined) {
+          finish();
+          reject(new Error(`${this.label} exited (${this.exitCode}) before ${what}\n${this.report()}`));
+          return true;
+        }
+        return false;
+      };
+      const timer = setTimeout(() => {
+        finish();
+        reject(new Error(`no ${what} within ${ms} ms\n${this.report()}`));
+      }, ms);
+      const listener = (): void => void check();
+      const finish = (): void => {
+        clearTimeout(timer);
+        this.listeners.delete(listener);
+      };
+      this.listeners.add(listener);
+      check();
+    });
+  }
+
+  /** Ends the process: `signal`, then SIGKILL if it is still there after `graceMs`. */
+  async stop(signal: NodeJS.Signals = 'SIGTERM', graceMs = 3000): Promise<void> {
+    if (this.exitCode !== undefined) return;
+    this.process.kill(signal);
+    let timer: NodeJS.Timeout | undefined;
+    const late = new Promise<'late'>((resolve) => {
+      timer = setTimeout(() => resolve('late'), graceMs);
+    });
+    if ((await Promise.race([this.exited, late])) === 'late') {
+      this.process.kill('SIGKILL');
+      await this.exited;
+    }
+    clearTimeout(timer);
+  }
+}
+
+function spawnChild(label: string, argv: { command: string; args: string[] }): Child {
+  return new Child(label, spawn(argv.command, argv.args, { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+function browseEvents(lines: readonly string[]): BrowseEvent[] {
+  return lines.filter((line) => line.startsWith('{')).map((line) => JSON.parse(line) as BrowseEvent);
+}
+
+function txtValue(txt: TxtPairs, key: string): string | null | undefined {
+  return txt.find(([name]) => name === key)?.[1];
+}
+
+/** `txt` with the value of each key in `keys` replaced, so a record can be compared whole. */
+function withValues(txt: TxtPairs, values: Record<string, string>): TxtPairs {
+  return txt.map(([key, value]) => [key, Object.hasOwn(values, key) ? values[key] : value]);
+}
+
+const unavailable = netnsUnavailable();
+
+describe('discovery by multicast DNS, seen by python-zeroconf from another network namespace', { skip: unavailable, timeout: 60_000 }, () => {
+  let pair: NetnsPair | undefined;
+  let dataDir: string | undefined;
+  let receiver: Child | undefined;
+  let browser: Child | undefined;
+  /** The receiver as the test builds it from the same configuration and stored identity. */
+  let expected: Receiver | undefined;
+  let idleGid: string | undefined;
+
+  // A safety net should the runner end this process without the after hook.
+  const emergencyCleanup = (): void => {
+    receiver?.process.kill('SIGKILL');
+    browser?.process.kill('SIGKILL');
+    pair?.destroy();
+  };
+
+  before(async () => {
+    process.once('exit', emergencyCleanup);
+    pair = createNetnsPair('vpdisc');
+    dataDir = mkdtempSync(path.join(tmpdir(), 'vendorplay-discovery-'));
+    receiver = spawnChild(
+      'receiver',
+      pair.exec(pair.receiver, process.execPath, [
+        '--import', 'tsx', MAIN,
+        '--name', NAME,
+        '--interface', pair.receiver.iface,
+        '--port', String(PORT),
+        '--device-id', DEVICE_ID,
+        '--data-dir', dataDir,
+        '--log-level', 'debug',
+        '--activity-signal',
+      ]),
+    );
+    // main.ts prints what it advertises once the receiver has started (and stored its identity).
+    await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
+      lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
+    );
+    browser = spawnChild(
+      'browser',
+      pair.exec(pair.sender, DEBIAN_PYTHON, [BROWSE, MEDIA_TYPE, AUDIO_TYPE, '--timeout', String(RESOLVE_MS / 1000), '--watch', '40', '--server-info', MEDIA_TYPE]),
+    );
+    const store = fileStore(dataDir);
+    expected = new Receiver(makeConfig({ name: NAME, deviceId: DEVICE_ID, port: PORT }), {
+      clock: nodeClock,
+      random: nodeRandom,
+      store,
+      log: () => {},
+    });
+  });
+
+  after(async () => {
+    await Promise.all([browser?.stop('SIGKILL'), receiver?.stop('SIGTERM')]);
+    pair?.destroy();
+    process.removeListener('exit', emergencyCleanup);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  /** The first event matching `match` after `from` events, within `ms`. */
+  function nextEvent(what: string, ms: number, match: (event: BrowseEvent) => boolean, from = 0): Promise<BrowseEvent> {
+    return browser!.waitFor(what, ms, (lines) => {
+      const events = browseEvents(lines);
+      const timeout = events.find((event) => event.event === 'timeout');
+      if (timeout) throw new Error(`the browser gave up; missing ${timeout.missing?.join(', ')}\n${browser!.report()}\n${receiver!.report()}`);
+      return events.slice(from).find(match);
+    });
+  }
+
+  function resolved(type: string): Promise<BrowseEvent> {
+    return nextEvent(`${type} resolved`, RESOLVE_MS, (event) => event.event === 'resolved' && event.type === type);
+  }
+
+  /** The TXT record the receiver builds for `activity`, with the gid the browser saw. */
+  function expectedTxt(serviceType: string, activity: Activity, gid: string): TxtPairs {
+    expected!.setActivity(activity);
+    const service = expected!.services().find((candidate) => `${candidate.type}.local.` === serviceType);
+    assert.ok(service, `the receiver builds no ${serviceType} service`);
+    return withValues(service.txt, { gid, pgid: gid });
+  }
+
+  it('finds the media service under the receiver name, at the receiver address and port', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    assert.equal(media.instance, NAME);
+    assert.equal(media.port, PORT);
+    assert.deepEqual(media.addresses, [pair!.receiver.address]);
+    assert.match(media.server ?? '', /\.local\.$/);
+  });
+
+  it('finds the audio service named <MAC in hex>@<name> on the same port', async () => {
+    const audio = await resolved(AUDIO_TYPE);
+    assert.equal(audio.instance, `${DEVICE_ID.replaceAll(':', '')}@${NAME}`);
+    assert.equal(audio.port, PORT);
+    assert.deepEqual(audio.addresses, [pair!.receiver.address]);
+  });
+
+  it('resolves TXT records equal, key for key and in order, to what the receiver builds', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    const audio = await resolved(AUDIO_TYPE);
+    const mediaTxt = media.txt!;
+    idleGid = txtValue(mediaTxt, 'gid') ?? undefined;
+    assert.ok(idleGid && isUuid(idleGid), `gid ${String(idleGid)} is a UUID`);
+    for (const key of ['deviceid', 'features', 'flags', 'model', 'srcvers', 'pk', 'pi', 'psi', 'gid', 'igl', 'gcgl']) {
+      assert.notEqual(txtValue(mediaTxt, key), undefined, `media TXT has ${key}`);
+    }
+    assert.equal(txtValue(mediaTxt, 'deviceid'), DEVICE_ID);
+    assert.deepEqual(mediaTxt, expectedTxt(MEDIA_TYPE, 'idle', idleGid));
+    assert.deepEqual(audio.txt, expectedTxt(AUDIO_TYPE, 'idle', idleGid));
+  });
+
+  it('answers GET /server-info at the advertised address with the TXT record values', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    const info = await nextEvent('/server-info reply', RESOLVE_MS, (event) => event.event === 'server-info');
+    assert.equal(info.error, undefined, `GET ${String(info.url)} failed: ${String(info.error)}`);
+    assert.equal(info.status, 200);
+    const plist = info.plist!;
+    const txt = media.txt!;
+    assert.equal(plist.deviceid, txtValue(txt, 'deviceid'));
+    // The plist holds the 64 bits as one integer; the TXT record as low and high words (spec 2.1).
+    assert.equal(BigInt(plist.features as string), parseFeatures(txtValue(txt, 'features')!));
+    assert.equal(plist.model, txtValue(txt, 'model'));
+    assert.equal(plist.srcvers, txtValue(txt, 'srcvers'));
+    assert.equal(plist.protovers, txtValue(txt, 'protovers'));
+  });
+
+  it('sees the TXT change when activity changes (spec 2.1: idle to receiving video)', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    await nextEvent('ready', RESOLVE_MS, (event) => event.event === 'ready');
+    const before = media.txt!;
+    const oldGid = txtValue(before, 'gid')!;
+    const seen = browseEvents(browser!.lines).length;
+    // main.ts --activity-signal: SIGUSR2 toggles idle <-> receiving video.
+    receiver!.process.kill('SIGUSR2');
+    const changed = (type: string) => (event: BrowseEvent): boolean =>
+      event.event === 'updated' && event.type === type && txtValue(event.txt ?? [], 'gid') !== oldGid;
+    const update = await nextEvent('media TXT update with a new gid', CHANGE_MS, changed(MEDIA_TYPE), seen);
+    const txt = update.txt!;
+    const gid = txtValue(txt, 'gid')!;
+    assert.ok(isUuid(gid), `new gid ${gid} is a UUID`);
+    assert.notEqual(gid, oldGid, 'gid differs between activities');
+    assert.ok(hasFlag(parseFlags(txtValue(txt, 'flags')!), 'ReceiverSessionIsActive'), `flags ${txtValue(txt, 'flags')} has bit 17`);
+    assert.ok(!hasFlag(parseFlags(txtValue(before, 'flags')!), 'ReceiverSessionIsActive'), 'bit 17 was clear while idle');
+    assert.equal(txtValue(txt, 'igl'), '0');
+    assert.equal(txtValue(txt, 'gcgl'), '0');
+    assert.equal(txtValue(txt, 'pgid'), gid);
+    assert.equal(txtValue(txt, 'pgcgl'), '0');
+    assert.deepEqual(txt, expectedTxt(MEDIA_TYPE, 'receivingVideo', gid));
+    // The audio record follows too: its sf carries the same status flags.
+    const audio = await nextEvent('audio TXT update', CHANGE_MS, (event) => event.event === 'updated' && event.type === AUDIO_TYPE && hasFlag(parseFlags(txtValue(event.txt ?? [], 'sf') ?? '0x0'), 'ReceiverSessionIsActive'), seen);
+    assert.deepEqual(audio.txt, expectedTxt(AUDIO_TYPE, 'receivingVideo', gid));
+  });
+
+  it('says goodbye for both services when the receiver stops', async () => {
+    await nextEvent('ready', RESOLVE_MS, (event) => event.event === 'ready');
+    const seen = browseEvents(browser!.lines).length;
+    receiver!.process.kill('SIGTERM');
+    const removed = (type: string) => (event: BrowseEvent): boolean => event.event === 'removed' && event.type === type;
+    const media = await nextEvent('media service goodbye', GOODBYE_MS, removed(MEDIA_TYPE), seen);
+    const audio = await nextEvent('audio service goodbye', GOODBYE_MS, removed(AUDIO_TYPE), seen);
+    assert.equal(media.instance, NAME);
+    assert.equal(audio.instance, `${DEVICE_ID.replaceAll(':', '')}@${NAME}`);
+    await Promise.race([receiver!.exited, new Promise((resolve) => setTimeout(resolve, GOODBYE_MS).unref())]);
+    assert.equal(receiver!.exitCode, 0, `receiver exit code\n${receiver!.report()}`);
+  });
+});
