@@ -2,18 +2,21 @@
 //
 // A connection changes mode at most a few times (DESIGN 6). Each mode is one state here:
 //   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining
+//   encrypted  the same, with every byte in both directions framed by a SecureChannel
+//              (spec 5.4: after pair-verify or transient pair-setup)
 //   closed     nothing more is read or written
-// Later features add `encrypted` (after pair-verify), `reverse` (after POST /reverse and 101) and
-// `stream` (after POST /stream on the mirroring port); each takes over the bytes the parser has
-// not consumed (`MessageParser.takeRemaining`).
+// Later features add `reverse` (after POST /reverse and 101) and `stream` (after POST /stream on
+// the mirroring port); each takes over the bytes the parser has not consumed
+// (`MessageParser.takeRemaining`).
 
 import type { Dialect } from '../dialect';
 import { HEADER, Headers, MessageParser, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
 import type { Clock, Connection, Logger, TimerHandle } from '../platform';
 import type { ReceiverLimits } from './config';
 import { sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
+import { ConnectionSession, type SecureChannel } from './session';
 
-export type ConnectionMode = 'request' | 'closed';
+export type ConnectionMode = 'request' | 'encrypted' | 'closed';
 
 /** What a connection needs from the receiver that owns it. */
 export interface ConnectionContext {
@@ -44,7 +47,10 @@ export class ReceiverConnection {
   mode: ConnectionMode = 'request';
   /** The sender's session (`X-Vendor-Session-ID`), from the first request that carries it. */
   sessionId: string | undefined;
-  private readonly parser: MessageParser<'request'>;
+  /** State kept for the life of the connection, handed to every handler. */
+  readonly session = new ConnectionSession();
+  private channel: SecureChannel | undefined;
+  private parser: MessageParser<'request'>;
   private pending: PendingRequest | undefined;
   /** A handler is running: further requests wait in the parser, answered in order. */
   private busy = false;
@@ -56,16 +62,20 @@ export class ReceiverConnection {
     readonly port: Connection,
     private readonly context: ConnectionContext,
   ) {
-    const { limits } = context;
-    this.parser = new MessageParser('request', {
-      maxHeadBytes: limits.maxHeadBytes,
-      maxHeaderCount: limits.maxHeaderCount,
-      maxBodyBytes: limits.maxBodyBytes,
-    });
+    this.parser = this.newParser();
     port.onData = (bytes) => this.receive(bytes);
     port.onClose = (error) => this.closed(error);
     port.onDrain = () => {};
     this.armTimer();
+  }
+
+  private newParser(): MessageParser<'request'> {
+    const { limits } = this.context;
+    return new MessageParser('request', {
+      maxHeadBytes: limits.maxHeadBytes,
+      maxHeaderCount: limits.maxHeaderCount,
+      maxBodyBytes: limits.maxBodyBytes,
+    });
   }
 
   get peer(): string {
@@ -81,10 +91,28 @@ export class ReceiverConnection {
   }
 
   private receive(bytes: Uint8Array): void {
-    if (this.mode !== 'request') return;
-    if (this.headStartedAt === undefined && !this.pending && bytes.length > 0) this.headStartedAt = this.context.clock.now();
-    this.parser.receive(bytes);
+    if (this.mode === 'closed') return;
+    if (this.channel) {
+      let plaintexts: Uint8Array[];
+      try {
+        plaintexts = this.channel.open(bytes);
+      } catch (error) {
+        // spec 5.4: a frame that fails authentication ends this connection only.
+        this.context.log('warn', `${this.peer} encrypted frame rejected: ${describe(error)}`);
+        this.close('frame failed authentication');
+        return;
+      }
+      for (const plaintext of plaintexts) this.feed(plaintext);
+    } else {
+      this.feed(bytes);
+    }
     this.pump();
+  }
+
+  private feed(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (this.headStartedAt === undefined && !this.pending) this.headStartedAt = this.context.clock.now();
+    this.parser.receive(bytes);
   }
 
   private closed(error?: string): void {
@@ -97,7 +125,7 @@ export class ReceiverConnection {
 
   /** Pulls parser events until it needs more bytes or a handler is running. */
   private pump(): void {
-    while (this.mode === 'request' && !this.busy) {
+    while (this.mode !== 'closed' && !this.busy) {
       const event = this.parser.next();
       if (!event) break;
       switch (event.type) {
@@ -160,6 +188,7 @@ export class ReceiverConnection {
       remotePort: this.port.remotePort,
       localAddress: this.port.localAddress,
       localPort: this.port.localPort,
+      session: this.session,
     };
     const handler = pending.route.handler;
     this.busy = true;
@@ -205,7 +234,25 @@ export class ReceiverConnection {
     const body = head.method === 'HEAD' ? undefined : response.body;
     if (head.method === 'HEAD' && response.body) headers.set(HEADER.contentLength, response.body.length);
     this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close);
-    if (close) this.close('request asked to close');
+    if (close) {
+      this.close('request asked to close');
+      return;
+    }
+    if (response.secure) this.encrypt(response.secure);
+  }
+
+  /**
+   * Switches to encrypted mode. Bytes the sender pipelined after the request that established
+   * the keys are already ciphertext: they leave the parser and go through the channel.
+   */
+  private encrypt(channel: SecureChannel): void {
+    const pipelined = this.parser.takeRemaining();
+    this.parser = this.newParser();
+    this.channel = channel;
+    this.mode = 'encrypted';
+    this.session.encrypted = true;
+    this.context.log('debug', `${this.peer} connection encrypted`);
+    if (pipelined.length > 0) this.receive(pipelined);
   }
 
   private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean): void {
@@ -215,7 +262,8 @@ export class ReceiverConnection {
     headers.set(HEADER.date, httpDate(clock.wallTime()));
     headers.set(HEADER.server, serverHeader);
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
-    this.port.write(writeResponse({ protocol, version, status, headers, body }));
+    const bytes = writeResponse({ protocol, version, status, headers, body });
+    this.port.write(this.channel ? this.channel.seal(bytes) : bytes);
   }
 
   /**
@@ -225,7 +273,7 @@ export class ReceiverConnection {
    */
   private armTimer(): void {
     this.clearTimer();
-    if (this.mode !== 'request' || this.busy) return;
+    if (this.mode === 'closed' || this.busy) return;
     const { clock, limits } = this.context;
     let ms = limits.idleTimeoutMs;
     let why = `idle for ${limits.idleTimeoutMs} ms`;

@@ -2,6 +2,7 @@
 
 import type { HeadersInit, Protocol, RequestHead } from '../http';
 import type { Dialect } from '../dialect';
+import type { ConnectionSession, SecureChannel } from './session';
 
 /** A request as handlers see it: the parsed head, its path and query, and the whole body. */
 export interface Request {
@@ -19,6 +20,8 @@ export interface Request {
   readonly remotePort: number;
   readonly localAddress: string;
   readonly localPort: number;
+  /** State kept for the life of the connection (pairing steps, encryption). */
+  readonly session: ConnectionSession;
 }
 
 export interface Response {
@@ -27,6 +30,11 @@ export interface Response {
   readonly body?: Uint8Array;
   /** Close the connection once this response is written. */
   readonly close?: boolean;
+  /**
+   * Encrypt the connection from the next byte on (spec 5.4): this response still goes out in
+   * the clear, everything after it in both directions through the channel.
+   */
+  readonly secure?: SecureChannel;
 }
 
 export type Handler = (request: Request) => Response | Promise<Response>;

@@ -6,6 +6,7 @@ import { test } from 'node:test';
 import { MessageParser, type ResponseHead } from '../../src/http';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
+import type { SecureChannel } from '../../src/receiver/session';
 import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom, settle } from '../support/memory-ports';
 
 function setup(limits: Partial<ReceiverLimits> = {}) {
@@ -236,4 +237,77 @@ test('keeps the session id of the first request that carries it, in either diale
   const appleConnection = receiver.accept(apple)!;
   apple.send('GET /server-info HTTP/1.1\r\nX-Apple-Session-ID: 2bd6ceeb-fffd-456c-a09c-996053a7a08c\r\n\r\n');
   assert.equal(appleConnection.sessionId, '2bd6ceeb-fffd-456c-a09c-996053a7a08c');
+});
+
+/** A toy channel for the connection's encrypted mode: each frame is a length byte and bytes XOR 0x5a. */
+function xorChannel(): SecureChannel & { failNext: boolean } {
+  let pending = new Uint8Array(0);
+  const channel = {
+    failNext: false,
+    open(bytes: Uint8Array): Uint8Array[] {
+      if (channel.failNext) throw new Error('tag mismatch');
+      const joined = new Uint8Array(pending.length + bytes.length);
+      joined.set(pending);
+      joined.set(bytes, pending.length);
+      const out: Uint8Array[] = [];
+      let offset = 0;
+      while (offset < joined.length && offset + 1 + joined[offset] <= joined.length) {
+        out.push(joined.slice(offset + 1, offset + 1 + joined[offset]).map((byte) => byte ^ 0x5a));
+        offset += 1 + joined[offset];
+      }
+      pending = joined.slice(offset);
+      return out;
+    },
+    seal(plaintext: Uint8Array): Uint8Array {
+      const out: number[] = [];
+      for (let i = 0; i < plaintext.length; i += 255) {
+        const part = plaintext.subarray(i, i + 255);
+        out.push(part.length, ...Array.from(part, (byte) => byte ^ 0x5a));
+      }
+      return new Uint8Array(out);
+    },
+  };
+  return channel;
+}
+
+function sealText(channel: SecureChannel, text: string): Uint8Array {
+  return channel.seal(new Uint8Array(Array.from(text, (char) => char.charCodeAt(0))));
+}
+
+test('a response with `secure` goes out in the clear, then both directions use the channel', async () => {
+  const { open, receiver } = setup();
+  const channel = xorChannel();
+  receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
+  const connection = open();
+  // The encrypted request is pipelined right behind the one that switches: it must be decrypted too.
+  const clear = 'POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n';
+  const sealed = sealText(channel, 'GET /server-info HTTP/1.1\r\n\r\n');
+  const both = new Uint8Array(clear.length + sealed.length);
+  both.set(Array.from(clear, (char) => char.charCodeAt(0)));
+  both.set(sealed, clear.length);
+  connection.send(both);
+  for (let i = 0; i < 4; i++) await settle();
+  const first = connection.chunks[0];
+  assert.match(String.fromCharCode(...first.subarray(0, 15)), /^HTTP\/1\.1 200 /);
+  const decrypted = channel.open(connection.chunks[1]);
+  const text = decrypted.map((part) => String.fromCharCode(...part)).join('');
+  assert.match(text, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(text, /<key>deviceid<\/key>/);
+});
+
+test('a frame that fails authentication closes only that connection', async () => {
+  const { open, receiver, log } = setup();
+  const channel = xorChannel();
+  receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
+  const victim = open();
+  const bystander = open();
+  victim.send('POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+  await settle();
+  channel.failNext = true;
+  victim.send(new Uint8Array([3, 1, 2, 3]));
+  assert.equal(victim.closed, true);
+  assert.ok(log.lines.some((line) => /encrypted frame rejected: Error: tag mismatch/.test(line.message)));
+  bystander.send('GET /server-info HTTP/1.1\r\n\r\n');
+  await settle();
+  assert.equal(responses(bystander)[0].head.status, 200);
 });
