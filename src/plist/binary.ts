@@ -31,6 +31,12 @@ export interface BinaryPlistDecodeOptions {
   limits?: Partial<PlistLimits>;
   /** Decode every real as PlistReal, so an integral real stays distinguishable from an integer. */
   exactReals?: boolean;
+  /**
+   * Copy data objects out of the input. By default they are views into `bytes` (no copy: a
+   * picture in a slideshow reply is most of the body, and small devices cannot afford it twice),
+   * so set this when the input buffer will be reused or changed after decoding.
+   */
+  copyData?: boolean;
 }
 
 const MAGIC = [0x62, 0x70, 0x6c, 0x69, 0x73, 0x74, 0x30, 0x30]; // "bplist00"
@@ -54,25 +60,32 @@ export function isBinaryPlist(bytes: Uint8Array): boolean {
 
 /** Marks a container whose members are being decoded, so a reference back to it is a cycle. */
 const IN_PROGRESS: unknown = {};
+/** Returned by visit() when it opened a container instead of producing a value. */
+const OPENED: unknown = {};
 
 /**
  * Decodes a binary plist. Every failure, including any malformed, truncated or hostile input,
  * is a PlistError. Objects referenced more than once decode once and are shared (as in the
- * document); a reference cycle is an error.
+ * document); a reference cycle is an error. Data values are views into `bytes` unless
+ * `copyData` is set.
  */
 export function decodeBinaryPlist(bytes: Uint8Array, options: BinaryPlistDecodeOptions = {}): PlistValue {
   const limits = mergeLimits(options.limits);
   try {
     if (!(bytes instanceof Uint8Array)) throw new PlistError('bplist: input is not a Uint8Array');
-    const reader = new Reader(bytes, limits, options.exactReals === true);
-    return reader.object(reader.topObject, 0);
+    return new Reader(bytes, limits, options.exactReals === true, options.copyData === true).decode();
   } catch (error) {
     if (error instanceof PlistError) throw error;
-    // BytesError from UTF-8 decoding, or a RangeError (stack) when the caller raised maxDepth
-    // beyond what the engine's stack allows: callers only ever see PlistError.
-    const message = error instanceof Error ? error.message : String(error);
-    throw new PlistError(`bplist: ${message}`);
+    // BytesError from UTF-8 decoding, or an engine RangeError (memory): callers only ever see
+    // PlistError.
+    throw wrap(error);
   }
+}
+
+/** A PlistError carrying any other error (as its cause), so callers need to catch one type. */
+function wrap(error: unknown): PlistError {
+  const message = error instanceof Error ? error.message : String(error);
+  return new PlistError(`bplist: ${message}`, { cause: error });
 }
 
 /** DEFAULT_PLIST_LIMITS with the caller's overrides; an override left undefined keeps the default. */
@@ -91,19 +104,33 @@ class Reader {
   private readonly offsetIntSize: number;
   private readonly objectRefSize: number;
   private readonly numObjects: number;
-  readonly topObject: number;
+  private readonly topObject: number;
   /** Start of the offset table, which is also the end of the object area. */
   private readonly tableOffset: number;
   /** Decoded value per object index, or IN_PROGRESS; undefined before the first visit. */
   private readonly memo: unknown[];
   /**
-   * Nesting height per decoded container (1 for one without containers inside). A shared
+   * Nesting height per decoded container (1 for one without containers inside; 0 for scalars
+   * and objects not decoded yet). A shared
    * container reached again at a deeper place must still fit maxDepth there, or sharing could
    * build a value far deeper than the limit for whoever walks it next.
    */
-  private readonly heights: number[];
-  /** Height of the value the last object() call returned (0 for a scalar). */
+  private readonly heights: Uint32Array;
+  /** Height of the value the last visit() returned (0 for a scalar). */
   private height = 0;
+  /** Open containers, innermost last: `sp` of them, as parallel arrays (no object per frame). */
+  private sp = 0;
+  private readonly fIndex: number[] = [];
+  private readonly fValue: (PlistValue[] | PlistDict | undefined)[] = [];
+  private readonly fDict: boolean[] = [];
+  private readonly fCount: number[] = [];
+  /** Position of the first member reference (of the keys, for a dict). */
+  private readonly fRefs: number[] = [];
+  private readonly fNext: number[] = [];
+  /** Greatest height among the members so far. */
+  private readonly fInner: number[] = [];
+  /** Key waiting for its value while that value, a container, is being filled. */
+  private readonly fKey: string[] = [];
   /** Position just after the length header read by readCount. */
   private cursor = 0;
 
@@ -111,6 +138,7 @@ class Reader {
     private readonly bytes: Uint8Array,
     private readonly limits: PlistLimits,
     private readonly exactReals: boolean,
+    private readonly copyData: boolean,
   ) {
     const length = bytes.length;
     if (length > limits.maxBytes) {
@@ -154,45 +182,150 @@ class Reader {
     this.numObjects = numObjects;
     this.topObject = topObject;
     this.tableOffset = tableOffset;
-    this.memo = new Array(numObjects);
-    this.heights = new Array(numObjects);
+    // Filled, not holey: XS makes each store into a `new Array(n)` cost O(n).
+    this.memo = new Array(numObjects).fill(undefined);
+    this.heights = new Uint32Array(numObjects);
   }
 
-  /** Decodes object `index`; `depth` is the number of containers around it. */
-  object(index: number, depth: number): PlistValue {
+  /**
+   * Decodes the top object. The walk is iterative, with an explicit stack of open containers:
+   * XS engines run with small fixed stacks (a few hundred frames; overflowing one aborts the
+   * whole machine rather than throwing), so nesting depth must cost heap, not native stack.
+   */
+  decode(): PlistValue {
+    const first = this.visit(this.topObject, 0);
+    if (first !== OPENED) return first as PlistValue;
+    const refSize = this.objectRefSize;
     const memo = this.memo;
-    const known = memo[index];
+    const fIndex = this.fIndex;
+    const fValue = this.fValue;
+    const fDict = this.fDict;
+    const fCount = this.fCount;
+    const fRefs = this.fRefs;
+    const fNext = this.fNext;
+    const fInner = this.fInner;
+    const fKey = this.fKey;
+    for (;;) {
+      const s = this.sp - 1;
+      const next = fNext[s];
+      if (next < fCount[s]) {
+        fNext[s] = next + 1;
+        const container = fValue[s];
+        let member: unknown;
+        if (fDict[s]) {
+          const key = this.key(this.ref(fRefs[s] + next * refSize, fIndex[s]), fIndex[s]);
+          member = this.visit(this.ref(fRefs[s] + (fCount[s] + next) * refSize, fIndex[s]), s + 1);
+          if (member === OPENED) {
+            fKey[s] = key;
+            continue;
+          }
+          setEntry(container as PlistDict, key, member as PlistValue);
+        } else {
+          member = this.visit(this.ref(fRefs[s] + next * refSize, fIndex[s]), s + 1);
+          if (member === OPENED) continue;
+          (container as PlistValue[]).push(member as PlistValue);
+        }
+        if (this.height > fInner[s]) fInner[s] = this.height;
+        continue;
+      }
+      // Every member is in: the container is finished and goes to its parent.
+      const value = fValue[s] as PlistValue;
+      const height = fInner[s] + 1;
+      memo[fIndex[s]] = value;
+      this.heights[fIndex[s]] = height;
+      fValue[s] = undefined;
+      this.sp = s;
+      if (s === 0) return value;
+      const parent = s - 1;
+      if (fDict[parent]) setEntry(fValue[parent] as PlistDict, fKey[parent], value);
+      else (fValue[parent] as PlistValue[]).push(value);
+      if (height > fInner[parent]) fInner[parent] = height;
+    }
+  }
+
+  /**
+   * Object `index` at `depth` (containers around it): its value when it is a scalar or already
+   * decoded, or OPENED after pushing a frame for a container whose members are still to come.
+   */
+  private visit(index: number, depth: number): unknown {
+    const known = this.memo[index];
     if (known !== undefined) {
       if (known === IN_PROGRESS) throw new PlistError(`bplist: reference cycle through object ${index}`);
       const height = this.heights[index];
-      if (height === undefined) this.height = 0;
-      else {
-        if (depth + height > this.limits.maxDepth) throw this.tooDeep(index);
-        this.height = height;
-      }
-      return known as PlistValue;
+      if (height > 0 && depth + height > this.limits.maxDepth) throw this.tooDeep(index);
+      this.height = height;
+      return known;
     }
-    const bytes = this.bytes;
-    const end = this.tableOffset;
-    const offset = readUint(bytes, this.tableOffset + index * this.offsetIntSize, this.offsetIntSize);
-    if (offset < HEADER_SIZE || offset >= end) {
+    const offset = this.offsetOf(index);
+    const marker = this.bytes[offset];
+    const type = marker >> 4;
+    if (type === 0xa || type === 0xc || type === 0xd) {
+      // A set (0xC) has the layout of an array; the value model has no set, so it reads as one.
+      const count = this.readCount(index, offset, marker & 0x0f);
+      const dict = type === 0xd;
+      this.need(index, this.cursor, (dict ? 2 : 1) * count * this.objectRefSize);
+      if (depth >= this.limits.maxDepth) throw this.tooDeep(index);
+      this.memo[index] = IN_PROGRESS;
+      const s = this.sp++;
+      this.fIndex[s] = index;
+      // Members arrive in order, so arrays grow by push (cheap on XS, unlike stores into new Array(n)).
+      this.fValue[s] = dict ? {} : [];
+      this.fDict[s] = dict;
+      this.fCount[s] = count;
+      this.fRefs[s] = this.cursor;
+      this.fNext[s] = 0;
+      this.fInner[s] = 0;
+      return OPENED;
+    }
+    const value = this.scalar(index, offset, marker);
+    this.memo[index] = value;
+    this.height = 0;
+    return value;
+  }
+
+  /** A dictionary key: object `index` must be a string. */
+  private key(index: number, dict: number): string {
+    let key = this.memo[index];
+    if (key === undefined) {
+      const offset = this.offsetOf(index);
+      const marker = this.bytes[offset];
+      const type = marker >> 4;
+      // Containers are never keys: reject before opening one.
+      if (type !== 0xa && type !== 0xc && type !== 0xd) {
+        key = this.scalar(index, offset, marker);
+        this.memo[index] = key;
+      }
+    } else if (key === IN_PROGRESS) throw new PlistError(`bplist: reference cycle through object ${index}`);
+    if (typeof key !== 'string') {
+      throw new PlistError(`bplist: dict object ${dict} has key object ${index} that is not a string`);
+    }
+    return key;
+  }
+
+  /** Offset of object `index`, checked to lie in the object area. */
+  private offsetOf(index: number): number {
+    const offset = readUint(this.bytes, this.tableOffset + index * this.offsetIntSize, this.offsetIntSize);
+    if (offset < HEADER_SIZE || offset >= this.tableOffset) {
       throw new PlistError(`bplist: object ${index} offset ${offset} is beyond the object table`);
     }
-    const marker = bytes[offset];
+    return offset;
+  }
+
+  /** Decodes a non-container object. */
+  private scalar(index: number, offset: number, marker: number): PlistValue {
+    const bytes = this.bytes;
     const low = marker & 0x0f;
-    let value: PlistValue;
     switch (marker >> 4) {
       case 0x0:
-        if (marker === 0x08) value = false;
-        else if (marker === 0x09) value = true;
-        else if (marker === 0x00) {
+        if (marker === 0x08) return false;
+        if (marker === 0x09) return true;
+        if (marker === 0x00) {
           // plistlib would return None; the value model has no null and CoreFoundation never writes it.
           throw new PlistError(`bplist: object ${index} at offset ${offset} is null (0x00), which has no plist value`);
-        } else throw badMarker(index, offset, marker);
-        break;
+        }
+        throw badMarker(index, offset, marker);
       case 0x1:
-        value = this.integer(index, offset, low);
-        break;
+        return this.integer(index, offset, low);
       case 0x2: {
         const start = offset + 1;
         let real: number;
@@ -203,8 +336,7 @@ class Reader {
           this.need(index, start, 4);
           real = this.view.getFloat32(start);
         } else throw new PlistError(`bplist: object ${index} at offset ${offset} is a real of ${1 << low} bytes (only 4 or 8)`);
-        value = this.exactReals ? new PlistReal(real) : real;
-        break;
+        return this.exactReals ? new PlistReal(real) : real;
       }
       case 0x3: {
         if (marker !== 0x33) throw badMarker(index, offset, marker);
@@ -215,37 +347,32 @@ class Reader {
         if (!(ms >= -MAX_DATE_MS && ms <= MAX_DATE_MS)) {
           throw new PlistError(`bplist: object ${index} at offset ${offset} is a date outside the JavaScript Date range`);
         }
-        value = new Date(ms);
-        break;
+        return new Date(ms);
       }
       case 0x4: {
         const count = this.readCount(index, offset, low);
         const start = this.cursor;
         this.need(index, start, count);
-        value = bytes.slice(start, start + count);
-        break;
+        return this.copyData ? bytes.slice(start, start + count) : bytes.subarray(start, start + count);
       }
       case 0x5: {
         const count = this.readCount(index, offset, low);
         const start = this.cursor;
         this.need(index, start, count);
-        value = asciiString(bytes, start, count, index);
-        break;
+        return asciiString(bytes, start, count, index);
       }
       case 0x6: {
         const count = this.readCount(index, offset, low);
         const start = this.cursor;
         this.need(index, start, count * 2);
-        value = utf16String(bytes, start, count);
-        break;
+        return utf16String(bytes, start, count);
       }
       case 0x7: {
         // UTF-8 strings (count in bytes) come from newer writers; accepting them costs nothing.
         const count = this.readCount(index, offset, low);
         const start = this.cursor;
         this.need(index, start, count);
-        value = utf8Decode(bytes.subarray(start, start + count));
-        break;
+        return utf8Decode(bytes.subarray(start, start + count));
       }
       case 0x8: {
         const size = low + 1;
@@ -255,59 +382,11 @@ class Reader {
         if (!Number.isSafeInteger(uid)) {
           throw new PlistError(`bplist: object ${index} at offset ${offset} is a UID beyond 2^53`);
         }
-        value = new PlistUid(uid);
-        break;
-      }
-      case 0xa:
-      case 0xc: {
-        // A set (0xC) has the layout of an array; the value model has no set, so it reads as one.
-        const count = this.readCount(index, offset, low);
-        const refSize = this.objectRefSize;
-        let p = this.cursor;
-        this.need(index, p, count * refSize);
-        if (depth >= this.limits.maxDepth) throw this.tooDeep(index);
-        memo[index] = IN_PROGRESS;
-        const array: PlistValue[] = new Array(count);
-        let inner = 0;
-        for (let i = 0; i < count; i++, p += refSize) {
-          array[i] = this.object(this.ref(p, index), depth + 1);
-          if (this.height > inner) inner = this.height;
-        }
-        this.heights[index] = inner + 1;
-        memo[index] = array;
-        this.height = inner + 1;
-        return array;
-      }
-      case 0xd: {
-        const count = this.readCount(index, offset, low);
-        const refSize = this.objectRefSize;
-        const keysStart = this.cursor;
-        this.need(index, keysStart, count * 2 * refSize);
-        if (depth >= this.limits.maxDepth) throw this.tooDeep(index);
-        memo[index] = IN_PROGRESS;
-        const dict: PlistDict = {};
-        const valuesStart = keysStart + count * refSize;
-        let inner = 0;
-        for (let i = 0; i < count; i++) {
-          const keyIndex = this.ref(keysStart + i * refSize, index);
-          const key = this.object(keyIndex, depth + 1);
-          if (typeof key !== 'string') {
-            throw new PlistError(`bplist: dict object ${index} has key object ${keyIndex} that is not a string`);
-          }
-          setEntry(dict, key, this.object(this.ref(valuesStart + i * refSize, index), depth + 1));
-          if (this.height > inner) inner = this.height;
-        }
-        this.heights[index] = inner + 1;
-        memo[index] = dict;
-        this.height = inner + 1;
-        return dict;
+        return new PlistUid(uid);
       }
       default:
         throw badMarker(index, offset, marker);
     }
-    memo[index] = value;
-    this.height = 0;
-    return value;
   }
 
   private integer(index: number, offset: number, low: number): number | bigint {
@@ -433,16 +512,22 @@ function readUint64(bytes: Uint8Array, p: number): number | bigint {
   return BigInt(high) * 4294967296n + BigInt(low);
 }
 
-/** Reused code-unit buffer: long strings are built in chunks without per-character strings. */
-const CHUNK = 2048;
+/**
+ * Long strings are built from chunks of this many code units, each one String.fromCharCode
+ * call: its arguments go on the engine stack, which is small on XS.
+ */
+const CHUNK = 1024;
+/** Strings up to this length are built by concatenation, which beats an apply() call. */
+const SHORT = 24;
+/** Reused code-unit buffer for UTF-16 chunks: no allocation per character. */
 const scratch = new Uint16Array(CHUNK);
 
 function asciiString(bytes: Uint8Array, start: number, count: number, index: number): string {
   let bad = 0;
-  if (count <= 24) {
-    // Short strings (keys, mostly): building by concatenation beats an apply() call.
+  const end = start + count;
+  if (count <= SHORT) {
     let text = '';
-    for (let i = start, end = start + count; i < end; i++) {
+    for (let i = start; i < end; i++) {
       const code = bytes[i];
       bad |= code;
       text += String.fromCharCode(code);
@@ -450,15 +535,15 @@ function asciiString(bytes: Uint8Array, start: number, count: number, index: num
     if (bad > 0x7f) throw nonAscii(index, start);
     return text;
   }
-  let text = '';
-  for (let chunkStart = start, end = start + count; chunkStart < end; chunkStart += CHUNK) {
-    const chunkEnd = Math.min(chunkStart + CHUNK, end);
-    const part = bytes.subarray(chunkStart, chunkEnd);
+  // Parts joined once at the end: repeated += of a long string copies it each time on XS.
+  const parts: string[] = [];
+  for (let chunkStart = start; chunkStart < end; chunkStart += CHUNK) {
+    const part = bytes.subarray(chunkStart, Math.min(chunkStart + CHUNK, end));
     for (let i = 0; i < part.length; i++) bad |= part[i];
-    text += String.fromCharCode.apply(null, part as unknown as number[]);
+    parts.push(String.fromCharCode.apply(null, part as unknown as number[]));
   }
   if (bad > 0x7f) throw nonAscii(index, start);
-  return text;
+  return parts.length === 1 ? parts[0] : parts.join('');
 }
 
 function nonAscii(index: number, start: number): PlistError {
@@ -467,19 +552,19 @@ function nonAscii(index: number, start: number): PlistError {
 
 /** UTF-16BE code units as they are: surrogate pairs stay pairs (a JS string is UTF-16 too). */
 function utf16String(bytes: Uint8Array, start: number, count: number): string {
-  let text = '';
-  let p = start;
-  for (let done = 0; done < count; ) {
+  if (count <= SHORT) {
+    let text = '';
+    for (let i = 0, p = start; i < count; i++, p += 2) text += String.fromCharCode((bytes[p] << 8) | bytes[p + 1]);
+    return text;
+  }
+  const parts: string[] = [];
+  for (let done = 0, p = start; done < count; ) {
     const n = Math.min(CHUNK, count - done);
-    if (n <= 24) {
-      for (let i = 0; i < n; i++, p += 2) text += String.fromCharCode((bytes[p] << 8) | bytes[p + 1]);
-    } else {
-      for (let i = 0; i < n; i++, p += 2) scratch[i] = (bytes[p] << 8) | bytes[p + 1];
-      text += String.fromCharCode.apply(null, scratch.subarray(0, n) as unknown as number[]);
-    }
+    for (let i = 0; i < n; i++, p += 2) scratch[i] = (bytes[p] << 8) | bytes[p + 1];
+    parts.push(String.fromCharCode.apply(null, scratch.subarray(0, n) as unknown as number[]));
     done += n;
   }
-  return text;
+  return parts.length === 1 ? parts[0] : parts.join('');
 }
 
 // =============================================================================================
@@ -500,6 +585,9 @@ const K_UID = 10;
 const K_ARRAY = 11;
 const K_DICT = 12; // payload: key refs followed by value refs
 
+/** visit() result for a container it opened (object indexes are never negative). */
+const OPENED_REF = -1;
+
 const MIN_INT64 = -(2n ** 63n);
 const TWO_63 = 2n ** 63n;
 const TWO_64 = 2n ** 64n;
@@ -511,9 +599,15 @@ const TWO_64 = 2n ** 64n;
  * object's own key order.
  */
 export function encodeBinaryPlist(value: PlistValue): Uint8Array {
-  const collector = new Collector();
-  const top = collector.add(value);
-  return collector.write(top);
+  try {
+    const collector = new Collector();
+    const top = collector.add(value);
+    return collector.write(top);
+  } catch (error) {
+    // A throwing getter or a failed allocation of the output still surfaces as a PlistError.
+    if (error instanceof PlistError) throw error;
+    throw wrap(error);
+  }
 }
 
 class Collector {
@@ -536,11 +630,51 @@ class Collector {
   private readonly containers = new Map<object, number>();
   private readonly active = new Set<object>();
 
-  /** Keys and indexes from the top value to the one being added, for error messages. */
-  private readonly path: (string | number)[] = [];
+  /**
+   * Open containers, innermost last (`sp` of them), as parallel arrays. Like the decoder, the
+   * walk is iterative so that nesting costs heap rather than the engine's small native stack.
+   */
+  private sp = 0;
+  private readonly fObject: object[] = [];
+  /** Own keys of a dict, or null for an array. */
+  private readonly fKeys: (string[] | null)[] = [];
+  private readonly fRefs: number[][] = [];
+  private readonly fIndex: number[] = [];
+  /** Member being added; its reference is pushed onto fRefs once complete. */
+  private readonly fNext: number[] = [];
+  private readonly fCount: number[] = [];
 
-  /** Adds `value` (and its members, depth-first, keys before values) and returns its object index. */
+  /** Adds `value` and its members (pre-order, a dict's keys before its values); returns its object index. */
   add(value: unknown): number {
+    const first = this.visit(value);
+    if (first !== OPENED_REF) return first;
+    const { fObject, fKeys, fRefs, fNext, fCount } = this;
+    for (;;) {
+      const s = this.sp - 1;
+      const next = fNext[s];
+      if (next < fCount[s]) {
+        const keys = fKeys[s];
+        const member = keys === null ? (fObject[s] as unknown[])[next] : (fObject[s] as Record<string, unknown>)[keys[next]];
+        const ref = this.visit(member);
+        if (ref === OPENED_REF) continue;
+        // Members complete in order (after a dict's keys), so push puts each reference in place.
+        fRefs[s].push(ref);
+        fNext[s] = next + 1;
+        continue;
+      }
+      // All members added: the container's reference goes to its parent.
+      const index = this.fIndex[s];
+      this.active.delete(fObject[s]);
+      this.sp = s;
+      if (s === 0) return index;
+      const parent = s - 1;
+      fRefs[parent].push(index);
+      fNext[parent]++;
+    }
+  }
+
+  /** The object index of a scalar or known container, or OPENED_REF after opening a new container. */
+  private visit(value: unknown): number {
     switch (typeof value) {
       case 'string':
         return this.string(value);
@@ -574,57 +708,44 @@ class Collector {
       if (this.active.has(object)) throw this.fail('cannot encode a container that contains itself');
       return known;
     }
-    const path = this.path;
-    if (Array.isArray(object)) {
-      const index = this.enter(object, K_ARRAY);
-      const refs: number[] = new Array(object.length);
-      for (let i = 0; i < object.length; i++) {
-        path.push(i);
-        refs[i] = this.add(object[i]);
-        path.pop();
+    let keys: string[] | null = null;
+    if (!Array.isArray(object)) {
+      const prototype: unknown = Object.getPrototypeOf(object);
+      if (prototype !== Object.prototype && prototype !== null) {
+        const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
+        throw this.fail(`cannot encode an object of kind ${typeof name === 'string' && name ? name : 'unknown'}`);
       }
-      this.payloads[index] = refs;
-      this.active.delete(object);
-      return index;
+      keys = Object.keys(object);
     }
-    const prototype: unknown = Object.getPrototypeOf(object);
-    if (prototype !== Object.prototype && prototype !== null) {
-      const name = (object as { constructor?: { name?: unknown } }).constructor?.name;
-      throw this.fail(`cannot encode an object of kind ${typeof name === 'string' && name ? name : 'unknown'}`);
-    }
-    const index = this.enter(object, K_DICT);
-    const dict = object as Record<string, unknown>;
-    const keys = Object.keys(dict);
-    const count = keys.length;
-    const refs: number[] = new Array(count * 2);
-    for (let i = 0; i < count; i++) refs[i] = this.string(keys[i]);
-    for (let i = 0; i < count; i++) {
-      const key = keys[i];
-      path.push(key);
-      refs[count + i] = this.add(dict[key]);
-      path.pop();
-    }
-    this.payloads[index] = refs;
-    this.active.delete(object);
-    return index;
-  }
-
-  /** Starts a container: checks depth, marks it active (to catch cycles) and gives it its index. */
-  private enter(object: object, kind: number): number {
-    if (this.path.length >= DEFAULT_PLIST_LIMITS.maxDepth) {
+    if (this.sp >= DEFAULT_PLIST_LIMITS.maxDepth) {
       throw this.fail(`containers nested deeper than ${DEFAULT_PLIST_LIMITS.maxDepth} levels`);
     }
+    const count = keys === null ? (object as unknown[]).length : keys.length;
+    const index = this.push(keys === null ? K_ARRAY : K_DICT, null, 0);
+    this.containers.set(object, index);
     this.active.add(object);
     this.containerCount++;
-    const index = this.push(kind, null, 0);
-    this.containers.set(object, index);
-    return index;
+    const refs: number[] = [];
+    this.payloads[index] = refs;
+    // Keys first, as plistlib orders them: they are strings, so no container opens here.
+    if (keys !== null) for (let i = 0; i < count; i++) refs.push(this.string(keys[i]));
+    const s = this.sp++;
+    this.fObject[s] = object;
+    this.fKeys[s] = keys;
+    this.fRefs[s] = refs;
+    this.fIndex[s] = index;
+    this.fNext[s] = 0;
+    this.fCount[s] = count;
+    return OPENED_REF;
   }
 
-  /** An error naming the place, e.g. `bplist: cannot encode undefined at $.settings["theme"]`. */
+  /** An error naming the place, e.g. `bplist: cannot encode undefined at $["settings"]["theme"]`. */
   private fail(message: string): PlistError {
     let where = '$';
-    for (const step of this.path) where += typeof step === 'number' ? `[${step}]` : `[${JSON.stringify(step)}]`;
+    for (let s = 0; s < this.sp; s++) {
+      const keys = this.fKeys[s];
+      where += keys === null ? `[${this.fNext[s]}]` : `[${JSON.stringify(keys[this.fNext[s]])}]`;
+    }
     return new PlistError(`bplist: ${message} at ${where}`);
   }
 
@@ -711,11 +832,13 @@ class Collector {
   }
 
   private bytes(bytes: Uint8Array): number {
-    // Bucketed by length, then compared byte for byte: no copy or hash string of large data.
-    let bucket = this.data.get(bytes.length);
+    // Bucketed by a hash of the length and a sample of the bytes, then compared in full: no
+    // copy, and no pass over all of a large picture just to hash it.
+    const hash = sampleHash(bytes);
+    let bucket = this.data.get(hash);
     if (bucket === undefined) {
       bucket = [];
-      this.data.set(bytes.length, bucket);
+      this.data.set(hash, bucket);
     } else {
       for (const index of bucket) {
         const other = this.payloads[index] as Uint8Array;
@@ -864,6 +987,16 @@ class Collector {
     writeUint(out, trailer + 24, 8, tableOffset);
     return out;
   }
+}
+
+/** FNV-1a over the length and at most about 64 bytes spread over the data (the last included). */
+function sampleHash(bytes: Uint8Array): number {
+  const length = bytes.length;
+  let hash = Math.imul(0x811c9dc5 ^ length, 16777619);
+  const step = length > 64 ? Math.floor(length / 64) : 1;
+  for (let i = 0; i < length; i += step) hash = Math.imul(hash ^ bytes[i], 16777619);
+  if (length > 0) hash = Math.imul(hash ^ bytes[length - 1], 16777619);
+  return hash;
 }
 
 /** Bytes of a non-negative safe integer, or 8 for a negative one (plistlib and CF widths). */

@@ -4,7 +4,7 @@
 import bplistCreator from 'bplist-creator';
 import { parseBuffer } from 'bplist-parser';
 import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
-import type { PlistValue } from '../../src/plist/value';
+import { PlistReal, PlistUid, type PlistValue } from '../../src/plist/value';
 import { PLIST_SAMPLES } from '../vectors/plist-samples';
 import { makeRng } from '../support/arbitrary';
 import { compare, report, round } from './measure';
@@ -19,6 +19,18 @@ function forLibrary(value: PlistValue): unknown {
   return out;
 }
 
+/** A copy with no shared containers, so encoders cannot write a repeated container once. */
+function deepCopy(value: PlistValue): PlistValue {
+  if (Array.isArray(value)) return value.map(deepCopy);
+  if (value instanceof Uint8Array) return value.slice();
+  if (value instanceof Date) return new Date(value.getTime());
+  if (value instanceof PlistReal) return new PlistReal(value.value);
+  if (typeof value !== 'object' || value instanceof PlistUid) return value;
+  const out: Record<string, PlistValue> = {};
+  for (const key of Object.keys(value)) out[key] = deepCopy(value[key]);
+  return out;
+}
+
 function payloads(): Record<string, PlistValue> {
   const rng = makeRng(42);
   const accessLog = PLIST_SAMPLES['2.10 playback access log entry'];
@@ -27,8 +39,9 @@ function payloads(): Record<string, PlistValue> {
     'info-record': PLIST_SAMPLES['2.11 audio-service information record'],
     // spec 2.8: a slideshow asset reply carrying a 150 KB JPEG
     'slideshow-asset-150k': { data: rng.bytes(150 * 1024), info: { id: 7, key: 1 } },
-    // spec 4.2: /getProperty playbackAccessLog with 200 entries (many repeated strings)
-    'access-log-200': { errorCode: 0, value: Array.from({ length: 200 }, () => accessLog) },
+    // spec 4.2: /getProperty playbackAccessLog with 200 entries (separate objects with many
+    // repeated strings and numbers, as a real log has)
+    'access-log-200': { errorCode: 0, value: Array.from({ length: 200 }, () => deepCopy(accessLog)) },
     // spec 2.13: the mirroring stream request
     'stream-request': PLIST_SAMPLES['2.13 mirroring stream request'],
   };

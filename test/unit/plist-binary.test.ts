@@ -169,13 +169,13 @@ describe('bplist isBinaryPlist', () => {
 describe('bplist round trips', () => {
   test('each scalar type survives encode then decode', () => {
     const values: PlistValue[] = [
-      '', 'plain', 'ünïcödé', '😀 and 𝄞', 'x'.repeat(5000), 'é'.repeat(5000),
+      '', 'plain', 'ünïcödé', '😀 and 𝄞', 'x'.repeat(3000), 'é'.repeat(3000),
       0, 1, -1, 255, 256, 65535, 65536, 2 ** 31, 2 ** 32, 2 ** 32 + 1, -(2 ** 31), Number.MAX_SAFE_INTEGER, Number.MIN_SAFE_INTEGER,
       2n ** 53n, -(2n ** 53n), 2n ** 63n - 1n, -(2n ** 63n), 2n ** 63n, 2n ** 64n - 1n,
       new PlistReal(0), new PlistReal(-0), new PlistReal(1), 0.1, -2.5e-300, 1.7976931348623157e308, 5e-324, NaN, Infinity, -Infinity,
       true, false,
       new Date(0), new Date(Date.UTC(2001, 0, 1)), new Date(Date.UTC(1900, 5, 1, 12, 30, 15, 250)), new Date(Date.UTC(2099, 11, 31, 23, 59, 59, 999)),
-      new Uint8Array(0), new Uint8Array([0, 255, 128]), new Uint8Array(70000).fill(0xa5),
+      new Uint8Array(0), new Uint8Array([0, 255, 128]), new Uint8Array(3000).fill(0xa5),
       new PlistUid(0), new PlistUid(255), new PlistUid(65536), new PlistUid(Number.MAX_SAFE_INTEGER),
     ];
     for (const value of values) {
@@ -207,6 +207,17 @@ describe('bplist round trips', () => {
       const doc = encodeBinaryPlist(value);
       assert.equal(doc[8], 0x23, `marker of ${value}`);
     }
+  });
+
+  test('data decodes as a view into the input, or as a copy with copyData', () => {
+    const doc = encodeBinaryPlist({ data: new Uint8Array([1, 2, 3]) });
+    const view = (decodeBinaryPlist(doc) as PlistDict).data as Uint8Array;
+    const copy = (decodeBinaryPlist(doc, { copyData: true }) as PlistDict).data as Uint8Array;
+    assert.equal(view.buffer, doc.buffer);
+    assert.notEqual(copy.buffer, doc.buffer);
+    doc[view.byteOffset] = 9;
+    assert.deepEqual(view, new Uint8Array([9, 2, 3]));
+    assert.deepEqual(copy, new Uint8Array([1, 2, 3]));
   });
 
   test('nested containers, empty containers and key order survive', () => {
@@ -376,7 +387,7 @@ describe('bplist strings', () => {
   });
 
   test('long strings decode across chunk boundaries', () => {
-    for (const length of [24, 25, 2047, 2048, 2049, 10000]) {
+    for (const length of [24, 25, 1023, 1024, 1025, 5000]) {
       const text = 'ab'.repeat(length).slice(0, length);
       assert.equal(decodeBinaryPlist(encodeBinaryPlist(text)), text);
       const wide = 'ж😀'.repeat(length).slice(0, length);
@@ -419,6 +430,24 @@ describe('bplist deduplication', () => {
     const doc = encodeBinaryPlist(value);
     assert.equal(trailer(doc).numObjects, 1 + 2 + 1 + 1 + 2);
     assertSameValue(decodeBinaryPlist(doc), value);
+  });
+
+  test('data blobs that differ only between sampled bytes stay distinct', () => {
+    const a = new Uint8Array(1000);
+    const b = new Uint8Array(1000);
+    b[1] = 1; // the dedup hash samples every 15th byte of 1000; the full comparison decides
+    const doc = encodeBinaryPlist([a, b, new Uint8Array(1000)]);
+    assert.equal(trailer(doc).numObjects, 3);
+    const decoded = decodeBinaryPlist(doc) as Uint8Array[];
+    assert.equal(decoded[1][1], 1);
+    assert.equal(decoded[2][1], 0);
+  });
+
+  test('many distinct data blobs of one length are all kept', () => {
+    const blobs = Array.from({ length: 300 }, (_, i) => new Uint8Array([i & 255, i >> 8, 0, 0]));
+    const doc = encodeBinaryPlist([...blobs, ...blobs.map((blob) => blob.slice())]);
+    assert.equal(trailer(doc).numObjects, 301);
+    assertSameValue(decodeBinaryPlist(doc), [...blobs, ...blobs]);
   });
 
   test('a container shared by identity is written once and decodes shared', () => {
@@ -538,6 +567,22 @@ describe('bplist hostile input', () => {
     assert.ok(Array.isArray(decodeBinaryPlist(chain(100), { limits: { maxDepth: 100 } })));
   });
 
+  test('nesting 3000 deep under a raised limit decodes without engine recursion', () => {
+    // XS runs with a stack of a few hundred frames and aborts on overflow: the walk must be iterative.
+    const levels = 3000;
+    const objects: number[][] = [];
+    for (let i = 0; i < levels - 1; i++) objects.push([0xa1, ...be(i + 1, 2)]);
+    objects.push([0x51, 0x7a]);
+    const doc = build(objects, { refSize: 2, offsetSize: 2 });
+    throwsPlistError(() => decodeBinaryPlist(doc), /nested deeper than 64 levels/);
+    let value = decodeBinaryPlist(doc, { limits: { maxDepth: levels } });
+    for (let i = 0; i < levels - 1; i++) {
+      assert.ok(Array.isArray(value) && value.length === 1);
+      value = value[0];
+    }
+    assert.equal(value, 'z');
+  });
+
   test('a shared container reached again deeper must still fit the depth limit', () => {
     // Top [A0, B0]: A is a 40-deep chain (fits), B a 30-deep chain whose end refers back to A0,
     // which would make the decoded value 70 deep.
@@ -630,6 +675,12 @@ describe('bplist encoding errors', () => {
     const dict = Object.create(null) as PlistDict;
     dict.a = 1;
     assert.deepEqual(decodeBinaryPlist(encodeBinaryPlist(dict)), { a: 1 });
+  });
+
+  test('an error thrown by a getter comes out as a PlistError', () => {
+    const dict = {};
+    Object.defineProperty(dict, 'k', { enumerable: true, get: () => { throw new Error('getter failed'); } });
+    throwsPlistError(() => encodeBinaryPlist(dict), /getter failed/);
   });
 
   test('an invalid Date is a PlistError', () => {
