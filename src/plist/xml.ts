@@ -1042,6 +1042,34 @@ function isPlainDict(value: unknown): value is PlistDict {
  * forbids.
  */
 export function encodeXmlPlist(value: PlistValue): string {
+  return writeParts(value).join('');
+}
+
+/**
+ * encodeXmlPlist as UTF-8 bytes. The parts are encoded one by one: on XS, utf8Encode's
+ * charCodeAt(i) walks the string from its start, so one call on the whole document would be
+ * quadratic in its length, while the parts (tags, keys, values, base64 lines) are short.
+ */
+export function encodeXmlPlistBytes(value: PlistValue): Uint8Array {
+  const parts = writeParts(value);
+  const encoded: Uint8Array[] = [];
+  let length = 0;
+  for (const part of parts) {
+    const bytes = utf8Encode(part);
+    encoded.push(bytes);
+    length += bytes.length;
+  }
+  const out = new Uint8Array(length);
+  let offset = 0;
+  for (const bytes of encoded) {
+    out.set(bytes, offset);
+    offset += bytes.length;
+  }
+  return out;
+}
+
+/** The document as a list of strings: the writer's loop, shared by both encode functions. */
+function writeParts(value: PlistValue): string[] {
   const out: string[] = [XML_PLIST_DECLARATION, '\n', XML_PLIST_DOCTYPE, '\n', '<plist version="1.0">\n'];
   const stack: WriteFrame[] = [];
   const open = new Set<object>(); // containers on the current path, to catch cycles
@@ -1147,10 +1175,5 @@ export function encodeXmlPlist(value: PlistValue): string {
     if (!next) break;
   }
   out.push('</plist>\n');
-  return out.join('');
-}
-
-/** encodeXmlPlist as UTF-8 bytes. */
-export function encodeXmlPlistBytes(value: PlistValue): Uint8Array {
-  return utf8Encode(encodeXmlPlist(value));
+  return out;
 }

@@ -3,7 +3,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { concat, utf8Encode } from '../../src/bytes';
+import { concat, utf8Decode, utf8Encode } from '../../src/bytes';
 import { PlistError, PlistReal, PlistUid, type PlistDict, type PlistValue } from '../../src/plist/value';
 import {
   XML_PLIST_DOCTYPE,
@@ -24,6 +24,19 @@ const doc = (body: string) => HEAD + body + TAIL;
 
 /** Decodes a bare value element, without the header. */
 const value = (xml: string, exactReals = false) => decodeXmlPlist(xml, { exactReals });
+
+/**
+ * `prefix` then `pattern` repeated `count` times, as UTF-8 bytes. Large inputs are built as
+ * bytes: on XS, encoding one long string indexes it with charCodeAt, which is slow there.
+ */
+function tile(prefix: string, pattern: string, count: number): Uint8Array {
+  const head = utf8Encode(prefix);
+  const unit = utf8Encode(pattern);
+  const out = new Uint8Array(head.length + unit.length * count);
+  out.set(head, 0);
+  for (let i = 0; i < count; i++) out.set(unit, head.length + i * unit.length);
+  return out;
+}
 
 function throwsPlistError(fn: () => unknown, pattern?: RegExp): void {
   assert.throws(fn, (error: unknown) => {
@@ -187,12 +200,12 @@ test('refuses a container that contains itself instead of overflowing the stack'
 test('writes and reads back deep nesting (both walk an explicit stack, not the call stack)', () => {
   // Indentation makes the text quadratic in depth, so the depth stays modest here.
   let nested: PlistValue = 'leaf';
-  for (let i = 0; i < 1500; i++) nested = [nested];
-  const text = encodeXmlPlist(nested);
-  let back = decodeXmlPlist(text, { limits: { maxDepth: 1500 } });
-  for (let i = 0; i < 1500; i++) back = (back as PlistValue[])[0];
+  for (let i = 0; i < 300; i++) nested = [nested];
+  const bytes = encodeXmlPlistBytes(nested);
+  let back = decodeXmlPlist(bytes, { limits: { maxDepth: 300 } });
+  for (let i = 0; i < 300; i++) back = (back as PlistValue[])[0];
   assert.equal(back, 'leaf');
-  throwsPlistError(() => decodeXmlPlist(text, { limits: { maxDepth: 1499 } }), /nesting deeper than 1499/);
+  throwsPlistError(() => decodeXmlPlist(bytes, { limits: { maxDepth: 299 } }), /nesting deeper than 299/);
 });
 
 test('a __proto__ key is written and read back as an own entry', () => {
@@ -277,6 +290,38 @@ test('reads astral and other non-ASCII characters from UTF-8 bytes, skipping a B
   assert.deepEqual(Array.from(bytes.subarray(0, 3)), [0xef, 0xbb, 0xbf]);
   assert.equal(decodeXmlPlist(bytes), 'é 中 😀 𝄞');
   assert.equal(decodeXmlPlist('\ufeff<string>x</string>'), 'x');
+});
+
+test('reads long ASCII and non-ASCII strings whole', () => {
+  const ascii = 'abcdefghij'.repeat(1000);
+  const wide = 'é中😀'.repeat(2000);
+  assert.deepEqual(decodeXmlPlist(encodeXmlPlistBytes([ascii, wide, ascii + wide])), [ascii, wide, ascii + wide]);
+});
+
+test('accepts exactly the UTF-8 that bytes.ts utf8Decode accepts (seeded)', () => {
+  const rng = makeRng(99);
+  const open = utf8Encode('<string>');
+  const close = utf8Encode('</string>');
+  // Lead bytes, continuation bytes and ASCII, without the bytes markup would act on (< & CR).
+  const pool = [0x41, 0x7f, 0x80, 0x8f, 0x90, 0x9f, 0xa0, 0xbf, 0xc0, 0xc1, 0xc2, 0xdf, 0xe0, 0xed, 0xef, 0xf0, 0xf4, 0xf5, 0xff];
+  let valid = 0;
+  for (let round = 0; round < 3000; round++) {
+    const middle = new Uint8Array(rng.int(1, 8));
+    for (let i = 0; i < middle.length; i++) middle[i] = rng.pick(pool);
+    let expected: string | undefined;
+    try {
+      expected = utf8Decode(middle);
+    } catch {
+      expected = undefined;
+    }
+    const doc = concat(open, middle, close);
+    if (expected === undefined) throwsPlistError(() => decodeXmlPlist(doc), /invalid UTF-8 at offset/);
+    else {
+      assert.equal(decodeXmlPlist(doc), expected);
+      valid++;
+    }
+  }
+  assert.ok(valid > 40, `only ${valid} valid samples`);
 });
 
 test('normalises CRLF and CR line ends in text to LF, as XML requires', () => {
@@ -501,10 +546,8 @@ test('enforces maxDepth exactly, empty containers included', () => {
 });
 
 test('stops deep nesting at the default limit, far from any stack overflow', () => {
-  const hostile = '<plist>' + '<array>'.repeat(200000);
-  throwsPlistError(() => decodeXmlPlist(hostile), /nesting deeper than 64/);
-  const dicts = '<dict><key>a</key>'.repeat(100000);
-  throwsPlistError(() => decodeXmlPlist(dicts), /nesting deeper than 64/);
+  throwsPlistError(() => decodeXmlPlist(tile('<plist>', '<array>', 200000)), /nesting deeper than 64/);
+  throwsPlistError(() => decodeXmlPlist(tile('', '<dict><key>a</key>', 100000)), /nesting deeper than 64/);
 });
 
 test('enforces maxObjects, counting keys and values', () => {
@@ -517,7 +560,7 @@ test('enforces maxObjects, counting keys and values', () => {
 });
 
 test('decodes a large flat document', () => {
-  const count = 20000;
+  const count = 5000;
   const items: PlistValue[] = [];
   for (let i = 0; i < count; i++) items.push(i % 3 === 0 ? i : i % 3 === 1 ? `s${i}` : { k: i });
   const back = decodeXmlPlist(encodeXmlPlistBytes(items)) as PlistValue[];
@@ -526,11 +569,16 @@ test('decodes a large flat document', () => {
 });
 
 test('long runs of unterminated markup fail fast with a PlistError', () => {
-  throwsPlistError(() => decodeXmlPlist('<plist><string>' + '&'.repeat(100000)), /bad entity reference/);
-  throwsPlistError(() => decodeXmlPlist('<plist><string>' + '<'.repeat(100000)), /malformed tag/);
-  throwsPlistError(() => decodeXmlPlist('<' + 'a'.repeat(100000)), /unclosed tag/);
-  throwsPlistError(() => decodeXmlPlist('<!--'.repeat(50000)), /unclosed comment/);
-  throwsPlistError(() => decodeXmlPlist('<plist>' + ' '.repeat(100000)), /unexpected end of document/);
+  throwsPlistError(() => decodeXmlPlist(tile('<plist><string>', '&', 100000)), /bad entity reference/);
+  throwsPlistError(() => decodeXmlPlist(tile('<plist><string>', '<', 100000)), /malformed tag/);
+  throwsPlistError(() => decodeXmlPlist(tile('<', 'a', 100000)), /unclosed tag/);
+  throwsPlistError(() => decodeXmlPlist(tile('', '<!--', 50000)), /unclosed comment/);
+  throwsPlistError(() => decodeXmlPlist(tile('<plist>', ' ', 100000)), /unexpected end of document/);
+  throwsPlistError(() => decodeXmlPlist(tile('<plist><integer>', '9', 100000)), /unclosed <integer>/);
+  const digits = concat(tile('<integer>', '9', 100000), utf8Encode('</integer>'));
+  throwsPlistError(() => decodeXmlPlist(digits), /<integer> "9{40}\.\.\." is out of the 64-bit range/);
+  const real = concat(tile('<real>0.', '1', 100000), utf8Encode('</real>'));
+  assert.equal(decodeXmlPlist(real), 0.1111111111111111);
 });
 
 // -----------------------------------------------------------------------------------------------
