@@ -53,15 +53,24 @@ export function indexOf(haystack: Uint8Array, needle: Uint8Array, from = 0): num
 // Hex
 
 const HEX_DIGITS = '0123456789abcdef';
+const HEX_CODES = new Uint8Array(16);
+for (let i = 0; i < 16; i++) HEX_CODES[i] = HEX_DIGITS.charCodeAt(i);
+const HEX_PAIRS: string[] = [];
+for (let i = 0; i < 256; i++) HEX_PAIRS.push(HEX_DIGITS[i >> 4] + HEX_DIGITS[i & 15]);
 
 export function toHex(bytes: Uint8Array, separator = ''): string {
-  let out = '';
-  for (let i = 0; i < bytes.length; i++) {
-    if (i > 0 && separator) out += separator;
-    const byte = bytes[i];
-    out += HEX_DIGITS[byte >> 4] + HEX_DIGITS[byte & 15];
+  if (separator) {
+    const parts: string[] = [];
+    for (let i = 0; i < bytes.length; i++) parts.push(HEX_PAIRS[bytes[i]]);
+    return parts.join(separator);
   }
-  return out;
+  // ASCII codes into one array, then one conversion: see toBase64.
+  const out = new Uint8Array(bytes.length * 2);
+  for (let i = 0; i < bytes.length; i++) {
+    out[2 * i] = HEX_CODES[bytes[i] >> 4];
+    out[2 * i + 1] = HEX_CODES[bytes[i] & 15];
+  }
+  return latin1Decode(out);
 }
 
 /** Parses hex digits (either case); `separator` characters (such as ':' in a MAC) are skipped. */
@@ -69,13 +78,17 @@ export function fromHex(text: string, separator = ''): Uint8Array {
   const digits = separator ? text.split(separator).join('') : text;
   if (digits.length % 2 !== 0) throw new BytesError(`hex: odd number of digits (${digits.length})`);
   const out = new Uint8Array(digits.length / 2);
-  for (let i = 0; i < out.length; i++) {
-    const high = hexValue(digits.charCodeAt(2 * i));
-    const low = hexValue(digits.charCodeAt(2 * i + 1));
-    if (high < 0 || low < 0) {
-      throw new BytesError(`hex: invalid digit near index ${2 * i}: ${JSON.stringify(digits.slice(2 * i, 2 * i + 2))}`);
+  let index = 0;
+  let high = -1;
+  for (const char of digits) {
+    const value = hexValue(char.charCodeAt(0));
+    if (value < 0) throw new BytesError(`hex: invalid digit ${JSON.stringify(char)} at index ${index}`);
+    if (high < 0) high = value;
+    else {
+      out[index >> 1] = (high << 4) | value;
+      high = -1;
     }
-    out[i] = (high << 4) | low;
+    index++;
   }
   return out;
 }
@@ -92,32 +105,34 @@ function hexValue(code: number): number {
 
 const BASE64_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/';
 const BASE64_VALUES = new Int16Array(128).fill(-1);
-for (let i = 0; i < BASE64_ALPHABET.length; i++) BASE64_VALUES[BASE64_ALPHABET.charCodeAt(i)] = i;
+const BASE64_CODES = new Uint8Array(64);
+for (let i = 0; i < BASE64_ALPHABET.length; i++) {
+  BASE64_CODES[i] = BASE64_ALPHABET.charCodeAt(i);
+  BASE64_VALUES[BASE64_CODES[i]] = i;
+}
 
 export function toBase64(bytes: Uint8Array): string {
-  const parts: string[] = [];
-  let chunk = '';
+  // Written as ASCII codes into one array, then turned into a string in chunks: growing a string
+  // character by character copies it each time on XS.
+  const out = new Uint8Array(Math.ceil(bytes.length / 3) * 4);
+  let o = 0;
   let i = 0;
   for (; i + 2 < bytes.length; i += 3) {
     const n = (bytes[i] << 16) | (bytes[i + 1] << 8) | bytes[i + 2];
-    chunk +=
-      BASE64_ALPHABET[n >> 18] + BASE64_ALPHABET[(n >> 12) & 63] + BASE64_ALPHABET[(n >> 6) & 63] + BASE64_ALPHABET[n & 63];
-    // Flush periodically: repeated concatenation of one huge string is slow on small engines.
-    if (chunk.length >= 8192) {
-      parts.push(chunk);
-      chunk = '';
-    }
+    out[o++] = BASE64_CODES[n >> 18];
+    out[o++] = BASE64_CODES[(n >> 12) & 63];
+    out[o++] = BASE64_CODES[(n >> 6) & 63];
+    out[o++] = BASE64_CODES[n & 63];
   }
   const rest = bytes.length - i;
-  if (rest === 1) {
-    const n = bytes[i] << 16;
-    chunk += BASE64_ALPHABET[n >> 18] + BASE64_ALPHABET[(n >> 12) & 63] + '==';
-  } else if (rest === 2) {
-    const n = (bytes[i] << 16) | (bytes[i + 1] << 8);
-    chunk += BASE64_ALPHABET[n >> 18] + BASE64_ALPHABET[(n >> 12) & 63] + BASE64_ALPHABET[(n >> 6) & 63] + '=';
+  if (rest > 0) {
+    const n = (bytes[i] << 16) | (rest === 2 ? bytes[i + 1] << 8 : 0);
+    out[o++] = BASE64_CODES[n >> 18];
+    out[o++] = BASE64_CODES[(n >> 12) & 63];
+    out[o++] = rest === 2 ? BASE64_CODES[(n >> 6) & 63] : 61; // '='
+    out[o++] = 61;
   }
-  parts.push(chunk);
-  return parts.join('');
+  return latin1Decode(out);
 }
 
 /**
@@ -131,8 +146,10 @@ export function fromBase64(text: string): Uint8Array {
   let bits = 0;
   let digits = 0;
   let padding = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+  let i = -1;
+  for (const char of text) {
+    i++;
+    const code = char.charCodeAt(0);
     if (code === 32 || code === 9 || code === 10 || code === 13 || code === 12) continue;
     if (code === 61) {
       padding++;
@@ -140,7 +157,7 @@ export function fromBase64(text: string): Uint8Array {
     }
     const value = code < 128 ? BASE64_VALUES[code] : -1;
     if (value < 0 || padding > 0) {
-      throw new BytesError(`base64: invalid character ${JSON.stringify(text[i])} at index ${i}`);
+      throw new BytesError(`base64: invalid character ${JSON.stringify(char)} at index ${i}`);
     }
     digits++;
     accumulator = (accumulator << 6) | value;
@@ -158,54 +175,42 @@ export function fromBase64(text: string): Uint8Array {
 // ---------------------------------------------------------------------------------------------
 // UTF-8 (RFC 3629)
 
-/** Encodes a string as UTF-8; lone surrogates become U+FFFD, as TextEncoder does. */
+/**
+ * Encodes a string as UTF-8; lone surrogates become U+FFFD, as TextEncoder does.
+ *
+ * Strings are walked with for...of, never indexed: XS keeps strings as UTF-8, so charCodeAt(i)
+ * scans from the start and an indexed loop is quadratic there.
+ */
 export function utf8Encode(text: string): Uint8Array {
   // First pass counts bytes so the output is allocated once.
   let length = 0;
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
-    if (code < 0x80) length += 1;
-    else if (code < 0x800) length += 2;
-    else if (code >= 0xd800 && code <= 0xdbff && i + 1 < text.length && isLowSurrogate(text.charCodeAt(i + 1))) {
-      length += 4;
-      i++;
-    } else length += 3;
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
+    length += code < 0x80 ? 1 : code < 0x800 ? 2 : code < 0x10000 ? 3 : 4;
   }
   const out = new Uint8Array(length);
   let o = 0;
-  for (let i = 0; i < text.length; i++) {
-    let code = text.charCodeAt(i);
+  for (const char of text) {
+    let code = char.codePointAt(0)!;
     if (code < 0x80) {
       out[o++] = code;
-      continue;
-    }
-    if (code < 0x800) {
+    } else if (code < 0x800) {
       out[o++] = 0xc0 | (code >> 6);
       out[o++] = 0x80 | (code & 63);
-      continue;
+    } else if (code < 0x10000) {
+      // for...of yields a lone surrogate as itself; it has no UTF-8 form.
+      if (code >= 0xd800 && code <= 0xdfff) code = 0xfffd;
+      out[o++] = 0xe0 | (code >> 12);
+      out[o++] = 0x80 | ((code >> 6) & 63);
+      out[o++] = 0x80 | (code & 63);
+    } else {
+      out[o++] = 0xf0 | (code >> 18);
+      out[o++] = 0x80 | ((code >> 12) & 63);
+      out[o++] = 0x80 | ((code >> 6) & 63);
+      out[o++] = 0x80 | (code & 63);
     }
-    if (code >= 0xd800 && code <= 0xdfff) {
-      const next = i + 1 < text.length ? text.charCodeAt(i + 1) : 0;
-      if (code <= 0xdbff && isLowSurrogate(next)) {
-        code = 0x10000 + ((code - 0xd800) << 10) + (next - 0xdc00);
-        i++;
-        out[o++] = 0xf0 | (code >> 18);
-        out[o++] = 0x80 | ((code >> 12) & 63);
-        out[o++] = 0x80 | ((code >> 6) & 63);
-        out[o++] = 0x80 | (code & 63);
-        continue;
-      }
-      code = 0xfffd;
-    }
-    out[o++] = 0xe0 | (code >> 12);
-    out[o++] = 0x80 | ((code >> 6) & 63);
-    out[o++] = 0x80 | (code & 63);
   }
   return out;
-}
-
-function isLowSurrogate(code: number): boolean {
-  return code >= 0xdc00 && code <= 0xdfff;
 }
 
 /**
@@ -281,8 +286,7 @@ const CHAR_CODE_CHUNK = 64;
 
 /** True when every byte is 7-bit ASCII (a string that can take the 1-byte plist form). */
 export function isAscii(text: string): boolean {
-  for (let i = 0; i < text.length; i++) if (text.charCodeAt(i) > 0x7f) return false;
-  return true;
+  return !/[^\x00-\x7f]/.test(text);
 }
 
 /** Latin-1 view of bytes: each byte one UTF-16 unit. Used for HTTP heads, which are ASCII. */
@@ -297,10 +301,11 @@ export function latin1Decode(bytes: Uint8Array): string {
 /** Latin-1 bytes of a string; characters above U+00FF are an error. */
 export function latin1Encode(text: string): Uint8Array {
   const out = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) {
-    const code = text.charCodeAt(i);
+  let i = 0;
+  for (const char of text) {
+    const code = char.codePointAt(0)!;
     if (code > 0xff) throw new BytesError(`latin-1: character U+${code.toString(16)} at index ${i} is not encodable`);
-    out[i] = code;
+    out[i++] = code;
   }
   return out;
 }
