@@ -8,6 +8,16 @@ export class BytesError extends Error {
 
 /** Joins byte arrays into one new array. */
 export function concat(...parts: Uint8Array[]): Uint8Array {
+  return joinBytes(parts);
+}
+
+/**
+ * Joins a list of byte arrays (a body that arrived in pieces). Takes the list itself, not
+ * spread arguments: a slow sender's body can come in thousands of pieces, more arguments than
+ * an XS stack on a board holds. A single piece is returned as it is, without a copy.
+ */
+export function joinBytes(parts: readonly Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
   let length = 0;
   for (const part of parts) length += part.length;
   const out = new Uint8Array(length);

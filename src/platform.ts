@@ -68,3 +68,28 @@ export type Logger = (level: LogLevel, message: string) => void;
 
 /** Severity order, for filtering by a configured level. */
 export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
+
+/** What the receiver is doing, for a status line on the screen. */
+export interface DisplayStatus {
+  /** The receiver's name. */
+  name: string;
+  /** The activity (spec 2.1), e.g. `idle`, `playingLocalMedia`. */
+  activity: string;
+  /** Slideshow state (spec 3) when a slideshow runs: `loading`, `playing`, `stopped`. */
+  slideshow?: string;
+}
+
+/**
+ * The screen of a frame. The Node host draws a virtual screen in a web page; the Moddable host
+ * decodes JPEGs with commodetto onto the panel. A host without a screen (a speaker) has none.
+ */
+export interface Display {
+  /** Shows a JPEG picture at once, with a transition by name (spec 4.1 X-Vendor-Transition) when given. */
+  showPhoto(jpeg: Uint8Array, transition?: string): void;
+  /** Clears the picture (photo session or slideshow stopped). */
+  clear(): void;
+  showStatus(status: DisplayStatus): void;
+  /** Shows the pairing PIN (POST /pair-pin-start), until hidePin. */
+  showPin(pin: string): void;
+  hidePin(): void;
+}

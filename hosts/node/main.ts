@@ -1,18 +1,22 @@
 // `vendorplay-receiver`: the desktop simulator host. Parses the command line, builds the ports on
 // Node, starts the receiver and its listeners, advertises it, and shuts down cleanly on a signal.
 
+import { readFileSync } from 'node:fs';
 import { networkInterfaces, homedir } from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { toHex } from '../../src/bytes';
 import { isDialectName } from '../../src/dialect';
+import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
+import { VirtualScreen } from './screen/display';
+import { startScreenServer, type ScreenServer } from './screen/server';
 import { listen } from './tcp';
 
 const HELP = `Usage: vendorplay-receiver [options]
@@ -26,16 +30,23 @@ Options:
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
-  --screen-port PORT     virtual screen web page port (default: 7080)
+  --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: 7080;
+                         0 picks a free one)
+  --no-screen            no virtual screen: a receiver without a display (no photos)
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
   --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
   --device-id MAC        device identifier (default: a random one, kept in the data directory)
   --data-dir DIR         where the receiver keeps its identity and pairings
                          (default: ~/.local/share/vendorplay-receiver)
   --pin DIGITS           pairing PIN (default: 3939)
-  --password TEXT        password senders must give (default: none)
+  --pin-required         senders must pair with the PIN before anything else (flag PINRequired)
+  --password TEXT        password senders must give (default: none); senders pair with it
+  --auth-key FILE        device RSA-1024 private key (PEM) for certificate authentication in
+                         pair-setup and POST /auth-setup; needs --auth-certificate
+  --auth-certificate FILE  the device certificate (DER or PEM) that goes with --auth-key
   --log-level LEVEL      error, warn, info or debug (default: info)
   --limit NAME=VALUE     set a limit (repeatable): ${Object.entries(DEFAULT_LIMITS).map(([name, value]) => `${name} (${value})`).join(', ')}
+                         (defaults of boards: ${Object.values(PROFILES).filter((profile) => profile.limits).map((profile) => `${profile.name} ${Object.entries(profile.limits ?? {}).map(([name, value]) => `${name}=${value}`).join(' ')}`).join('; ')})
   --activity-signal      for tests: SIGUSR2 toggles the activity idle <-> receiving video
   -h, --help             show this help
 `;
@@ -48,6 +59,7 @@ interface CommandLine {
   logLevel: LogLevel;
   activitySignal: boolean;
   screenPort: number;
+  screen: boolean;
 }
 
 function parsePort(name: string, text: string | undefined, fallback: number): number {
@@ -69,12 +81,16 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
       interface: { type: 'string', multiple: true },
       'no-mdns': { type: 'boolean' },
       'screen-port': { type: 'string' },
+      'no-screen': { type: 'boolean' },
       profile: { type: 'string' },
       dialect: { type: 'string' },
       'device-id': { type: 'string' },
       'data-dir': { type: 'string' },
       pin: { type: 'string' },
+      'pin-required': { type: 'boolean' },
       password: { type: 'string' },
+      'auth-key': { type: 'string' },
+      'auth-certificate': { type: 'string' },
       'log-level': { type: 'string' },
       limit: { type: 'string', multiple: true },
       'activity-signal': { type: 'boolean' },
@@ -99,6 +115,8 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...(values.dialect !== undefined && { dialect: values.dialect as ReceiverConfig['dialect'] }),
     ...(values.pin !== undefined && { pin: values.pin }),
     ...(values.password !== undefined && { password: values.password }),
+    ...(values['pin-required'] && { pinRequired: true }),
+    ...readAuthFiles(values['auth-key'], values['auth-certificate']),
     deviceId: values['device-id'] ?? storedDeviceId(dataDir),
     port: parsePort('port', values.port, 7000),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
@@ -112,7 +130,33 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     logLevel,
     activitySignal: values['activity-signal'] === true,
     screenPort: parsePort('screen-port', values['screen-port'], 7080),
+    screen: !values['no-screen'],
   };
+}
+
+/**
+ * The device key (PEM text) and certificate (DER bytes; PEM is decoded) named by --auth-key and
+ * --auth-certificate. The core checks the key itself when the receiver starts.
+ */
+function readAuthFiles(keyFile: string | undefined, certificateFile: string | undefined): Pick<ReceiverConfig, 'authKey' | 'authCertificate'> {
+  if (keyFile === undefined && certificateFile === undefined) return {};
+  if (keyFile === undefined || certificateFile === undefined) throw new ConfigError('--auth-key and --auth-certificate go together');
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(`--${flag} ${file}: ${(error as Error).message}`);
+    }
+  };
+  const certificate = read('auth-certificate', certificateFile);
+  const text = certificate.toString('latin1');
+  let der: Uint8Array;
+  try {
+    der = text.includes('-----BEGIN ') ? readCertificateDer(text) : readCertificateDer(new Uint8Array(certificate));
+  } catch (error) {
+    throw new ConfigError(`--auth-certificate ${certificateFile}: ${(error as Error).message}`);
+  }
+  return { authKey: read('auth-key', keyFile).toString('utf8'), authCertificate: der };
 }
 
 /** `--limit maxConnections=32` pairs; names and values are checked against DEFAULT_LIMITS. */
@@ -167,7 +211,19 @@ async function main(): Promise<void> {
   const log = consoleLogger(logLevel);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
-  const receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser });
+  // The display is the virtual screen (a web page, started below); --no-screen: none at all.
+  const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
+  let receiver: Receiver;
+  try {
+    receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
+  } catch (error) {
+    // A device key or certificate that cannot be read is a configuration error, found at start.
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
+    process.exitCode = 2;
+    await advertiser?.shutdown();
+    return;
+  }
 
   const servers: net.Server[] = [];
   let port = config.port;
@@ -194,6 +250,16 @@ async function main(): Promise<void> {
     return;
   }
   config.port = port;
+  let screenServer: ScreenServer | undefined;
+  if (display) {
+    try {
+      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log });
+      process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
+    } catch (error) {
+      // The receiver still serves: pictures go to the screen nobody can see until a restart.
+      log('warn', `virtual screen not served: port ${commandLine.screenPort} on 127.0.0.1: ${(error as Error).message} (--screen-port)`);
+    }
+  }
   receiver.start();
   process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
   for (const service of receiver.services()) {
@@ -211,6 +277,7 @@ async function main(): Promise<void> {
     stopping = true;
     log('info', `${signal}: stopping (goodbye packets, closing connections)`);
     receiver.stop();
+    await screenServer?.close();
     await advertiser?.shutdown();
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
     process.exit(0);

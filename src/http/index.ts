@@ -1,5 +1,6 @@
 // The HTTP/1.x and RTSP/1.0 message layer: parser, writer, headers, statuses, limits, dates.
 
+export { lookupLanguage, parseAcceptLanguage, type LanguageRange } from './accept-language';
 export { httpDate } from './date';
 export { HEADER, Headers, canonicalHeaderName, listTokens, type HeadersInit, type WellKnownHeader } from './headers';
 export { DEFAULT_HTTP_LIMITS, resolveHttpLimits, type HttpLimits } from './limits';

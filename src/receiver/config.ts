@@ -18,6 +18,28 @@ export interface ReceiverLimits {
   maxHeaderCount: number;
   /** Largest request body, for routes that do not set their own limit. */
   maxBodyBytes: number;
+  /** A sender must answer a request on a reverse connection within this time. */
+  reverseRequestTimeoutMs: number;
+  /** Largest response body read on a reverse connection (a slideshow picture reply). */
+  maxReverseBodyBytes: number;
+  /** Most reverse connections open at once, all senders together. */
+  maxReverseConnections: number;
+  /**
+   * Most slideshow pictures fetched or being fetched ahead of the one shown (each up to
+   * maxReverseBodyBytes). spec 8's three parallel fetches need 3.
+   */
+  slideshowLookAhead: number;
+  /**
+   * A pair-setup left unfinished this long after its last step no longer holds the receiver:
+   * another sender may pair (before, it is answered Busy). Also how long a PIN stays shown.
+   */
+  pairingTimeoutMs: number;
+  /** Largest picture taken by PUT /photo (spec 8 names none); over it: 413. */
+  maxPhotoBytes: number;
+  /** Most bytes of pictures the photo cache holds (spec 4.1 cacheOnly); the least recently used leave first. */
+  photoCacheBytes: number;
+  /** Most pictures the photo cache holds. */
+  photoCacheEntries: number;
 }
 
 export interface ReceiverConfig {
@@ -47,6 +69,14 @@ export interface ReceiverConfig {
   pin: string;
   /** Whether senders must enter the PIN shown on the device (flag PINRequired). */
   pinRequired: boolean;
+  /**
+   * The device's RSA-1024 private key (PEM, PKCS#1 or PKCS#8) for certificate authentication
+   * inside pair-setup (spec 5.5, Method 1) and POST /auth-setup (spec 5.6). Set with
+   * authCertificate or not at all; without them neither is offered (feature bits 51 and 26 clear).
+   */
+  authKey?: string;
+  /** The device certificate (DER) sent with the signature; see authKey. */
+  authCertificate?: Uint8Array;
   /** Port of the HTTP/RTSP listener that is advertised (spec 1.4). */
   port: number;
   /** Port of the mirroring listener (spec 4.4: 7100). */
@@ -62,6 +92,15 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxHeadBytes: 8 * 1024,
   maxHeaderCount: 64,
   maxBodyBytes: 64 * 1024,
+  reverseRequestTimeoutMs: 15_000,
+  maxReverseBodyBytes: 8 * 1024 * 1024,
+  maxReverseConnections: 8,
+  slideshowLookAhead: 3,
+  pairingTimeoutMs: 30_000,
+  // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).
+  maxPhotoBytes: 8 * 1024 * 1024,
+  photoCacheBytes: 64 * 1024 * 1024,
+  photoCacheEntries: 32,
 };
 
 /** Thrown for a configuration that cannot work; the message names the field. */
@@ -93,7 +132,7 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     dialect: DEFAULT_DIALECT,
     ...overrides,
     profile,
-    limits: { ...DEFAULT_LIMITS, ...overrides.limits },
+    limits: { ...DEFAULT_LIMITS, ...PROFILES[profile].limits, ...overrides.limits },
   };
   validateConfig(config);
   return config;
@@ -110,6 +149,9 @@ export function validateConfig(config: ReceiverConfig): void {
   validatePort('mirrorPort', config.mirrorPort);
   if (!isDialectName(config.dialect)) throw new ConfigError(`dialect "${String(config.dialect)}" is not one of vendor, apple`);
   if (!/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits`);
+  if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {
+    throw new ConfigError('authKey and authCertificate go together: give both (device key and its certificate) or neither');
+  }
   for (const [key, value] of Object.entries(config.limits)) {
     if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`limits.${key} must be a positive integer, got ${value}`);
   }

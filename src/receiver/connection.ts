@@ -4,19 +4,21 @@
 //   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining
 //   encrypted  the same, with every byte in both directions framed by a SecureChannel
 //              (spec 5.4: after pair-verify or transient pair-setup)
+//   reverse    after POST /reverse and 101 (spec 1.6): a ReverseConnection owns the socket
 //   closed     nothing more is read or written
-// Later features add `reverse` (after POST /reverse and 101) and `stream` (after POST /stream on
-// the mirroring port); each takes over the bytes the parser has not consumed
-// (`MessageParser.takeRemaining`).
+// Later, `stream` (after POST /stream on the mirroring port) takes over the same way: the new
+// owner gets the bytes the parser has not consumed (`MessageParser.takeRemaining`).
 
+import { joinBytes } from '../bytes';
 import type { Dialect } from '../dialect';
-import { HEADER, Headers, MessageParser, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
+import { HEADER, Headers, MessageParser, STATUS, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
 import type { Clock, Connection, Logger, TimerHandle } from '../platform';
 import type { ReceiverLimits } from './config';
 import { sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
+import { ReverseConnection } from './reverse';
 import { ConnectionSession, type SecureChannel } from './session';
 
-export type ConnectionMode = 'request' | 'encrypted' | 'closed';
+export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'closed';
 
 /** What a connection needs from the receiver that owns it. */
 export interface ConnectionContext {
@@ -28,10 +30,19 @@ export interface ConnectionContext {
   readonly dialect: Dialect;
   /** Every dialect accepted on input. */
   readonly inputDialects: readonly Dialect[];
+  /** Reverse connections: their request timeout and largest response body. */
+  readonly reverseLimits: { readonly requestTimeoutMs: number; readonly maxBodyBytes: number };
   /** Value of the `Server` header, e.g. `VendorTunes/220.68`. */
   readonly serverHeader: string;
+  /**
+   * Access control (spec 5.2): a password or PIN is required, so only routes marked `open`
+   * are served until the connection is paired and encrypted.
+   */
+  readonly pairingRequired: boolean;
   /** Called once when the connection has closed, for the receiver's bookkeeping. */
   onClosed(connection: ReceiverConnection): void;
+  /** The next arrival order for a request head, counted over all connections (Request.order). */
+  nextRequestOrder(): number;
 }
 
 /** A request whose head has arrived and whose body is being collected. */
@@ -41,6 +52,8 @@ interface PendingRequest {
   readonly refusal: Response | undefined;
   readonly chunks: Uint8Array[];
   size: number;
+  /** Request.order, taken when the head arrived. */
+  readonly order: number;
 }
 
 export class ReceiverConnection {
@@ -91,7 +104,7 @@ export class ReceiverConnection {
   }
 
   private receive(bytes: Uint8Array): void {
-    if (this.mode === 'closed') return;
+    if (this.mode === 'closed' || this.mode === 'reverse') return;
     if (this.channel) {
       let plaintexts: Uint8Array[];
       try {
@@ -118,6 +131,7 @@ export class ReceiverConnection {
   private closed(error?: string): void {
     if (this.mode === 'closed') return;
     this.mode = 'closed';
+    this.session.closed = true;
     if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
     this.clearTimer();
     this.context.onClosed(this);
@@ -125,7 +139,7 @@ export class ReceiverConnection {
 
   /** Pulls parser events until it needs more bytes or a handler is running. */
   private pump(): void {
-    while (this.mode !== 'closed' && !this.busy) {
+    while ((this.mode === 'request' || this.mode === 'encrypted') && !this.busy) {
       const event = this.parser.next();
       if (!event) break;
       switch (event.type) {
@@ -152,18 +166,27 @@ export class ReceiverConnection {
 
   private begin(head: RequestHead): void {
     const { router, limits, inputDialects } = this.context;
+    const order = this.context.nextRequestOrder();
     this.sessionId ??= sessionIdOf(head, inputDialects);
     const { path } = splitTarget(head.target);
     const match = router.match(head.protocol, head.method, path);
     if (match.kind === 'route') {
+      if (this.context.pairingRequired && !match.route.open && !this.session.encrypted) {
+        // spec 5.2: until the sender has paired with the PIN or password, only the pairing
+        // endpoints and the information ones are served. RTSP has a status for exactly this.
+        const status = head.protocol === 'RTSP' ? STATUS.connectionAuthorizationRequired : STATUS.forbidden;
+        this.context.log('info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${status} (connection not paired; a password or PIN is required)`);
+        this.pending = { head, route: undefined, refusal: { status }, chunks: [], size: 0, order };
+        return;
+      }
       this.parser.setBodyLimit(match.route.maxBodyBytes ?? limits.maxBodyBytes);
-      this.pending = { head, route: match.route, refusal: undefined, chunks: [], size: 0 };
+      this.pending = { head, route: match.route, refusal: undefined, chunks: [], size: 0, order };
       return;
     }
     const headers = new Headers();
     if (match.status === 405) headers.set(HEADER.allow, match.allow.join(', '));
     this.context.log('info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${match.status} (${REFUSALS[match.status]})`);
-    this.pending = { head, route: undefined, refusal: { status: match.status, headers }, chunks: [], size: 0 };
+    this.pending = { head, route: undefined, refusal: { status: match.status, headers }, chunks: [], size: 0, order };
   }
 
   private finish(): void {
@@ -182,13 +205,14 @@ export class ReceiverConnection {
       method: head.method,
       path,
       query,
-      body: joinChunks(pending.chunks, pending.size),
+      body: joinBytes(pending.chunks),
       sessionId: this.sessionId,
       remoteAddress: this.port.remoteAddress,
       remotePort: this.port.remotePort,
       localAddress: this.port.localAddress,
       localPort: this.port.localPort,
       session: this.session,
+      order: pending.order,
     };
     const handler = pending.route.handler;
     this.busy = true;
@@ -239,6 +263,31 @@ export class ReceiverConnection {
       return;
     }
     if (response.secure) this.encrypt(response.secure);
+    if (response.status === 101 && response.reverse) this.turnAround(head, response.reverse);
+  }
+
+  /** Hands the socket to a ReverseConnection (spec 1.6); this object only waits for the close. */
+  private turnAround(head: RequestHead, accept: (connection: ReverseConnection) => void): void {
+    const pending = this.parser.takeRemaining();
+    this.mode = 'reverse';
+    this.clearTimer();
+    const { clock, log, dialect, inputDialects, reverseLimits } = this.context;
+    let purpose: string | undefined;
+    for (const accepted of inputDialects) purpose ??= head.headers.get(accepted.headers.Purpose)?.trim();
+    const reverse = new ReverseConnection(this.port, pending, {
+      clock,
+      log,
+      dialect,
+      sessionId: this.sessionId,
+      purpose,
+      host: hostPort(this.port.remoteAddress, this.port.remotePort),
+      requestTimeoutMs: reverseLimits.requestTimeoutMs,
+      maxBodyBytes: reverseLimits.maxBodyBytes,
+      channel: this.channel,
+    });
+    reverse.onClose(() => this.closed());
+    log('debug', `${this.peer} turned into a reverse connection (purpose ${purpose ?? 'none'})`);
+    accept(reverse);
   }
 
   /**
@@ -258,9 +307,12 @@ export class ReceiverConnection {
   private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean): void {
     const { clock, serverHeader } = this.context;
     // Date, Server and Content-Length on every response, spelled canonically (some senders
-    // match header names byte for byte). The writer adds Content-Length.
-    headers.set(HEADER.date, httpDate(clock.wallTime()));
-    headers.set(HEADER.server, serverHeader);
+    // match header names byte for byte). The writer adds Content-Length. The PTTH 101 has only
+    // Upgrade and Connection (spec 1.6), as senders expect it.
+    if (status !== 101) {
+      headers.set(HEADER.date, httpDate(clock.wallTime()));
+      headers.set(HEADER.server, serverHeader);
+    }
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
     const bytes = writeResponse({ protocol, version, status, headers, body });
     this.port.write(this.channel ? this.channel.seal(bytes) : bytes);
@@ -273,7 +325,7 @@ export class ReceiverConnection {
    */
   private armTimer(): void {
     this.clearTimer();
-    if (this.mode === 'closed' || this.busy) return;
+    if (this.mode === 'closed' || this.mode === 'reverse' || this.busy) return;
     const { clock, limits } = this.context;
     let ms = limits.idleTimeoutMs;
     let why = `idle for ${limits.idleTimeoutMs} ms`;
@@ -303,15 +355,10 @@ const REFUSALS: Record<number, string> = {
   501: 'method not implemented',
 };
 
-function joinChunks(chunks: Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1) return chunks[0];
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    out.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return out;
+
+/** `address:port`, an IPv6 address in brackets (RFC 3986 3.2.2). */
+export function hostPort(address: string, port: number): string {
+  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
 }
 
 function describe(error: unknown): string {

@@ -5,6 +5,7 @@ import { HEADER } from '../http';
 import { encodeBinaryPlist } from '../plist/binary';
 import { real, type PlistDict } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
+import { hostPort } from './connection';
 import type { Receiver } from './receiver';
 import type { Request, Response } from './router';
 
@@ -66,11 +67,6 @@ export function audioServiceInfo(receiver: Receiver, request: Request): PlistDic
   };
 }
 
-/** `address:port`, with an IPv6 address in brackets (RFC 3986 3.2.2) so the port stays readable. */
-function hostPort(address: string, port: number): string {
-  return address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`;
-}
-
 export function registerInfoRoutes(receiver: Receiver): void {
   const { router } = receiver;
   const mime = receiver.dialect.mime;
@@ -91,6 +87,8 @@ export function registerInfoRoutes(receiver: Receiver): void {
     protocol: 'RTSP',
     method: 'GET',
     path: '/info',
+    // spec 5.2: answered before pairing, like real receivers (senders read it to decide how to pair).
+    open: true,
     // Some senders send a small binary plist asking for particular keys; all keys are answered.
     maxBodyBytes: 16 * 1024,
     handler: (request): Response => ({
@@ -103,6 +101,7 @@ export function registerInfoRoutes(receiver: Receiver): void {
     protocol: 'RTSP',
     method: 'OPTIONS',
     path: '*',
+    open: true,
     maxBodyBytes: 0,
     // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
     handler: (): Response => ({ status: 200, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),

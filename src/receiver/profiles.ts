@@ -3,6 +3,7 @@
 // land): senders trust the bits, and a bit we cannot honour breaks them.
 
 import type { FeatureName } from '../discovery/features';
+import type { ReceiverConfig, ReceiverLimits } from './config';
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';
 
@@ -16,34 +17,52 @@ export interface Profile {
   readonly publishesRaop: boolean;
   /** Default model string (TXT `model`, /server-info `model`). */
   readonly model: string;
+  /** Limits where this kind of device differs from DEFAULT_LIMITS (its memory); `--limit` overrides. */
+  readonly limits?: Partial<ReceiverLimits>;
 }
+
+/**
+ * Pairing and encryption (spec 5), offered by every kind of device: transient and normal
+ * pair-setup, pair-verify and the encrypted connection; certificate authentication inside
+ * pair-setup (bit 51) and POST /auth-setup (bit 26) where the device has a key and certificate.
+ */
+const PAIRING: readonly FeatureName[] = [
+  'SupportsCorePairingAndEncryption',
+  'SupportsTransientPairing',
+  'SupportsUnifiedPairSetupAndVendorAuth',
+  'HasUnifiedAdvertiserInfo',
+];
 
 export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   'photo-frame': {
     name: 'photo-frame',
     summary: 'ESP32-S3 photo frame: photos, cached photos, slideshows',
-    intended: ['Photo', 'Slideshow', 'PhotoCaching'],
+    intended: ['Photo', 'Slideshow', 'PhotoCaching', ...PAIRING],
     publishesRaop: false,
     model: 'VendorFrame1,1',
+    // A few MB of PSRAM: one picture of up to 1 MB in flight, and three cached (the previous,
+    // the shown and the next photo) within 2 MB.
+    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3 },
   },
   speaker: {
     name: 'speaker',
     summary: 'low-power speaker: answers the audio information request (RTSP GET /info)',
-    intended: ['RAOP'],
+    intended: ['RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
   },
   'media-board': {
     name: 'media-board',
     summary: 'ARM media board with hardware decoders: photos, video by URL, screen mirroring',
-    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP'],
+    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
+    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8 },
   },
   desktop: {
     name: 'desktop',
     summary: 'desktop simulator: everything the core implements, shown on a virtual screen',
-    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP'],
+    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorDesktop1,1',
   },
@@ -54,7 +73,43 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
  * lands, with the tests that prove them. RAOP (bit 30) says the audio service's requests are
  * answered on this port: RTSP GET /info is.
  */
-export const IMPLEMENTED_FEATURES: readonly FeatureName[] = ['RAOP'];
+export const IMPLEMENTED_FEATURES: readonly FeatureName[] = [
+  'RAOP',
+  // spec 5.3-5.4: pair-setup (normal and transient), pair-verify, encrypted connections. Bit 38
+  // is implied by 48 (spec 2.3) and set with it. SupportsHomePairingAndAccessControl (46) stays
+  // clear: it announces Home-managed access control (adding, removing and listing pairings for
+  // other senders, access levels), which is not implemented; password and PIN access control
+  // (spec 5.2) are announced by pw and the status flags instead.
+  'SupportsCorePairingAndEncryption',
+  'SupportsTransientPairing',
+  // spec 4.1: PUT /photo shows a picture; cacheOnly and displayCached (src/receiver/photo.ts).
+  // Only where the host has a screen: see SCREEN_FEATURES.
+  'Photo',
+  'PhotoCaching',
+  // spec 3, 4.1: PUT /slideshows/1, pictures fetched over the sender's reverse connections,
+  // slideshow events (src/receiver/slideshow.ts). Also a screen feature.
+  'Slideshow',
+];
+
+/**
+ * Features that need a screen (the Display port): a host without one never advertises them,
+ * whatever its profile intends, and does not serve their endpoints.
+ */
+export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching', 'Slideshow'];
+
+/**
+ * What this receiver implements with its configuration: IMPLEMENTED_FEATURES, plus certificate
+ * authentication inside pair-setup (bit 51, spec 5.5) and POST /auth-setup (bit 26, spec 5.6)
+ * when a device key and certificate are configured; without them neither can be honoured.
+ * SCREEN_FEATURES only when the host has a screen (`hasDisplay`).
+ */
+export function implementedFeatures(config: Pick<ReceiverConfig, 'authKey' | 'authCertificate'>, hasDisplay = false): FeatureName[] {
+  const implemented = IMPLEMENTED_FEATURES.filter((name) => hasDisplay || !SCREEN_FEATURES.includes(name));
+  if (config.authKey !== undefined && config.authCertificate !== undefined) {
+    implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
+  }
+  return implemented;
+}
 
 export function isProfileName(name: string): name is ProfileName {
   return Object.prototype.hasOwnProperty.call(PROFILES, name);

@@ -2,6 +2,7 @@
 
 import type { HeadersInit, Protocol, RequestHead } from '../http';
 import type { Dialect } from '../dialect';
+import type { ReverseConnection } from './reverse';
 import type { ConnectionSession, SecureChannel } from './session';
 
 /** A request as handlers see it: the parsed head, its path and query, and the whole body. */
@@ -22,6 +23,13 @@ export interface Request {
   readonly localPort: number;
   /** State kept for the life of the connection (pairing steps, encryption). */
   readonly session: ConnectionSession;
+  /**
+   * Arrival order of the request's head among all the receiver's requests (1, 2, ...). Requests
+   * on different connections finish in any order (a big body takes longer); a handler that must
+   * honour the order senders asked in compares this (spec 4.1: the photo shown is the last
+   * asked for).
+   */
+  readonly order: number;
 }
 
 export interface Response {
@@ -35,6 +43,12 @@ export interface Response {
    * the clear, everything after it in both directions through the channel.
    */
   readonly secure?: SecureChannel;
+  /**
+   * With status 101: the connection turns around (spec 1.6, PTTH). The 101 goes out with only
+   * its Upgrade and Connection headers, then the receiver sends requests on the connection,
+   * which this callback receives.
+   */
+  readonly reverse?: (connection: ReverseConnection) => void;
 }
 
 export type Handler = (request: Request) => Response | Promise<Response>;
@@ -48,6 +62,12 @@ export interface Route {
   readonly handler: Handler;
   /** Largest body this route accepts; the receiver's limit when omitted. */
   readonly maxBodyBytes?: number;
+  /**
+   * Served before the connection is paired even when access control is on (spec 5.2): the
+   * pairing endpoints themselves, RTSP OPTIONS and GET /info. Every other route then answers
+   * 403 (RTSP 470) until the connection is encrypted by pairing.
+   */
+  readonly open?: boolean;
 }
 
 export type RouteMatch =

@@ -24,6 +24,11 @@ export class ConnectionSession {
   peerId: string | undefined;
   /** True once the connection is encrypted (after pair-verify or transient pair-setup). */
   encrypted = false;
+  /**
+   * True once the connection has closed, so receiver-wide state held for it (a pair-setup in
+   * progress, which makes other senders wait) is let go without waiting for a timeout.
+   */
+  closed = false;
 
   get<T>(key: SessionKey<T>): T | undefined {
     return this.values.get(key) as T | undefined;

@@ -1,12 +1,14 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout.
-// Run one group with `npm run bench -- plist` (names: plist, http).
+// Run one group with `npm run bench -- plist` (names: plist, http, channel).
 
+import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
 import { runPlistBench } from './plist.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
   http: () => runHttpBench(),
+  channel: runChannelBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -217,6 +217,8 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
       random: nodeRandom,
       store,
       log: () => {},
+      // The command has its virtual screen, so it offers the screen features (photos, slideshows).
+      display: { showPhoto() {}, clear() {}, showStatus() {}, showPin() {}, hidePin() {} },
     });
   });
 

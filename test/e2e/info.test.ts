@@ -364,11 +364,15 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
       const methods = tokens(options.head.headers.get('Public'));
       assert.ok(methods.includes('OPTIONS') && methods.includes('GET'), `Public: ${methods.join(', ')}`);
       let cseq = 2;
+      // Each listed method is served at some path: /info for GET and OPTIONS, the pairing
+      // endpoints for POST (spec 5: /pair-pin-start takes an empty body).
+      const servedAt: Record<string, string> = { POST: '/pair-pin-start' };
       for (const method of methods) {
-        client.send(`${method} /info RTSP/1.0\r\nCSeq: ${cseq}\r\n\r\n`);
+        const path = servedAt[method] ?? '/info';
+        client.send(`${method} ${path} RTSP/1.0\r\nCSeq: ${cseq}\r\n\r\n`);
         const response = await client.response();
         assert.equal(response.head.headers.get('CSeq'), String(cseq++));
-        assert.equal(response.head.status, 200, `${method} /info, listed in Public, is served`);
+        assert.equal(response.head.status, 200, `${method} ${path}, listed in Public, is served`);
       }
       const unlisted = ['RECORD', 'SETUP', 'ANNOUNCE', 'FLUSH', 'SET_PARAMETER', 'TEARDOWN'].find((method) => !methods.includes(method));
       assert.ok(unlisted);
@@ -433,9 +437,9 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
       },
       { name: 'an unknown path', request: 'GET /no-such-thing HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n', protocol: 'HTTP', status: 404, closes: false },
       { name: 'an unknown RTSP path', request: 'GET /no-such-thing RTSP/1.0\r\nCSeq: 12\r\n\r\n', protocol: 'RTSP', status: 404, closes: false, cseq: '12' },
-      // No HTTP route serves POST yet, so POST is a method the receiver never implements (RFC 9110
-      // 15.6.2: 501). When a POST route lands (/play, /stop), this becomes 405 with Allow: GET.
-      { name: 'POST on GET-only /server-info', request: 'POST /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n', protocol: 'HTTP', status: 501, closes: false },
+      // HTTP routes serve POST (/pair-setup, /reverse...), so POST on a GET-only path is 405
+      // (RFC 9110 15.5.6), with Allow: GET, HEAD.
+      { name: 'POST on GET-only /server-info', request: 'POST /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Length: 0\r\n\r\n', protocol: 'HTTP', status: 405, closes: false },
     ];
     for (const bad of cases) {
       test(`${bad.name}: ${bad.protocol} ${bad.status}${bad.closes ? ' and close' : ', connection kept'}`, async () => {

@@ -39,6 +39,7 @@ export interface StartOptions {
 }
 
 const LISTENING = /^listening on (\S+):(\d+) \(HTTP and RTSP\)$/;
+const SCREEN = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)(?: and \S+)? \(virtual screen page\)$/;
 const PROFILE = /^profile (\S+), dialect (\S+), device id (\S+), data in (.*)$/;
 const SERVICE = /^(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) port (\d+):(.*)$/;
 /** After the `profile` line the service lines follow in the same tick; this much quiet ends them. */
@@ -46,6 +47,8 @@ const SETTLE_MS = 150;
 
 export class ReceiverProcess {
   readonly listening: { address: string; port: number }[] = [];
+  /** The virtual screen page on 127.0.0.1 (`http://127.0.0.1:PORT/`), when the command serves one. */
+  screenUrl: string | undefined;
   readonly services: PrintedService[] = [];
   profile = '';
   dialect = '';
@@ -87,6 +90,9 @@ export class ReceiverProcess {
       dataDir,
       '--log-level',
       options.logLevel ?? 'debug',
+      // The virtual screen on any free loopback port, so receivers started together never clash
+      // on 7080 (a test may name its own --screen-port, or --no-screen).
+      ...(options.args?.some((arg) => arg === '--screen-port' || arg === '--no-screen') ? [] : ['--screen-port', '0']),
       ...(options.args ?? []),
     ];
     const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
@@ -175,6 +181,11 @@ export class ReceiverProcess {
       await delay(20);
     }
     for (const line of this.out.split('\n')) {
+      const screen = SCREEN.exec(line);
+      if (screen) {
+        this.screenUrl = screen[1];
+        continue;
+      }
       let match = LISTENING.exec(line);
       if (match) {
         this.listening.push({ address: match[1].replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) });

@@ -1,9 +1,9 @@
 // In-memory ports for driving the sans-I/O core in portable tests: a manual clock, a seeded
 // random source, a map store, a connection that records what the core writes, a recording
-// advertiser. Portable (runs in the XS suite too).
+// advertiser and a recording display. Portable (runs in the XS suite too).
 
 import { concat, latin1Decode } from '../../src/bytes';
-import type { Advertiser, Clock, Connection, Logger, RandomSource, ServiceRecord, Store } from '../../src/platform';
+import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, RandomSource, ServiceRecord, Store } from '../../src/platform';
 import { makeRng } from './arbitrary';
 
 /** A clock whose time moves only when the test advances it; timers fire in order. */
@@ -112,6 +112,46 @@ export class RecordingAdvertiser implements Advertiser {
   }
   withdraw(service: ServiceRecord): void {
     this.events.push({ kind: 'withdraw', service });
+  }
+}
+
+/** What a RecordingDisplay was asked to do, in order. */
+export type DisplayCall =
+  | { kind: 'photo'; jpeg: Uint8Array; transition: string | undefined; at: number }
+  | { kind: 'clear'; at: number }
+  | { kind: 'status'; status: DisplayStatus; at: number }
+  | { kind: 'pin'; pin: string; at: number }
+  | { kind: 'hidePin'; at: number };
+
+/** A screen that records every call, stamped with the clock's time when one is given. */
+export class RecordingDisplay implements Display {
+  readonly calls: DisplayCall[] = [];
+  constructor(private readonly clock?: Clock) {}
+  private get at(): number {
+    return this.clock?.now() ?? 0;
+  }
+  showPhoto(jpeg: Uint8Array, transition?: string): void {
+    this.calls.push({ kind: 'photo', jpeg, transition, at: this.at });
+  }
+  clear(): void {
+    this.calls.push({ kind: 'clear', at: this.at });
+  }
+  showStatus(status: DisplayStatus): void {
+    this.calls.push({ kind: 'status', status: { ...status }, at: this.at });
+  }
+  showPin(pin: string): void {
+    this.calls.push({ kind: 'pin', pin, at: this.at });
+  }
+  hidePin(): void {
+    this.calls.push({ kind: 'hidePin', at: this.at });
+  }
+  /** The pictures shown, in order. */
+  get photos(): { jpeg: Uint8Array; transition: string | undefined; at: number }[] {
+    return this.calls.flatMap((call) => (call.kind === 'photo' ? [call] : []));
+  }
+  /** The calls other than status lines, by kind, in order: `['photo', 'photo', 'clear']`. */
+  get kinds(): string[] {
+    return this.calls.filter((call) => call.kind !== 'status').map((call) => call.kind);
   }
 }
 

@@ -85,7 +85,7 @@ test('echoes CSeq on RTSP, including CSeq 0, and still answers a request without
   await settle();
   const [first, second] = responses(connection);
   assert.equal(first.head.headers.get('CSeq'), '0');
-  assert.equal(first.head.headers.get('Public'), 'GET, OPTIONS');
+  assert.equal(first.head.headers.get('Public'), 'GET, OPTIONS, POST');
   assert.equal(second.head.status, 200);
   assert.equal(second.head.headers.get('CSeq'), undefined);
 });

@@ -77,9 +77,10 @@ test('RTSP /info holds every key of spec 2.11, with raw TXT bytes equal to the a
   assert.equal(info.name, 'Living Room');
 });
 
-test('the speaker profile advertises the RAOP bit and nothing it cannot do', () => {
+test('the speaker profile advertises the RAOP and pairing bits and nothing it cannot do', () => {
   const { receiver } = makeReceiver();
-  assert.equal(receiver.features, 1n << 30n);
+  // RAOP (30), SupportsCorePairingAndEncryption (38), SupportsTransientPairing (48).
+  assert.equal(receiver.features, (1n << 30n) | (1n << 38n) | (1n << 48n));
   const [media, audio] = receiver.services();
   assert.equal(media.type, '_vendorplay._tcp');
   assert.equal(audio.type, '_raop._tcp');

@@ -1,0 +1,103 @@
+// The receiver on Moddable XS: the configuration from the manifest's `config` (mcconfig's command
+// line overrides it), the ports on the SDK's modules, an ECMA-419 listener on the advertised
+// port, and the services advertised by mDNS. Logs with `trace`.
+
+// First: globals that libraries of the core read while they load (globals.ts says which).
+import './globals';
+import Listener from 'embedded:io/socket/listener';
+import TCP from 'embedded:io/socket/tcp';
+import manifest from 'mc/config';
+import Net from 'net';
+import Preference from 'preference';
+import Time from 'time';
+import { toHex } from '../../src/bytes';
+import type { Logger, Store } from '../../src/platform';
+import { Receiver } from '../../src/receiver/receiver';
+import { createMdnsAdvertiser } from './advertiser';
+import { hostConfig, type HostConfig } from './manifest-config';
+import { reportMemory } from './memory';
+import { moddableClock, traceLogger } from './ports';
+import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from './random';
+import { preferenceStore } from './store';
+import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
+
+/** Store key of the device id made for a board without a MAC address (the simulators). */
+const DEVICE_ID_KEY = 'device-id';
+
+/**
+ * The device id when the manifest names none: the network interface's MAC address, or one made
+ * once and kept (a random, locally administered unicast MAC: IEEE 802, as the Node host does).
+ */
+function deviceIdFrom(store: Store, random: (length: number) => Uint8Array): string {
+  const mac = (Net as unknown as { get(what: 'MAC'): string | undefined }).get('MAC');
+  if (mac) return mac;
+  const stored = store.get(DEVICE_ID_KEY);
+  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
+  const made = random(6);
+  made[0] = (made[0] & 0xfc) | 0x02;
+  store.put(DEVICE_ID_KEY, made);
+  return toHex(made, ':').toUpperCase();
+}
+
+function start(): void {
+  const store = preferenceStore(Preference);
+  // manifest.json sets randomSource "hardware" for esp32 (Math.random reads esp_random) and
+  // "simulator" for lin, mac and win (libc rand, never seeded); random.ts says more.
+  const hardware = manifest.randomSource === 'hardware';
+  const random = hardware ? randomFromUniform(Math.random) : mixedWithSeed(randomFromUniform(Math.random), Date.now() + Time.ticks);
+  // For libraries that call the Web Crypto global (the core never does): the host's source.
+  const global = globalThis as { crypto?: { getRandomValues?: unknown } };
+  if (!global.crypto?.getRandomValues) global.crypto = { getRandomValues: getRandomValuesFrom(random) };
+
+  let host: HostConfig;
+  try {
+    host = hostConfig(manifest, () => deviceIdFrom(store, random));
+  } catch (error) {
+    trace(`error vendorplay-receiver: ${error instanceof Error ? error.message : String(error)}\n`);
+    return;
+  }
+  const { config } = host;
+  const log: Logger = traceLogger(host.logLevel);
+  if (!hardware) log('warn', 'random bytes come from the simulator\'s unseeded libc rand() mixed with the clock: not for real use');
+
+  const advertiser = host.mdns ? createMdnsAdvertiser({ name: config.name, log }) : undefined;
+  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser });
+
+  const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
+    new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
+  let listener: Listener;
+  try {
+    listener = new Listener({
+      port: config.port,
+      onReadable(this: Listener, count: number) {
+        for (let i = 0; i < count; i++) {
+          const from = this.read();
+          if (!from) break;
+          receiver.accept(
+            adoptConnection(from, adopt, {
+              localPort: config.port,
+              localAddress: () => Net.get('IP') ?? '',
+              setTimer: moddableClock.setTimer,
+              clearTimer: moddableClock.clearTimer,
+            }),
+          );
+        }
+      },
+    });
+  } catch (error) {
+    log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+    return;
+  }
+  // Port 0 picks a free one; it is what is advertised.
+  if (config.port === 0) config.port = listener.port;
+  log('info', `listening on port ${config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
+  receiver.start();
+  for (const service of receiver.services()) {
+    const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');
+    log('info', `${advertiser ? 'advertising' : 'not advertising (mdns false)'} "${service.name}" ${service.type} port ${service.port}: ${txt}`);
+  }
+  const seconds = Number(manifest.memoryReportSeconds ?? 0);
+  if (seconds > 0) reportMemory(seconds, log, () => `${receiver.connectionCount} connection(s)`);
+}
+
+start();

@@ -1,0 +1,76 @@
+// The receiver's configuration from the manifest's `config` (Moddable's `mc/config` module), which
+// `mcconfig` also takes from its command line (`mcconfig -m -p lin name="Frame" port=7001`).
+// Pure, so the portable suites test it. Command-line values arrive as strings: numbers and
+// booleans are read from either form, and a value that is neither is refused by name.
+
+import { isDialectName } from '../../src/dialect';
+import { LOG_LEVELS, type LogLevel } from '../../src/platform';
+import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { isProfileName } from '../../src/receiver/profiles';
+
+/** Fields of ReceiverConfig a manifest may set as text. */
+const TEXT_FIELDS = ['name', 'deviceId', 'model', 'manufacturer', 'serialNumber', 'firmwareVersion', 'firmwareBuildDate', 'osVersion', 'sourceVersion', 'protocolVersion', 'password', 'pin'] as const;
+
+export interface HostConfig {
+  config: ReceiverConfig;
+  logLevel: LogLevel;
+  /** Whether to advertise by multicast DNS (`mdns: false` turns it off). */
+  mdns: boolean;
+}
+
+function integer(key: string, value: unknown): number {
+  const number = typeof value === 'string' && /^\d+$/.test(value) ? Number(value) : value;
+  if (typeof number !== 'number' || !Number.isInteger(number)) throw new ConfigError(`config ${key}: ${JSON.stringify(value)} is not a whole number`);
+  return number;
+}
+
+function boolean(key: string, value: unknown): boolean {
+  if (value === true || value === 'true' || value === 1 || value === '1') return true;
+  if (value === false || value === 'false' || value === 0 || value === '0') return false;
+  throw new ConfigError(`config ${key}: ${JSON.stringify(value)} is not true or false`);
+}
+
+/**
+ * The receiver configuration from `manifest` (the `mc/config` object). Keys it does not know
+ * (other modules' settings such as `sntp`) are left alone. `deviceId` falls back to
+ * `fallbackDeviceId` (the board's MAC address, or one kept in preferences).
+ */
+export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallbackDeviceId: () => string): HostConfig {
+  const overrides: Parameters<typeof makeConfig>[0] = {};
+  const text = overrides as Record<string, unknown>;
+  for (const field of TEXT_FIELDS) {
+    const value = manifest[field];
+    if (value === undefined || value === '') continue;
+    if (typeof value !== 'string' && typeof value !== 'number') throw new ConfigError(`config ${field}: ${JSON.stringify(value)} is not text`);
+    text[field] = String(value);
+  }
+  if (manifest.profile !== undefined) {
+    const profile = String(manifest.profile);
+    if (!isProfileName(profile)) throw new ConfigError(`config profile "${profile}" is not photo-frame, speaker, media-board or desktop`);
+    overrides.profile = profile;
+  }
+  if (manifest.dialect !== undefined) {
+    const dialect = String(manifest.dialect);
+    if (!isDialectName(dialect)) throw new ConfigError(`config dialect "${dialect}" is not vendor or apple`);
+    overrides.dialect = dialect;
+  }
+  if (manifest.port !== undefined) overrides.port = integer('port', manifest.port);
+  if (manifest.mirrorPort !== undefined) overrides.mirrorPort = integer('mirrorPort', manifest.mirrorPort);
+  if (manifest.pinRequired !== undefined) overrides.pinRequired = boolean('pinRequired', manifest.pinRequired);
+  if (manifest.nameIsFactoryDefault !== undefined) overrides.nameIsFactoryDefault = boolean('nameIsFactoryDefault', manifest.nameIsFactoryDefault);
+  // Limits by their own names (maxConnections=4 on the command line), as the Node host's --limit.
+  const limits: Partial<ReceiverLimits> = {};
+  for (const name of Object.keys(DEFAULT_LIMITS) as (keyof ReceiverLimits)[]) {
+    if (manifest[name] !== undefined) limits[name] = integer(name, manifest[name]);
+  }
+  overrides.limits = limits;
+  overrides.deviceId ??= fallbackDeviceId();
+
+  const logLevel = String(manifest.logLevel ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`config logLevel "${logLevel}" is not one of ${LOG_LEVELS.join(', ')}`);
+  return {
+    config: makeConfig(overrides),
+    logLevel,
+    mdns: manifest.mdns === undefined ? true : boolean('mdns', manifest.mdns),
+  };
+}

@@ -1,0 +1,119 @@
+// The Node host's Display port (src/platform.ts): a virtual screen held in memory, drawn by the
+// web page that hosts/node/screen/server.ts serves. It keeps what a frame would show (the current
+// picture and its transition, the status line, the PIN) and tells listeners of every change.
+
+import type { Display, DisplayStatus, Logger } from '../../../src/platform';
+import { screenTransition, type ScreenTransition } from './transitions';
+
+/** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
+export interface ScreenSnapshot {
+  readonly name: string;
+  /** spec 2.1 activity: `idle`, `receivingVideo`... */
+  readonly activity: string;
+  /** Slideshow state (spec 3) while a slideshow runs, else null. */
+  readonly slideshow: string | null;
+  /** The pairing PIN while it is shown, else null. */
+  readonly pin: string | null;
+  /** The picture on the screen, or null when the screen is clear. */
+  readonly photo: {
+    /** Counts every picture shown since start: the page knows a new one from it. */
+    readonly version: number;
+    /** Where the page loads the JPEG: the version is in it, so a URL names one picture. */
+    readonly url: string;
+    /** The animation (screen.css `t-<name>`). */
+    readonly transition: ScreenTransition;
+    /** The transition name the sender gave, if any. */
+    readonly requested: string | null;
+    readonly bytes: number;
+  } | null;
+}
+
+interface ShownPhoto {
+  readonly version: number;
+  readonly jpeg: Uint8Array;
+  readonly transition: ScreenTransition;
+  readonly requested: string | null;
+}
+
+/** The URL of picture `version` on the screen server. */
+export function photoPath(version: number): string {
+  return `/photo/${version}.jpg`;
+}
+
+export class VirtualScreen implements Display {
+  private photo: ShownPhoto | undefined;
+  private photoVersion = 0;
+  private status: DisplayStatus;
+  private pin: string | undefined;
+  private readonly listeners = new Set<(snapshot: ScreenSnapshot) => void>();
+
+  /** `log` gets what the screen shows as log lines too: the PIN at info (a person may need it). */
+  constructor(
+    name: string,
+    private readonly log?: Logger,
+  ) {
+    this.status = { name, activity: 'idle' };
+  }
+
+  showPhoto(jpeg: Uint8Array, transition?: string): void {
+    // The bytes are the request's own (the core does not reuse them): kept without a copy.
+    this.photo = { version: ++this.photoVersion, jpeg, transition: screenTransition(transition), requested: transition ?? null };
+    this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}${transition ? ` (${transition})` : ''}`);
+    this.changed();
+  }
+
+  clear(): void {
+    if (!this.photo) return;
+    this.photo = undefined;
+    this.log?.('debug', 'screen: cleared');
+    this.changed();
+  }
+
+  showStatus(status: DisplayStatus): void {
+    this.status = { ...status };
+    this.changed();
+  }
+
+  showPin(pin: string): void {
+    this.pin = pin;
+    this.log?.('info', `screen: pairing PIN ${pin}`);
+    this.changed();
+  }
+
+  hidePin(): void {
+    if (this.pin === undefined) return;
+    this.pin = undefined;
+    this.log?.('info', 'screen: pairing PIN hidden');
+    this.changed();
+  }
+
+  snapshot(): ScreenSnapshot {
+    const { photo, status } = this;
+    return {
+      name: status.name,
+      activity: status.activity,
+      slideshow: status.slideshow ?? null,
+      pin: this.pin ?? null,
+      photo: photo
+        ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, requested: photo.requested, bytes: photo.jpeg.length }
+        : null,
+    };
+  }
+
+  /** The JPEG of picture `version` while it is the one shown; older pictures are not kept. */
+  photoBytes(version: number): Uint8Array | undefined {
+    return this.photo?.version === version ? this.photo.jpeg : undefined;
+  }
+
+  /** Calls `listener` after every change; returns the function that stops it. */
+  subscribe(listener: (snapshot: ScreenSnapshot) => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  private changed(): void {
+    if (this.listeners.size === 0) return;
+    const snapshot = this.snapshot();
+    for (const listener of this.listeners) listener(snapshot);
+  }
+}

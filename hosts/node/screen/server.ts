@@ -1,0 +1,212 @@
+// The virtual screen's web server: one page that draws what a frame would show, kept up to date
+// with Server-Sent Events, on loopback only (127.0.0.1 and ::1). Everything it serves is in this
+// folder: the page works with no network.
+//
+//   GET /               the page (page.html, screen.css, screen.js)
+//   GET /events         Server-Sent Events: the whole ScreenSnapshot as JSON on every change
+//   GET /state          the ScreenSnapshot now, as JSON
+//   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
+
+import { readFileSync } from 'node:fs';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Logger } from '../../../src/platform';
+import type { ScreenSnapshot, VirtualScreen } from './display';
+
+export interface ScreenServerOptions {
+  readonly screen: VirtualScreen;
+  /** Port on both loopback addresses; 0 picks a free one (the same on both). */
+  readonly port: number;
+  readonly log: Logger;
+  /** Most pages connected for live updates at once; more are answered 503. */
+  readonly maxClients?: number;
+  /** Interval of the keep-alive comment on event streams (a closed tab is noticed by it). */
+  readonly heartbeatMs?: number;
+}
+
+export interface ScreenServer {
+  readonly port: number;
+  /** `http://127.0.0.1:PORT/` and, where ::1 exists, `http://[::1]:PORT/`. */
+  readonly urls: string[];
+  /** Event streams open now. */
+  readonly clientCount: number;
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_SCREEN_CLIENTS = 8;
+
+/** The loopback addresses served; nothing else is ever bound. */
+const LOOPBACK = ['127.0.0.1', '::1'] as const;
+
+/** Host header names a page on this machine uses; others are refused (DNS rebinding). */
+const LOCAL_HOSTNAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
+
+interface Asset {
+  readonly type: string;
+  readonly body: Buffer;
+}
+
+function loadAssets(): Record<string, Asset> {
+  const read = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));
+  return {
+    '/': { type: 'text/html; charset=utf-8', body: read('page.html') },
+    '/screen.css': { type: 'text/css; charset=utf-8', body: read('screen.css') },
+    '/screen.js': { type: 'text/javascript; charset=utf-8', body: read('screen.js') },
+  };
+}
+
+/** Headers on every answer: nothing from elsewhere, no framing by other sites, no sniffing. */
+const COMMON_HEADERS = {
+  'Content-Security-Policy': "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+export async function startScreenServer(options: ScreenServerOptions): Promise<ScreenServer> {
+  const { screen, log } = options;
+  const maxClients = options.maxClients ?? DEFAULT_MAX_SCREEN_CLIENTS;
+  const heartbeatMs = options.heartbeatMs ?? 15_000;
+  const assets = loadAssets();
+  const clients = new Set<http.ServerResponse>();
+
+  const send = (response: http.ServerResponse, snapshot: ScreenSnapshot) => response.write(`data: ${JSON.stringify(snapshot)}\n\n`);
+
+  // Changes that come together (a picture and the activity it brings) go out as one event.
+  let pending = false;
+  const unsubscribe = screen.subscribe(() => {
+    if (pending) return;
+    pending = true;
+    setImmediate(() => {
+      pending = false;
+      const snapshot = screen.snapshot();
+      for (const client of clients) send(client, snapshot);
+    });
+  });
+  const heartbeat = setInterval(() => {
+    for (const client of clients) client.write(': keep-alive\n\n');
+  }, heartbeatMs);
+  heartbeat.unref();
+
+  const handle = (request: http.IncomingMessage, response: http.ServerResponse): void => {
+    const answer = (status: number, type: string, body: string | Buffer | Uint8Array, extra: Record<string, string> = {}) => {
+      response.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...extra });
+      response.end(request.method === 'HEAD' ? undefined : body);
+    };
+    const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+    if (!LOCAL_HOSTNAMES.has(host)) {
+      answer(421, 'text/plain; charset=utf-8', 'the virtual screen answers only pages on this machine (Host 127.0.0.1, [::1] or localhost)\n');
+      return;
+    }
+    if (request.method !== 'GET' && request.method !== 'HEAD') {
+      answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
+      return;
+    }
+    const path = (request.url ?? '/').split('?')[0];
+    const asset = assets[path];
+    if (asset) {
+      answer(200, asset.type, asset.body);
+      return;
+    }
+    if (path === '/state') {
+      answer(200, 'application/json; charset=utf-8', JSON.stringify(screen.snapshot()));
+      return;
+    }
+    const photo = /^\/photo\/(\d{1,15})\.jpg$/.exec(path);
+    if (photo) {
+      const jpeg = screen.photoBytes(Number(photo[1]));
+      if (!jpeg) answer(404, 'text/plain; charset=utf-8', 'that picture is no longer shown\n');
+      // A URL names one picture for good: the page may keep it.
+      else answer(200, 'image/jpeg', jpeg, { 'Cache-Control': 'private, max-age=3600, immutable' });
+      return;
+    }
+    if (path === '/events') {
+      if (clients.size >= maxClients) {
+        log('warn', `virtual screen: event stream refused: ${maxClients} pages connected`);
+        answer(503, 'text/plain; charset=utf-8', `at most ${maxClients} pages at once\n`, { 'Retry-After': '5' });
+        return;
+      }
+      response.writeHead(200, { ...COMMON_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
+      if (request.method === 'HEAD') {
+        response.end();
+        return;
+      }
+      response.socket?.setNoDelay(true);
+      // Reconnect soon after the receiver restarts; then the whole state comes at once.
+      response.write('retry: 1000\n\n');
+      clients.add(response);
+      send(response, screen.snapshot());
+      response.on('close', () => clients.delete(response));
+      return;
+    }
+    if (path === '/favicon.ico') {
+      response.writeHead(204, COMMON_HEADERS).end();
+      return;
+    }
+    answer(404, 'text/plain; charset=utf-8', 'not found\n');
+  };
+
+  const servers: http.Server[] = [];
+  const urls: string[] = [];
+  let port = options.port;
+  try {
+    for (const address of LOOPBACK) {
+      const server = http.createServer(handle);
+      // Pages connect for minutes; these bound everything else.
+      server.headersTimeout = 10_000;
+      server.requestTimeout = 30_000;
+      server.maxConnections = maxClients + 16;
+      try {
+        await listen(server, port, address);
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        // No IPv6 loopback on this machine: serve IPv4 only.
+        if (address === '::1' && (code === 'EADDRNOTAVAIL' || code === 'EAFNOSUPPORT')) {
+          log('debug', `virtual screen: not on [::1] (${code})`);
+          continue;
+        }
+        throw error;
+      }
+      port = (server.address() as AddressInfo).port;
+      servers.push(server);
+      urls.push(`http://${address.includes(':') ? `[${address}]` : address}:${port}/`);
+    }
+  } catch (error) {
+    clearInterval(heartbeat);
+    unsubscribe();
+    await Promise.all(servers.map((server) => new Promise((resolve) => server.close(resolve))));
+    throw error;
+  }
+
+  return {
+    port,
+    urls,
+    get clientCount() {
+      return clients.size;
+    },
+    close: async () => {
+      clearInterval(heartbeat);
+      unsubscribe();
+      for (const client of clients) client.end();
+      clients.clear();
+      await Promise.all(
+        servers.map(
+          (server) =>
+            new Promise<void>((resolve) => {
+              server.close(() => resolve());
+              server.closeAllConnections();
+            }),
+        ),
+      );
+    },
+  };
+}
+
+function listen(server: http.Server, port: number, host: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    server.once('error', reject);
+    server.listen({ port, host, ipv6Only: true }, () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+}

@@ -1,0 +1,360 @@
+// `vendorplay-send`: a sender for trying a receiver by hand and for end-to-end tests. Pushes a
+// photo (PUT /photo), plays a folder of JPEGs as a slideshow (PUT /slideshows/1, serving
+// GET /slideshows/1/assets/1 on its reverse connections and printing the events it receives),
+// or stops what a receiver shows (POST /stop).
+
+import { randomUUID } from 'node:crypto';
+import { readFileSync, readdirSync, statSync } from 'node:fs';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { DIALECTS, isDialectName, type Dialect } from '../../../src/dialect';
+import { HEADER } from '../../../src/http';
+import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../../../src/plist';
+import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
+import type { RequestHead } from '../../../src/http';
+
+const VERSION = '0.1.0';
+
+const HELP = `Usage:
+  vendorplay-send photo HOST:PORT FILE.jpg [--transition NAME]
+  vendorplay-send slideshow HOST:PORT DIR [--duration SECONDS] [--theme NAME]
+  vendorplay-send stop HOST:PORT
+
+Sends to a receiver of the wireless media protocol.
+
+Commands:
+  photo       shows a JPEG picture at once (PUT /photo)
+  slideshow   plays the JPEG files of DIR as a slideshow, in name order, over and over:
+              opens an event connection and slideshow connections back from the receiver,
+              serves the pictures it asks for and prints the events it sends; Ctrl-C stops it
+  stop        stops the photo or slideshow a receiver shows (POST /stop)
+
+Options:
+  --transition NAME     photo transition, e.g. Dissolve (default: none)
+  --duration SECONDS    seconds per slide (default: 3)
+  --theme NAME          slideshow theme key, e.g. Dissolve, Cube (default: Dissolve)
+  --connections N       slideshow connections, 1 to 3 (default: 3)
+  --stop-after SECONDS  slideshow: stop by itself after this long (default: run until Ctrl-C)
+  --session UUID        session id to use (default: a random one; stop: none, which stops
+                        whatever is shown)
+  --dialect NAME        vendor (the spec's header names) or apple (default: vendor)
+  -h, --help            show this help
+`;
+
+/** Exit status 2: the command line is wrong (the help is printed). */
+class UsageError extends Error {
+  override name = 'UsageError';
+}
+
+interface Common {
+  readonly endpoint: Endpoint;
+  readonly dialect: Dialect;
+  readonly sessionId: string | undefined;
+  readonly headers: CommonHeaders;
+}
+
+function say(line: string): void {
+  process.stdout.write(`${line}\n`);
+}
+
+function kilobytes(bytes: number): string {
+  return bytes < 1024 ? `${bytes} bytes` : `${(bytes / 1024).toFixed(1)} KB`;
+}
+
+function isJpeg(bytes: Uint8Array): boolean {
+  return bytes.length > 3 && bytes[0] === 0xff && bytes[1] === 0xd8 && bytes[2] === 0xff;
+}
+
+function readFile(file: string): Uint8Array {
+  try {
+    return new Uint8Array(readFileSync(file));
+  } catch (error) {
+    throw new SendError(`cannot read ${file}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such file' : (error as Error).message}`);
+  }
+}
+
+function expectOk(what: string, response: Message<{ status: number; reason: string }>): void {
+  if (response.head.status !== 200) throw new SendError(`${what}: the receiver answered ${response.head.status} ${response.head.reason}`);
+}
+
+// ---------------------------------------------------------------------------------------------
+// photo
+
+async function sendPhoto(common: Common, file: string, transition: string | undefined): Promise<void> {
+  const jpeg = readFile(file);
+  if (!isJpeg(jpeg)) throw new SendError(`${file} is not a JPEG file (it does not start with FF D8 FF)`);
+  const { dialect, endpoint } = common;
+  const control = await ControlConnection.open(endpoint, common.headers);
+  try {
+    say(`sending ${path.basename(file)} (${kilobytes(jpeg.length)}) to ${describeEndpoint(endpoint)}${transition ? ` with transition ${transition}` : ''}...`);
+    const headers: [string, string][] = [
+      [HEADER.contentType, 'image/jpeg'],
+      [dialect.headers.AssetKey, randomUUID().toUpperCase()],
+    ];
+    if (transition) headers.push([dialect.headers.Transition, transition]);
+    const response = await control.request('PUT', '/photo', headers, jpeg);
+    expectOk('PUT /photo', response);
+    say(`shown: ${response.head.status} ${response.head.reason}`);
+  } finally {
+    control.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// stop
+
+async function sendStop(common: Common): Promise<void> {
+  const control = await ControlConnection.open(common.endpoint, common.headers);
+  try {
+    const response = await control.request('POST', '/stop');
+    expectOk('POST /stop', response);
+    say(`stopped ${describeEndpoint(common.endpoint)}${common.sessionId ? ` (session ${common.sessionId})` : ''}: ${response.head.status} ${response.head.reason}`);
+  } finally {
+    control.close();
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// slideshow
+
+/** The JPEG files of a folder, in name order. */
+function listPictures(dir: string): string[] {
+  let names: string[];
+  try {
+    if (!statSync(dir).isDirectory()) throw new SendError(`${dir} is not a folder`);
+    names = readdirSync(dir);
+  } catch (error) {
+    if (error instanceof SendError) throw error;
+    throw new SendError(`cannot read the folder ${dir}: ${(error as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such folder' : (error as Error).message}`);
+  }
+  const pictures = names.filter((name) => /\.jpe?g$/i.test(name)).sort();
+  if (pictures.length === 0) throw new SendError(`no JPEG files (.jpg, .jpeg) in ${dir}`);
+  return pictures.map((name) => path.join(dir, name));
+}
+
+interface SlideshowOptions {
+  readonly dir: string;
+  readonly duration: number;
+  readonly theme: string;
+  readonly connections: number;
+  readonly stopAfterMs: number | undefined;
+}
+
+async function playSlideshow(common: Common, options: SlideshowOptions): Promise<void> {
+  const { dialect, endpoint } = common;
+  const pictures = listPictures(options.dir);
+  const where = describeEndpoint(endpoint);
+  const control = await ControlConnection.open(endpoint, common.headers);
+  let stopping = false;
+  let finish: (error?: Error) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error ? reject(error) : resolve());
+  });
+  control.onClose = (reason) => {
+    if (!stopping) finish(new SendError(`control connection to ${where}: ${reason}`));
+  };
+
+  // The themes the receiver offers: warn (only) when ours is not among them.
+  const features = await control.request('GET', '/slideshow-features', [[HEADER.acceptLanguage, 'en']]);
+  if (features.head.status === 200) {
+    const body = decodePlist(features.body);
+    const keys = isPlistDict(body) && Array.isArray(body.themes) ? body.themes.map((theme) => (isPlistDict(theme) ? String(theme.key) : '')) : [];
+    if (!keys.includes(options.theme)) say(`note: the receiver offers the themes ${keys.join(', ')}; asking for ${options.theme} anyway`);
+  } else if (features.head.status === 404) {
+    throw new SendError(`${where} does not do slideshows (GET /slideshow-features: 404)`);
+  }
+
+  // Events (spec 6): printed as they come.
+  let lastState = '';
+  let stoppedSeen: () => void = () => {};
+  const stoppedEvent = new Promise<void>((resolve) => (stoppedSeen = resolve));
+  const serveEvent = (request: Message<RequestHead>): ReverseAnswer => {
+    if (request.head.method !== 'POST' || request.head.target !== '/event') return { status: 404 };
+    try {
+      const event = decodePlist(request.body);
+      if (isPlistDict(event)) {
+        const last = event.lastAssetID !== undefined ? ` (last asset ${String(event.lastAssetID)})` : '';
+        say(`event: ${String(event.category)} ${String(event.state)}${last}`);
+        lastState = String(event.state);
+        if (event.category === 'slideshow' && event.state === 'stopped') {
+          stoppedSeen();
+          // Stopped by someone else (POST /stop, another sender's show): the session is over.
+          if (!stopRequested) setTimeout(() => void end('the receiver stopped the slideshow'), 0);
+        }
+      }
+    } catch (error) {
+      say(`event: unreadable (${(error as Error).message})`);
+    }
+    return { status: 200 };
+  };
+
+  // Pictures (spec 2.8): the folder over and over; each reply a new asset id.
+  let nextId = 1;
+  const serveAsset = (request: Message<RequestHead>): ReverseAnswer => {
+    if (request.head.method !== 'GET' || !/^\/slideshows\/1\/assets\/\d+$/.test(request.head.target)) return { status: 404 };
+    const id = nextId++;
+    const file = pictures[(id - 1) % pictures.length];
+    const jpeg = readFile(file);
+    say(`asset ${id}: ${path.basename(file)} (${kilobytes(jpeg.length)})`);
+    const reply: PlistDict = { data: jpeg, info: { id, key: 1 } };
+    return { status: 200, headers: [[HEADER.contentType, dialect.mime.plistBinary]], body: encodeBinaryPlist(reply) };
+  };
+
+  const channels = new Set<ReverseChannel>();
+  const openChannel = async (purpose: 'event' | 'slideshow'): Promise<void> => {
+    const channel = await ReverseChannel.open({
+      endpoint,
+      common: common.headers,
+      purposeHeader: dialect.headers.Purpose,
+      purpose,
+      serve: purpose === 'event' ? serveEvent : serveAsset,
+    });
+    channels.add(channel);
+    channel.onClose = (reason) => {
+      channels.delete(channel);
+      if (stopping) return;
+      // A lost connection is normal (a timeout, a restart): open it again, as senders do.
+      say(`${purpose} connection closed (${reason}); reconnecting`);
+      setTimeout(() => {
+        if (!stopping) openChannel(purpose).catch((error: Error) => say(`reconnect failed: ${error.message}`));
+      }, 1000).unref();
+    };
+  };
+
+  let stopRequested = false;
+  /** Closes every connection and ends the command. */
+  const end = (why?: string): void => {
+    if (stopping) return;
+    stopping = true;
+    if (why) say(why);
+    for (const channel of channels) channel.close();
+    control.close();
+    finish();
+  };
+  const stop = async (why: string): Promise<void> => {
+    if (stopping || stopRequested) return;
+    stopRequested = true;
+    say(`stopping (${why})`);
+    try {
+      const response = await control.request('PUT', '/slideshows/1', [[HEADER.contentType, dialect.mime.plistXml]], encodeXmlPlistBytes({ state: 'stopped' }));
+      expectOk('PUT /slideshows/1 (stopped)', response);
+      // The receiver says stopped on the event connection; wait for it a little.
+      if (lastState !== 'stopped') await Promise.race([stoppedEvent, new Promise((resolve) => setTimeout(resolve, 2000))]);
+    } finally {
+      end();
+    }
+  };
+
+  try {
+    await openChannel('event');
+    for (let i = 0; i < options.connections; i++) await openChannel('slideshow');
+    say(`slideshow of ${pictures.length} pictures on ${where}: ${options.duration} s per slide, theme ${options.theme}, session ${common.sessionId}`);
+    const settings: PlistDict = { settings: { slideDuration: options.duration, theme: options.theme }, state: 'playing' };
+    const response = await control.request('PUT', '/slideshows/1', [[HEADER.contentType, dialect.mime.plistXml]], encodeXmlPlistBytes(settings));
+    expectOk('PUT /slideshows/1', response);
+  } catch (error) {
+    end();
+    throw error;
+  }
+
+  const onSignal = (signal: string) => void stop(signal).catch((error: Error) => finish(error));
+  process.once('SIGINT', () => onSignal('SIGINT'));
+  process.once('SIGTERM', () => onSignal('SIGTERM'));
+  if (options.stopAfterMs !== undefined) setTimeout(() => onSignal(`--stop-after ${options.stopAfterMs! / 1000}`), options.stopAfterMs).unref();
+  await done;
+}
+
+// ---------------------------------------------------------------------------------------------
+// command line
+
+function positiveNumber(name: string, text: string | undefined, fallback: number, max: number): number {
+  if (text === undefined) return fallback;
+  const value = Number(text);
+  if (!(value > 0 && value <= max)) throw new UsageError(`--${name} ${JSON.stringify(text)} is not a number from above 0 to ${max}`);
+  return value;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowPositionals: true,
+      options: {
+        transition: { type: 'string' },
+        duration: { type: 'string' },
+        theme: { type: 'string' },
+        connections: { type: 'string' },
+        'stop-after': { type: 'string' },
+        session: { type: 'string' },
+        dialect: { type: 'string' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  const { values, positionals } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const [command, address, target, ...extra] = positionals;
+  if (!command) throw new UsageError('no command: photo, slideshow or stop');
+  if (!['photo', 'slideshow', 'stop'].includes(command)) throw new UsageError(`unknown command "${command}": photo, slideshow or stop`);
+  if (!address) throw new UsageError(`${command}: the receiver's HOST:PORT is missing`);
+  const wantsTarget = command !== 'stop';
+  if (wantsTarget && !target) throw new UsageError(`${command}: the ${command === 'photo' ? 'JPEG file' : 'folder of JPEG files'} is missing`);
+  if (extra.length > 0 || (!wantsTarget && target)) throw new UsageError(`${command}: unexpected argument "${extra[0] ?? target}"`);
+  const dialectName = values.dialect ?? 'vendor';
+  if (!isDialectName(dialectName)) throw new UsageError(`--dialect ${JSON.stringify(dialectName)} is not vendor or apple`);
+  const dialect = DIALECTS[dialectName];
+  let endpoint: Endpoint;
+  try {
+    endpoint = parseEndpoint(address);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+  if (values.session !== undefined && !/^[0-9a-fA-F-]{36}$/.test(values.session)) throw new UsageError(`--session ${JSON.stringify(values.session)} is not a UUID`);
+  // One session id on every connection (spec 1.7); `stop` sends none unless told, which stops
+  // whatever the receiver shows.
+  const sessionId = values.session ?? (command === 'stop' ? undefined : randomUUID().toUpperCase());
+  const headers: CommonHeaders = () => {
+    const list: [string, string][] = [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
+    if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
+    return list;
+  };
+  const common: Common = { endpoint, dialect, sessionId, headers };
+
+  if (command === 'photo') {
+    await sendPhoto(common, target, values.transition);
+  } else if (command === 'stop') {
+    await sendStop(common);
+  } else {
+    const connections = positiveNumber('connections', values.connections, 3, 3);
+    if (!Number.isInteger(connections)) throw new UsageError('--connections must be 1, 2 or 3');
+    await playSlideshow(common, {
+      dir: target,
+      duration: positiveNumber('duration', values.duration, 3, 3600),
+      theme: values.theme ?? 'Dissolve',
+      connections,
+      stopAfterMs: values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000,
+    });
+  }
+  return 0;
+}
+
+try {
+  process.exitCode = await main(process.argv.slice(2));
+} catch (error) {
+  if (error instanceof UsageError) {
+    process.stderr.write(`vendorplay-send: ${error.message}\n\n${HELP}`);
+    process.exitCode = 2;
+  } else if (error instanceof SendError) {
+    process.stderr.write(`vendorplay-send: ${error.message}\n`);
+    process.exitCode = 1;
+  } else {
+    throw error;
+  }
+}

@@ -1,0 +1,311 @@
+// The sender's connections to a receiver: a control connection that sends requests and reads
+// responses in order, and reverse connections (spec 1.6: POST /reverse, Upgrade PTTH/1.0) on
+// which the receiver sends requests (POST /event, GET /slideshows/1/assets/1) that the sender
+// answers. The wire is the project's own: src/http's parser and writer.
+
+import net from 'node:net';
+import { HEADER, MessageParser, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
+
+/** A problem a person can act on (connection refused, unexpected status...). */
+export class SendError extends Error {
+  override name = 'SendError';
+}
+
+export interface Endpoint {
+  readonly host: string;
+  readonly port: number;
+}
+
+export interface Message<H> {
+  readonly head: H;
+  readonly body: Uint8Array;
+}
+
+/** `HOST:PORT`, `[v6]:PORT`, or `HOST` (port 7000, spec 1.4's usual port). */
+export function parseEndpoint(text: string): Endpoint {
+  const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
+  const plain = /^([^:[\]]+)(?::(\d+))?$/.exec(text);
+  const match = bracketed ?? plain;
+  if (!match) throw new SendError(`"${text}" is not HOST:PORT (for IPv6: [ADDRESS]:PORT)`);
+  const port = match[2] === undefined ? 7000 : Number(match[2]);
+  if (!Number.isInteger(port) || port < 1 || port > 65535) throw new SendError(`"${text}": port ${match[2]} is not 1 to 65535`);
+  return { host: match[1], port };
+}
+
+export function describeEndpoint({ host, port }: Endpoint): string {
+  return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
+}
+
+function connect(endpoint: Endpoint, timeoutMs: number): Promise<net.Socket> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ host: endpoint.host, port: endpoint.port });
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new SendError(`cannot connect to ${describeEndpoint(endpoint)}: no answer within ${timeoutMs} ms`));
+    }, timeoutMs);
+    socket.once('connect', () => {
+      clearTimeout(timer);
+      socket.setNoDelay(true);
+      resolve(socket);
+    });
+    socket.once('error', (error: NodeJS.ErrnoException) => {
+      clearTimeout(timer);
+      const why = error.code === 'ECONNREFUSED' ? 'connection refused (is the receiver running, on this port?)' : error.message;
+      reject(new SendError(`cannot connect to ${describeEndpoint(endpoint)}: ${why}`));
+    });
+  });
+}
+
+/** Headers every request of this sender carries (session id, user agent), in the sender's dialect. */
+export type CommonHeaders = () => [string, string][];
+
+/** The control connection: one request at a time, each resolved with its response. */
+export class ControlConnection {
+  private readonly parser = new MessageParser('response', { maxBodyBytes: 16 * 1024 * 1024 });
+  private waiting: { resolve: (message: Message<ResponseHead>) => void; reject: (error: Error) => void; what: string } | undefined;
+  private head: ResponseHead | undefined;
+  private parts: Uint8Array[] = [];
+  private ended: string | undefined;
+  /** Called once if the receiver closes the connection. */
+  onClose: (reason: string) => void = () => {};
+
+  private constructor(
+    private readonly socket: net.Socket,
+    readonly endpoint: Endpoint,
+    private readonly common: CommonHeaders,
+    private readonly timeoutMs: number,
+  ) {
+    socket.on('data', (data: Buffer) => {
+      this.parser.receive(new Uint8Array(data));
+      this.pump();
+    });
+    socket.on('error', (error) => this.end(`connection failed: ${error.message}`));
+    socket.on('close', () => this.end('the receiver closed the connection'));
+  }
+
+  static async open(endpoint: Endpoint, common: CommonHeaders, timeoutMs = 15_000): Promise<ControlConnection> {
+    return new ControlConnection(await connect(endpoint, timeoutMs), endpoint, common, timeoutMs);
+  }
+
+  /** Sends a request; resolves with the response (any status), rejects when the connection fails. */
+  request(method: string, target: string, headers: HeadersInit = [], body?: Uint8Array): Promise<Message<ResponseHead>> {
+    const what = `${method} ${target}`;
+    if (this.ended) return Promise.reject(new SendError(`${what}: ${this.ended}`));
+    if (this.waiting) return Promise.reject(new Error(`${what}: another request is outstanding`));
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.waiting = undefined;
+        reject(new SendError(`${what}: no response from ${describeEndpoint(this.endpoint)} within ${this.timeoutMs} ms`));
+        this.close();
+      }, this.timeoutMs);
+      this.waiting = {
+        what,
+        resolve: (message) => {
+          clearTimeout(timer);
+          resolve(message);
+        },
+        reject: (error) => {
+          clearTimeout(timer);
+          reject(error);
+        },
+      };
+      this.parser.expectResponseTo(method);
+      const all: [string, string | number][] = [...this.common(), ...toPairs(headers)];
+      this.socket.write(writeRequest({ method, target, protocol: 'HTTP', version: '1.1', headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) }));
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private pump(): void {
+    for (let event = this.parser.next(); event; event = this.parser.next()) {
+      if (event.type === 'head') {
+        this.head = event.head;
+        this.parts = [];
+      } else if (event.type === 'body') {
+        this.parts.push(event.data.slice());
+      } else if (event.type === 'end' && this.head) {
+        const waiting = this.waiting;
+        this.waiting = undefined;
+        const message = { head: this.head, body: join(this.parts) };
+        this.head = undefined;
+        waiting?.resolve(message);
+      } else if (event.type === 'error') {
+        this.end(`unparseable response: ${event.status} ${event.reason}`);
+        this.close();
+        return;
+      }
+    }
+  }
+
+  private end(reason: string): void {
+    if (this.ended) return;
+    this.ended = reason;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(new SendError(`${waiting.what}: ${reason}`));
+    this.onClose(reason);
+  }
+}
+
+export interface ReverseAnswer {
+  readonly status: number;
+  readonly headers?: HeadersInit;
+  readonly body?: Uint8Array;
+}
+
+export interface ReverseOptions {
+  readonly endpoint: Endpoint;
+  readonly common: CommonHeaders;
+  /** X-Vendor-Purpose header name in the sender's dialect, and its value. */
+  readonly purposeHeader: string;
+  readonly purpose: string;
+  /** Answers one request from the receiver. */
+  readonly serve: (request: Message<RequestHead>) => ReverseAnswer | Promise<ReverseAnswer>;
+  readonly timeoutMs?: number;
+}
+
+/**
+ * A reverse connection, sender side: POST /reverse, a 101, then the receiver's requests are read
+ * and answered one at a time, in order.
+ */
+export class ReverseChannel {
+  private readonly requests = new MessageParser('request', { maxBodyBytes: 1024 * 1024 });
+  private head: RequestHead | undefined;
+  private parts: Uint8Array[] = [];
+  private queue: Promise<void> = Promise.resolve();
+  private closedReason: string | undefined;
+  /** Called once when the connection ends, with why. */
+  onClose: (reason: string) => void = () => {};
+
+  private constructor(
+    private readonly socket: net.Socket,
+    private readonly options: ReverseOptions,
+  ) {}
+
+  get closed(): boolean {
+    return this.closedReason !== undefined;
+  }
+
+  static async open(options: ReverseOptions): Promise<ReverseChannel> {
+    const timeoutMs = options.timeoutMs ?? 15_000;
+    const socket = await connect(options.endpoint, timeoutMs);
+    const channel = new ReverseChannel(socket, options);
+    await channel.turnAround(timeoutMs);
+    return channel;
+  }
+
+  close(): void {
+    this.finish('the sender closed it');
+    this.socket.destroy();
+  }
+
+  private turnAround(timeoutMs: number): Promise<void> {
+    const { socket, options } = this;
+    const responses = new MessageParser('response');
+    responses.expectResponseTo('POST');
+    return new Promise((resolve, reject) => {
+      const fail = (reason: string) => {
+        clearTimeout(timer);
+        socket.removeAllListeners('data');
+        socket.destroy();
+        reject(new SendError(`POST /reverse (${options.purpose}) to ${describeEndpoint(options.endpoint)}: ${reason}`));
+      };
+      const timer = setTimeout(() => fail(`no 101 within ${timeoutMs} ms`), timeoutMs);
+      let status: number | undefined;
+      socket.on('data', (data: Buffer) => {
+        if (status === 101) return;
+        responses.receive(new Uint8Array(data));
+        for (let event = responses.next(); event; event = responses.next()) {
+          if (event.type === 'head') {
+            status = event.head.status;
+            if (status !== 101) return fail(`answered ${status} ${event.head.reason}, not 101 Switching Protocols`);
+          } else if (event.type === 'error') {
+            return fail(`unparseable answer: ${event.status} ${event.reason}`);
+          } else if (event.type === 'end' && status === 101) {
+            clearTimeout(timer);
+            socket.removeAllListeners('data');
+            socket.removeAllListeners('error');
+            socket.removeAllListeners('close');
+            // From here on the receiver sends requests; bytes after the 101 already are one.
+            const rest = responses.takeRemaining();
+            socket.on('data', (more: Buffer) => this.receive(new Uint8Array(more)));
+            socket.on('error', (error) => this.finish(`connection failed: ${error.message}`));
+            socket.on('close', () => this.finish('the receiver closed it'));
+            if (rest.length > 0) this.receive(rest);
+            resolve();
+            return;
+          }
+        }
+      });
+      socket.once('error', (error) => fail(error.message));
+      socket.once('close', () => fail('the receiver closed the connection'));
+      const headers: [string, string | number][] = [
+        [HEADER.upgrade, 'PTTH/1.0'],
+        [HEADER.connection, 'Upgrade'],
+        [options.purposeHeader, options.purpose],
+        ...options.common(),
+      ];
+      socket.write(writeRequest({ method: 'POST', target: '/reverse', protocol: 'HTTP', version: '1.1', headers, body: new Uint8Array(0) }));
+    });
+  }
+
+  private receive(bytes: Uint8Array): void {
+    if (this.closed) return;
+    this.requests.receive(bytes);
+    for (let event = this.requests.next(); event; event = this.requests.next()) {
+      if (event.type === 'head') {
+        this.head = event.head;
+        this.parts = [];
+      } else if (event.type === 'body') {
+        this.parts.push(event.data.slice());
+      } else if (event.type === 'end' && this.head) {
+        const request = { head: this.head, body: join(this.parts) };
+        this.head = undefined;
+        // Answer in order, one at a time, however long serving one takes.
+        this.queue = this.queue.then(() => this.answer(request));
+      } else if (event.type === 'error') {
+        this.finish(`unparseable request from the receiver: ${event.status} ${event.reason}`);
+        this.socket.destroy();
+        return;
+      }
+    }
+  }
+
+  private async answer(request: Message<RequestHead>): Promise<void> {
+    let answer: ReverseAnswer;
+    try {
+      answer = await this.options.serve(request);
+    } catch (error) {
+      answer = { status: 500 };
+      process.stderr.write(`vendorplay-send: serving ${request.head.method} ${request.head.target} failed: ${(error as Error).message}\n`);
+    }
+    if (this.closed) return;
+    this.socket.write(writeResponse({ protocol: 'HTTP', version: '1.1', status: answer.status, headers: answer.headers, body: answer.body ?? new Uint8Array(0) }));
+  }
+
+  private finish(reason: string): void {
+    if (this.closedReason !== undefined) return;
+    this.closedReason = reason;
+    this.onClose(reason);
+  }
+}
+
+function toPairs(headers: HeadersInit): [string, string | number][] {
+  if (Symbol.iterator in Object(headers)) return [...(headers as Iterable<readonly [string, string | number]>)].map(([name, value]) => [name, value]);
+  return Object.entries(headers as Record<string, string | number>);
+}
+
+function join(parts: Uint8Array[]): Uint8Array {
+  if (parts.length === 1) return parts[0];
+  const size = parts.reduce((sum, part) => sum + part.length, 0);
+  const out = new Uint8Array(size);
+  let offset = 0;
+  for (const part of parts) {
+    out.set(part, offset);
+    offset += part.length;
+  }
+  return out;
+}

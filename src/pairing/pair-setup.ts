@@ -1,0 +1,327 @@
+// The receiver's side of POST /pair-setup (spec 5.3, 5.5): HomeKit-style SRP pairing with the
+// PIN, as the protocol's receivers use it, over HTTP or RTSP.
+//
+//   M1 State 1, Method 0 (Pair Setup) or 1 (with Auth), Flags (0x10 transient)
+//   M2 State 2, Salt, PublicKey B                     SRP-6a, username Pair-Setup, the PIN
+//   M3 State 3, PublicKey A, Proof M1
+//   M4 State 4, Proof M2 [, EncryptedData PS-Msg04: Signature, Certificate  (Method 1)]
+//      transient: done; the SRP session key K is the EncryptionKey and the connection is
+//      encrypted from the next byte on (spec 5.3)
+//   M5 State 5, EncryptedData PS-Msg05: Identifier, PublicKey (Ed25519 LTPK), Signature
+//   M6 State 6, EncryptedData PS-Msg06: the receiver's Identifier, LTPK, Signature
+//
+// One pair-setup at a time for the whole receiver (HAP 5.6.1): another connection's M1 is
+// answered Busy until the pairing in progress finishes, fails, its connection closes, or it has
+// been idle for `timeoutMs`. Failed proofs (wrong PINs) are counted in the store, so the count
+// survives restarts; a successful proof clears it. Past BACKOFF_AFTER failures each attempt
+// waits 2^(n - BACKOFF_AFTER) s, at most MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at
+// MAX_TRIES pairing is refused (MaxTries, HAP 5.6.2) until a person deletes the `pair-tries`
+// record. A single wrong PIN blocks nothing: the next M1 starts afresh.
+//
+// Every failure of a step is a 200 with State n+1 and an Error item (HomeKit behaviour); a body
+// that is not TLV8 or has no State is a PairingError without tlvError, which the route answers 400.
+
+import { concat, utf8Decode, utf8Encode } from '../bytes';
+import type { Clock, Logger, RandomSource, Store } from '../platform';
+import { SessionKey, type ConnectionSession } from '../receiver/session';
+import { createControlChannel } from './channel';
+import { PairingError } from './errors';
+import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
+import { ed25519Sign, ed25519Verify } from './keys';
+import { MAX_PEER_ID_BYTES, PERMISSION_ADMIN, type PeerStore } from './peers';
+import type { AuthSetupDevice } from './auth-setup';
+import { rsaSignSha1 } from './rsa';
+import { SrpServer, SRP_PAIR_SETUP_USERNAME } from './srp';
+import { decodeTlv8, encodeTlv8 } from './tlv8';
+import { PAIR_FLAG, PAIR_METHOD, TLV, TLV_ERROR } from './tlv-types';
+import { errorReply, readItem, readRequest, readUint, type PairingReply } from './_reply';
+
+/** Failed proofs after which pairing is refused (HAP 5.6.2: 100). */
+export const MAX_TRIES = 100;
+/** Failed proofs a person may make (mistyping) before each attempt has to wait. */
+export const BACKOFF_AFTER = 10;
+/** Longest wait between attempts once backing off. */
+export const MAX_BACKOFF_SECONDS = 60;
+/** Store key of the failed-attempt count (4 bytes, big-endian). */
+export const TRIES_KEY = 'pair-tries';
+
+export interface PairSetupOptions {
+  /** The receiver's pairing identifier (M6 Identifier; pair-verify M2 sends the same). */
+  readonly identifier: string;
+  /** The receiver's Ed25519 long-term key pair (TXT pk). */
+  readonly identity: { readonly secretKey: Uint8Array; readonly publicKey: Uint8Array };
+  /** The SRP password: the configured password when there is one, otherwise the PIN. */
+  readonly setupCode: () => string;
+  /** The device key and certificate of certificate authentication (spec 5.5), when configured. */
+  readonly device: AuthSetupDevice | undefined;
+  readonly peers: PeerStore;
+  readonly store: Store;
+  readonly random: RandomSource;
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** An unfinished pair-setup stops holding the receiver after this long without a step. */
+  readonly timeoutMs: number;
+  /** Called when a pair-setup ends, however it ends (the PIN comes off the screen). */
+  readonly onEnded?: () => void;
+}
+
+/** Per connection: how far its pair-setup got. */
+type SetupProgress =
+  | { readonly step: 'M2'; readonly srp: SrpServer; readonly method: number; readonly transient: boolean }
+  | { readonly step: 'M4'; readonly sessionKey: Uint8Array };
+
+const PROGRESS = new SessionKey<SetupProgress>('pair-setup');
+
+export class PairSetup {
+  /** The connection whose pair-setup holds the receiver, and when it last made a step. */
+  private holder: { session: ConnectionSession; lastStepAt: number } | undefined;
+  private failures: number;
+  private lastFailureAt = -Infinity;
+
+  constructor(private readonly options: PairSetupOptions) {
+    this.failures = this.loadFailures();
+    // After a restart, a count already past BACKOFF_AFTER waits from now: restarting the
+    // receiver (or making it crash) must not be a way around the backoff.
+    if (this.failures >= BACKOFF_AFTER) this.lastFailureAt = options.clock.now();
+  }
+
+  /** Failed proofs since the last successful pair-setup (persisted). */
+  get failedAttempts(): number {
+    return this.failures;
+  }
+
+  /** One request of a connection's pair-setup. Throws a PairingError without tlvError for a malformed body (400). */
+  handle(body: Uint8Array, session: ConnectionSession): PairingReply {
+    const { items, state } = readRequest(body);
+    try {
+      switch (state) {
+        case 1:
+          return this.m1(items, session);
+        case 3:
+          return this.m3(items, session);
+        case 5:
+          return this.m5(items, session);
+        default:
+          throw new PairingError(`pair-setup State ${state} is not a request step (1, 3 or 5)`, TLV_ERROR.Unknown);
+      }
+    } catch (error) {
+      if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
+      // A failed step ends this connection's pair-setup; the next M1 starts afresh.
+      this.end(session);
+      return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);
+    }
+  }
+
+  private m1(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+    const { clock } = this.options;
+    const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
+    const flags = readUint(items, TLV.Flags, 0);
+    // A new M1 on the same connection restarts its pair-setup.
+    this.end(session);
+    if (method !== PAIR_METHOD.PairSetup && method !== PAIR_METHOD.PairSetupWithAuth) {
+      throw new PairingError(`pair-setup Method ${method} is neither Pair Setup (0) nor Pair Setup with Auth (1)`, TLV_ERROR.Unknown);
+    }
+    if (method === PAIR_METHOD.PairSetupWithAuth && !this.options.device) {
+      // spec 5.5: certificate authentication needs the device key and certificate. Without them
+      // the receiver does not advertise bit 51 and cannot do what the sender asks: HomeKit's
+      // answer for "cannot do this now" is Unavailable, and the sender may fall back to Method 0.
+      throw new PairingError('Pair Setup with Auth asked, but no device key and certificate are configured', TLV_ERROR.Unavailable);
+    }
+    if (this.failures >= MAX_TRIES) {
+      throw new PairingError(`${this.failures} failed attempts (at most ${MAX_TRIES}); delete the "${TRIES_KEY}" record to allow pairing again`, TLV_ERROR.MaxTries);
+    }
+    const wait = this.backoffSeconds();
+    if (wait > 0) {
+      // Answered here rather than thrown: the reply carries RetryDelay.
+      return errorReply(2, TLV_ERROR.Backoff, `${this.failures} failed attempts: retry in ${wait} s`, wait);
+    }
+    if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
+
+    const srp = new SrpServer({ password: this.options.setupCode(), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random });
+    const transient = (flags & PAIR_FLAG.Transient) !== 0;
+    session.set(PROGRESS, { step: 'M2', srp, method, transient });
+    this.holder = { session, lastStepAt: clock.now() };
+    return {
+      body: encodeTlv8([
+        [TLV.State, new Uint8Array([2])],
+        [TLV.Salt, srp.salt],
+        [TLV.PublicKey, srp.publicKey],
+      ]),
+    };
+  }
+
+  private m3(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+    const progress = this.progressOf(session, 'M2');
+    const { srp, method, transient } = progress;
+    const clientKey = readItem(items, TLV.PublicKey, 'PublicKey (A)', TLV_ERROR.Authentication, { min: 1, max: 384 });
+    const proof = readItem(items, TLV.Proof, 'Proof (M1)', TLV_ERROR.Authentication, { min: 1, max: 64 });
+    let serverProof: Uint8Array;
+    try {
+      srp.computeSharedSecret(clientKey);
+      serverProof = srp.verifyClientProof(proof);
+    } catch (error) {
+      if (error instanceof PairingError && error.tlvError === TLV_ERROR.Authentication) this.recordFailure();
+      throw error;
+    }
+    const sessionKey = srp.sessionKey.slice();
+    srp.dispose();
+    const reply: [number, Uint8Array][] = [
+      [TLV.State, new Uint8Array([4])],
+      [TLV.Proof, serverProof],
+    ];
+    if (method === PAIR_METHOD.PairSetupWithAuth) reply.push([TLV.EncryptedData, this.deviceProof(sessionKey)]);
+    this.recordSuccess();
+    if (transient) {
+      // spec 5.3: transient pairing ends here; K is the EncryptionKey.
+      this.end(session);
+      this.options.log('info', 'transient pair-setup done: the connection is encrypted');
+      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey) };
+    }
+    session.set(PROGRESS, { step: 'M4', sessionKey });
+    this.touch(session);
+    return { body: encodeTlv8(reply) };
+  }
+
+  /** spec 5.5: the M4 EncryptedData of Pair Setup with Auth: the device's RSA signature and certificate. */
+  private deviceProof(sessionKey: Uint8Array): Uint8Array {
+    const device = this.options.device!;
+    const challenge = derivePairingKey(sessionKey, PAIRING_HKDF.MfiPairSetup, 32);
+    const signature = rsaSignSha1(device.privateKey, challenge);
+    const plaintext = encodeTlv8([
+      [TLV.Signature, signature],
+      [TLV.Certificate, device.certificate],
+    ]);
+    return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, plaintext);
+  }
+
+  private m5(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+    const { sessionKey } = this.progressOf(session, 'M4');
+    const { identity, identifier, peers, log } = this.options;
+    const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt);
+    const sealed = readItem(items, TLV.EncryptedData, 'EncryptedData', TLV_ERROR.Authentication, { min: 16, max: 1024 });
+    const sub = decodeSubTlv(chachaOpenWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM5, sealed));
+    const idBytes = readItem(sub, TLV.Identifier, 'sender Identifier', TLV_ERROR.Authentication, { min: 1, max: MAX_PEER_ID_BYTES });
+    const ltpk = readItem(sub, TLV.PublicKey, 'sender PublicKey (LTPK)', TLV_ERROR.Authentication, { min: 32, max: 32 });
+    const signature = readItem(sub, TLV.Signature, 'sender Signature', TLV_ERROR.Authentication, { min: 64, max: 64 });
+    const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
+    if (!ed25519Verify(ltpk, concat(senderX, idBytes, ltpk), signature)) {
+      throw new PairingError('M5: the sender signature does not verify', TLV_ERROR.Authentication);
+    }
+    let id: string;
+    try {
+      id = utf8Decode(idBytes);
+    } catch {
+      throw new PairingError('M5: the sender Identifier is not UTF-8', TLV_ERROR.Authentication);
+    }
+    const saved = peers.save({ id, publicKey: ltpk.slice(), permissions: PERMISSION_ADMIN });
+    if (saved === 'full') throw new PairingError(`M5: ${peers.size} senders are paired already`, TLV_ERROR.MaxPeers);
+    log('info', `pair-setup done: sender ${id} ${saved === 'added' ? 'paired' : 'paired again (key replaced)'}`);
+
+    const receiverId = utf8Encode(identifier);
+    const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
+    const receiverSignature = ed25519Sign(identity.secretKey, concat(receiverX, receiverId, identity.publicKey));
+    const plaintext = encodeTlv8([
+      [TLV.Identifier, receiverId],
+      [TLV.PublicKey, identity.publicKey],
+      [TLV.Signature, receiverSignature],
+    ]);
+    const sealedReply = chachaSealWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM6, plaintext);
+    sessionKey.fill(0);
+    this.end(session);
+    return {
+      body: encodeTlv8([
+        [TLV.State, new Uint8Array([6])],
+        [TLV.EncryptedData, sealedReply],
+      ]),
+    };
+  }
+
+  /** The connection's progress if it is at `step` and still holds the receiver; else the step fails with Unknown. */
+  private progressOf<S extends SetupProgress['step']>(session: ConnectionSession, step: S): Extract<SetupProgress, { step: S }> {
+    const progress = session.get(PROGRESS);
+    if (!progress || progress.step !== step) {
+      throw new PairingError(`pair-setup step out of order: expected the reply to ${step}${progress ? `, connection is after ${progress.step}` : ', no pair-setup started'}`, TLV_ERROR.Unknown);
+    }
+    if (this.holder?.session !== session) {
+      throw new PairingError(`pair-setup timed out (no step for ${this.options.timeoutMs} ms) and another sender started one`, TLV_ERROR.Unknown);
+    }
+    if (this.options.clock.now() - this.holder.lastStepAt > this.options.timeoutMs) {
+      throw new PairingError(`pair-setup timed out (no step for ${this.options.timeoutMs} ms)`, TLV_ERROR.Unknown);
+    }
+    return progress as Extract<SetupProgress, { step: S }>;
+  }
+
+  private touch(session: ConnectionSession): void {
+    if (this.holder?.session === session) this.holder.lastStepAt = this.options.clock.now();
+  }
+
+  /** Forgets the connection's pair-setup and lets the receiver go if it held it. */
+  private end(session: ConnectionSession): void {
+    const progress = session.get(PROGRESS);
+    if (progress) {
+      if (progress.step === 'M2') progress.srp.dispose();
+      else progress.sessionKey.fill(0);
+      session.delete(PROGRESS);
+    }
+    if (this.holder?.session === session) {
+      this.holder = undefined;
+      this.options.onEnded?.();
+    }
+  }
+
+  private holderIsActive(): boolean {
+    const holder = this.holder;
+    if (!holder) return false;
+    if (!holder.session.closed && this.options.clock.now() - holder.lastStepAt <= this.options.timeoutMs) return true;
+    // Its connection closed, or it went quiet: the receiver is free again.
+    this.end(holder.session);
+    return false;
+  }
+
+  /** Seconds the next attempt must still wait (0: none). */
+  private backoffSeconds(): number {
+    if (this.failures < BACKOFF_AFTER) return 0;
+    const delay = Math.min(2 ** (this.failures - BACKOFF_AFTER), MAX_BACKOFF_SECONDS) * 1000;
+    const left = this.lastFailureAt + delay - this.options.clock.now();
+    return left > 0 ? Math.ceil(left / 1000) : 0;
+  }
+
+  private recordFailure(): void {
+    this.failures++;
+    this.lastFailureAt = this.options.clock.now();
+    this.saveFailures();
+    this.options.log('warn', `pair-setup proof failed (wrong PIN?): ${this.failures} failed attempts`);
+  }
+
+  private recordSuccess(): void {
+    if (this.failures === 0) return;
+    this.failures = 0;
+    this.lastFailureAt = -Infinity;
+    this.saveFailures();
+  }
+
+  private loadFailures(): number {
+    const bytes = this.options.store.get(TRIES_KEY);
+    if (!bytes || bytes.length !== 4) return 0;
+    return ((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0;
+  }
+
+  private saveFailures(): void {
+    const { store } = this.options;
+    if (this.failures === 0) {
+      store.delete(TRIES_KEY);
+      return;
+    }
+    const n = this.failures;
+    store.put(TRIES_KEY, new Uint8Array([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]));
+  }
+}
+
+/** The TLV8 inside a decrypted EncryptedData; unreadable is an Authentication failure (it decrypted, so the sender wrote it). */
+export function decodeSubTlv(plaintext: Uint8Array): Map<number, Uint8Array> {
+  try {
+    return decodeTlv8(plaintext);
+  } catch (error) {
+    throw new PairingError(`encrypted sub-TLV unreadable: ${error instanceof Error ? error.message : String(error)}`, TLV_ERROR.Authentication);
+  }
+}

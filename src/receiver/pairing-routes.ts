@@ -1,0 +1,177 @@
+// The pairing endpoints (spec 5): POST /pair-setup, /pair-verify and /pair-pin-start on HTTP and
+// RTSP, and RTSP POST /auth-setup. All are `open`: served before the connection is paired, even
+// when access control is on (spec 5.2), since they are how a sender gets paired.
+
+import { HEADER } from '../http';
+import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
+import { PairingError } from '../pairing/errors';
+import { PairSetup } from '../pairing/pair-setup';
+import { PairVerify } from '../pairing/pair-verify';
+import { PeerStore } from '../pairing/peers';
+import { parseRsaPrivateKey } from '../pairing/rsa';
+import type { PairingReply } from '../pairing/_reply';
+import { tlvErrorName } from '../pairing/_reply';
+import type { Display, TimerHandle } from '../platform';
+import { ConfigError } from './config';
+import type { Receiver } from './receiver';
+import type { Request, Response } from './router';
+
+/** The two body types pairing requests come with; the reply echoes the request's. */
+export const PAIRING_MIME = {
+  octetStream: 'application/octet-stream',
+  tlv8: 'application/pairing+tlv8',
+} as const;
+
+/** Largest pair-setup body: M3 holds A (384 bytes) and the proof (64) in fragments; M5 ~150. */
+const MAX_PAIR_SETUP_BYTES = 4096;
+const MAX_PAIR_VERIFY_BYTES = 1024;
+
+/** What the routes share: the receiver-wide pairing state, for tests and the host. */
+export interface PairingService {
+  readonly peers: PeerStore;
+  readonly setup: PairSetup;
+  readonly verify: PairVerify;
+  /** The receiver's pairing identifier (pair-setup M6, pair-verify M2). */
+  readonly identifier: string;
+  /** The device key and certificate when configured (spec 5.5, 5.6). */
+  readonly device: AuthSetupDevice | undefined;
+}
+
+/**
+ * The device credentials of the configuration; a ConfigError naming the field when the key or
+ * certificate cannot be read (at start, not at the first sender).
+ */
+export function deviceCredentials(config: Receiver['config']): AuthSetupDevice | undefined {
+  if (config.authKey === undefined || config.authCertificate === undefined) return undefined;
+  let privateKey;
+  try {
+    privateKey = parseRsaPrivateKey(config.authKey);
+  } catch (error) {
+    throw new ConfigError(`authKey: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (privateKey.byteLength !== 128) throw new ConfigError(`authKey: an RSA-${privateKey.byteLength * 8} key; spec 5.5 signs with RSA-1024`);
+  if (config.authCertificate.length === 0) throw new ConfigError('authCertificate is empty');
+  return { privateKey, certificate: config.authCertificate };
+}
+
+export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display, 'showPin' | 'hidePin'>): PairingService {
+  const { router, config, identity, ports } = receiver;
+  const { log, clock } = ports;
+  const device = deviceCredentials(config);
+  // The identifier a sender stores for this receiver: the device id (TXT deviceid), as
+  // third-party receivers in the field and HomeKit accessories use. TXT pi stays the group
+  // identifier. Constant across restarts, like the key it goes with.
+  const identifier = config.deviceId;
+  const peers = new PeerStore(ports.store, log);
+  let pinTimer: TimerHandle | undefined;
+  const hidePin = () => {
+    if (pinTimer === undefined) return;
+    clock.clearTimer(pinTimer);
+    pinTimer = undefined;
+    display?.hidePin();
+  };
+  const setup = new PairSetup({
+    identifier,
+    identity,
+    // spec 5.2-5.3: a configured password is what senders type; otherwise the PIN (3939 by default).
+    setupCode: () => (config.password !== '' ? config.password : config.pin),
+    device,
+    peers,
+    store: ports.store,
+    random: ports.random,
+    clock,
+    log,
+    timeoutMs: config.limits.pairingTimeoutMs,
+    onEnded: hidePin,
+  });
+  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log });
+
+  const answer = (request: Request, reply: PairingReply): Response => {
+    if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
+    return { status: 200, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
+  };
+  const malformed = (request: Request, error: unknown): Response => {
+    if (!(error instanceof PairingError)) throw error;
+    log('warn', `${peerOf(request)} ${request.method} ${request.path}: 400 (${error.message})`);
+    return { status: 400 };
+  };
+
+  router.add({
+    method: 'POST',
+    path: '/pair-setup',
+    open: true,
+    maxBodyBytes: MAX_PAIR_SETUP_BYTES,
+    handler: (request) => {
+      try {
+        return answer(request, setup.handle(request.body, request.session));
+      } catch (error) {
+        return malformed(request, error);
+      }
+    },
+  });
+  router.add({
+    method: 'POST',
+    path: '/pair-verify',
+    open: true,
+    maxBodyBytes: MAX_PAIR_VERIFY_BYTES,
+    handler: (request) => {
+      try {
+        return answer(request, verify.handle(request.body, request.session));
+      } catch (error) {
+        return malformed(request, error);
+      }
+    },
+  });
+  router.add({
+    method: 'POST',
+    path: '/pair-pin-start',
+    open: true,
+    maxBodyBytes: 1024,
+    // spec 5.2: the sender asks the receiver to show the PIN its user must type. It stays up
+    // until the pair-setup ends or pairingTimeoutMs passes.
+    handler: (request): Response => {
+      const pin = config.pin;
+      if (pinTimer !== undefined) clock.clearTimer(pinTimer);
+      pinTimer = clock.setTimer(config.limits.pairingTimeoutMs, hidePin);
+      if (display) display.showPin(pin);
+      else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
+      return { status: 200 };
+    },
+  });
+  router.add({
+    protocol: 'RTSP',
+    method: 'POST',
+    path: '/auth-setup',
+    open: true,
+    maxBodyBytes: 1024,
+    handler: (request): Response => {
+      // spec 5.6: without a device key and certificate there is nothing to prove; the receiver
+      // does not advertise HasUnifiedAdvertiserInfo then, and says it does not implement this.
+      if (!device) {
+        log('info', `${peerOf(request)} POST /auth-setup: 501 (no device key and certificate configured: authKey, authCertificate)`);
+        return { status: 501 };
+      }
+      if (request.body.length !== AUTH_SETUP_BODY_BYTES) {
+        log('warn', `${peerOf(request)} POST /auth-setup: 400 (body of ${request.body.length} bytes, spec 5.6 says ${AUTH_SETUP_BODY_BYTES})`);
+        return { status: 400 };
+      }
+      try {
+        const body = authSetupReply(request.body, device, ports.random);
+        return { status: 200, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
+      } catch (error) {
+        return malformed(request, error);
+      }
+    },
+  });
+  return { peers, setup, verify, identifier, device };
+}
+
+/** The reply's Content-Type: the request's pairing type when it used one, else octet-stream. */
+function replyType(request: Request): string {
+  const type = request.head.headers.get(HEADER.contentType)?.split(';')[0].trim().toLowerCase();
+  return type === PAIRING_MIME.tlv8 ? PAIRING_MIME.tlv8 : PAIRING_MIME.octetStream;
+}
+
+function peerOf(request: Request): string {
+  return `${request.remoteAddress}:${request.remotePort}`;
+}

@@ -1,0 +1,204 @@
+// Photos (spec 3, 4.1, 6): PUT /photo shows a JPEG at once, caches it (cacheOnly) or shows a cached
+// one (displayCached); the photo session this opens ends with POST /stop (the photo event).
+//
+// Decisions the spec leaves open, and what this receiver does:
+// - Which picture is shown when requests overlap. Senders upload the photos either side of the
+//   one shown with cacheOnly, on several connections, while the person swipes: requests finish
+//   in any order. The screen always shows what was asked for last, by the arrival order of the
+//   request heads (Request.order): a display request that finishes after a newer display or a
+//   POST /stop changes nothing on the screen (it is still cached and answered 200), and a
+//   cacheOnly never touches the screen. A displayCached whose key is still being uploaded is
+//   answered 412 at once (spec 3), and the sender sends the picture in full.
+// - A shown picture that carries an AssetKey is cached too (it counts as the most recent use),
+//   so going back to it is a displayCached; a frame's three entries hold the previous, the shown
+//   and the next photo.
+// - Activity: spec 2.1's table has no photo row. Real receivers treat a photo session like a
+//   video session (the screen belongs to a sender: flag ReceiverSessionIsActive set, the group
+//   fields of "receiving video"), so the first picture shown moves to receivingVideo and the
+//   end of the session back to idle.
+// - A photo session belongs to the sender session that shows pictures. Another session's
+//   picture takes the screen over: the previous one gets its photo event (state stopped) and its
+//   cached pictures are dropped. POST /stop from another session leaves the screen alone and
+//   only drops that session's cached pictures; one without a session id stops whatever is shown.
+// - Statuses: a body that is not a JPEG (src/receiver/jpeg.ts) 415; over maxPhotoBytes 413 (the
+//   connection's parser, from the route's limit); no body, or no AssetKey where one is needed,
+//   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
+
+import { headerNames, type MakerHeader } from '../dialect';
+import type { Activity } from '../discovery';
+import { STATUS } from '../http';
+import type { Display } from '../platform';
+import { JpegError, inspectJpeg } from './jpeg';
+import { PhotoCache } from './photo-cache';
+import type { Receiver } from './receiver';
+import type { Request, Response } from './router';
+
+/** spec 4.1: the values of X-Vendor-AssetAction. */
+export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
+export type AssetAction = (typeof ASSET_ACTIONS)[number];
+
+/** The activity of a photo session (see the file comment: spec 2.1 has no photo row). */
+export const PHOTO_ACTIVITY: Activity = 'receivingVideo';
+
+const HEADER_NAMES: Record<'AssetKey' | 'AssetAction' | 'Transition', string[]> = {
+  AssetKey: headerNames('AssetKey'),
+  AssetAction: headerNames('AssetAction'),
+  Transition: headerNames('Transition'),
+};
+
+/** The first non-empty value of a maker header in any dialect. */
+function makerHeader(request: Request, suffix: MakerHeader & keyof typeof HEADER_NAMES): string | undefined {
+  for (const name of HEADER_NAMES[suffix]) {
+    const value = request.head.headers.get(name)?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
+export class PhotoFeature {
+  readonly cache: PhotoCache;
+  /** A photo session is on: a picture is on the screen. */
+  active = false;
+  /** The sender session whose picture is shown (undefined: none, or a sender without one). */
+  owner: string | undefined;
+  /** AssetKey of the picture shown, when it had one. */
+  shownKey: string | undefined;
+  /**
+   * Arrival order (Request.order) of the newest request that decided the screen: a picture
+   * shown or a stop. A request that arrived before it and finishes later changes nothing.
+   */
+  private decidedAt = 0;
+
+  constructor(
+    private readonly receiver: Receiver,
+    private readonly display: Display,
+  ) {
+    const { limits } = receiver.config;
+    this.cache = new PhotoCache({ maxBytes: limits.photoCacheBytes, maxEntries: limits.photoCacheEntries });
+  }
+
+  /** PUT /photo (spec 4.1). */
+  handle(request: Request): Response {
+    const { log } = this.receiver.ports;
+    const what = `${request.remoteAddress}:${request.remotePort} PUT /photo`;
+    const refuse = (status: number, why: string): Response => {
+      log('info', `${what}: ${status} (${why})`);
+      return { status };
+    };
+    const key = makerHeader(request, 'AssetKey');
+    const transition = makerHeader(request, 'Transition');
+    const actionText = makerHeader(request, 'AssetAction');
+    let action: AssetAction | undefined;
+    if (actionText !== undefined) {
+      action = ASSET_ACTIONS.find((known) => known.toLowerCase() === actionText.toLowerCase());
+      if (!action) return refuse(STATUS.badRequest, `unknown AssetAction ${JSON.stringify(actionText)}; known: ${ASSET_ACTIONS.join(', ')}`);
+    }
+
+    if (action === 'displayCached') {
+      if (!key) return refuse(STATUS.badRequest, 'displayCached without an AssetKey');
+      const cached = this.cache.use(key);
+      // spec 4.1, 7: the sender then sends the picture in full.
+      if (!cached) return refuse(STATUS.preconditionFailed, `displayCached ${key}: not in the cache`);
+      this.show(request, cached.jpeg, key, transition);
+      return { status: STATUS.ok };
+    }
+
+    const jpeg = request.body;
+    if (jpeg.length === 0) return refuse(STATUS.badRequest, `${action ?? 'display'} without a picture in the body`);
+    let size: string;
+    try {
+      const info = inspectJpeg(jpeg);
+      size = `${info.width}x${info.height}${info.progressive ? ' progressive' : ''}`;
+    } catch (error) {
+      if (!(error instanceof JpegError)) throw error;
+      return refuse(STATUS.unsupportedMediaType, `the body is not a JPEG: ${error.message}`);
+    }
+
+    if (action === 'cacheOnly') {
+      if (!key) return refuse(STATUS.badRequest, 'cacheOnly without an AssetKey');
+      this.store(key, jpeg, request.sessionId, `${what} cacheOnly ${key} (${size}, ${jpeg.length} bytes)`);
+      return { status: STATUS.ok };
+    }
+    if (key) this.store(key, jpeg, request.sessionId, `${what} ${key} (${size}, ${jpeg.length} bytes)`);
+    this.show(request, jpeg, key, transition);
+    return { status: STATUS.ok };
+  }
+
+  /**
+   * POST /stop (spec 3): ends the photo session (the screen is cleared, the cache emptied, the
+   * sender told with the photo event, activity back to idle). `order` is the stop's arrival
+   * order: display requests asked before it do not show when they finish later.
+   */
+  stop(sessionId: string | undefined, order: number): void {
+    const { log } = this.receiver.ports;
+    if (this.active && sessionId !== undefined && this.owner !== undefined && sessionId !== this.owner) {
+      const dropped = this.cache.deleteSession(sessionId);
+      log('debug', `POST /stop from session ${sessionId}: the photo shown is session ${this.owner}'s; ${dropped} cached photos of ${sessionId} dropped`);
+      return;
+    }
+    this.decidedAt = Math.max(this.decidedAt, order);
+    this.cache.clear();
+    if (!this.active) return;
+    const owner = this.owner ?? sessionId;
+    this.active = false;
+    this.owner = undefined;
+    this.shownKey = undefined;
+    this.display.clear();
+    if (this.receiver.activity === PHOTO_ACTIVITY) this.receiver.setActivity('idle');
+    log('debug', `photo session ${owner ?? '(no session id)'} stopped`);
+    // Not awaited: the sender may answer the event only after it has the answer to its /stop.
+    void this.receiver.events.send(owner, 'photo', 'stopped');
+  }
+
+  private store(key: string, jpeg: Uint8Array, sessionId: string | undefined, what: string): void {
+    const { log } = this.receiver.ports;
+    const { stored, evicted } = this.cache.put(key, jpeg, sessionId);
+    if (!stored) {
+      const { maxBytes } = this.cache.limits;
+      log('info', `${what}: not cached, larger than the whole cache (limits.photoCacheBytes ${maxBytes}); a displayCached of it gets 412`);
+      return;
+    }
+    log('debug', `${what}: cached${evicted.length ? `, evicted ${evicted.join(', ')}` : ''} (${this.cache.size} photos, ${this.cache.bytes} bytes)`);
+  }
+
+  private show(request: Request, jpeg: Uint8Array, key: string | undefined, transition: string | undefined): void {
+    const { log } = this.receiver.ports;
+    const { sessionId } = request;
+    if (request.order < this.decidedAt) {
+      log('debug', `PUT /photo ${key ?? '(no key)'} (request #${request.order}) not shown: request #${this.decidedAt} was asked for later`);
+      return;
+    }
+    this.display.showPhoto(jpeg, transition);
+    this.decidedAt = request.order;
+    if (this.active && this.owner !== undefined && sessionId !== undefined && this.owner !== sessionId) {
+      // Another sender took the screen: the previous session has ended.
+      const previous = this.owner;
+      this.cache.deleteSession(previous);
+      log('info', `photo session ${previous} ended: session ${sessionId} shows a photo`);
+      void this.receiver.events.send(previous, 'photo', 'stopped');
+    }
+    // A new session reports its own end, even when an earlier one of the same sender did.
+    if (!this.active || this.owner !== sessionId) this.receiver.events.reset(sessionId ?? '', 'photo');
+    this.active = true;
+    this.owner = sessionId;
+    this.shownKey = key;
+    log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
+    this.receiver.setActivity(PHOTO_ACTIVITY);
+  }
+}
+
+/** Serves PUT /photo on a receiver with a screen, and ends photo sessions on POST /stop. */
+export function registerPhotoRoutes(receiver: Receiver, display: Display): PhotoFeature {
+  const feature = new PhotoFeature(receiver, display);
+  receiver.router.add({
+    protocol: 'HTTP',
+    method: 'PUT',
+    path: '/photo',
+    // Over it the connection's parser answers 413 (and keeps the connection when the body is
+    // small enough to read and drop).
+    maxBodyBytes: receiver.config.limits.maxPhotoBytes,
+    handler: (request) => feature.handle(request),
+  });
+  receiver.onStop((sessionId, order) => feature.stop(sessionId, order));
+  return feature;
+}

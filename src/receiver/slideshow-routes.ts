@@ -1,0 +1,142 @@
+// The slideshow endpoints (spec 4.1): GET /slideshow-features and PUT /slideshows/1; and the
+// wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
+
+import type { Activity } from '../discovery';
+import { HEADER } from '../http';
+import { decodePlist } from '../plist/any';
+import { getPath } from '../plist/path';
+import { isPlistDict, type PlistValue } from '../plist/value';
+import { encodeXmlPlistBytes } from '../plist/xml';
+import type { Receiver } from './receiver';
+import type { Request, Response } from './router';
+import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
+import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
+
+/**
+ * The activity (spec 2.1) while a slideshow loads or plays. Real receivers run photos and
+ * slideshows in the same media session as video (one reverse event channel, one session, one
+ * POST /stop for all), and spec 2.4 sets ReceiverSessionIsActive "while the receiver receives
+ * anything": so the row is `receiving video` (flag 17 set, the sender's group), back to `idle`
+ * when the show stops.
+ */
+export const SLIDESHOW_ACTIVITY: Activity = 'receivingVideo';
+
+/** spec 2.7 slideDuration when a sender gives none (the common sender default), in seconds. */
+export const DEFAULT_SLIDE_DURATION_S = 3;
+/** The slide durations accepted, in seconds: from one second to an hour. */
+export const MIN_SLIDE_DURATION_S = 1;
+export const MAX_SLIDE_DURATION_S = 3600;
+
+/** A PUT /slideshows/1 body is a small dictionary (spec 2.7). */
+const SLIDESHOW_BODY_LIMIT = 16 * 1024;
+
+/** spec 2.7: what a PUT /slideshows/1 asks. */
+export interface SlideshowRequest {
+  readonly state: 'playing' | 'stopped';
+  readonly settings: SlideshowSettings;
+  /** The theme the sender named when it is not in SLIDESHOW_THEMES (DEFAULT_THEME is used). */
+  readonly unknownTheme?: string;
+}
+
+/** Reads a PUT /slideshows/1 body (spec 2.7; nested `settings` dict). Throws SlideshowError. */
+export function readSlideshowRequest(body: Uint8Array): SlideshowRequest {
+  let plist: PlistValue;
+  try {
+    plist = decodePlist(body);
+  } catch (error) {
+    throw new SlideshowError(`body is not a property list: ${error instanceof Error ? error.message : String(error)}`);
+  }
+  if (!isPlistDict(plist)) throw new SlideshowError('body is not a dictionary');
+  const state = getPath(plist, 'state');
+  if (state !== 'playing' && state !== 'stopped') throw new SlideshowError(`state ${JSON.stringify(describeValue(state))} is not playing or stopped`);
+  const duration = getPath(plist, 'settings.slideDuration');
+  let seconds = DEFAULT_SLIDE_DURATION_S;
+  if (duration !== undefined) {
+    seconds = typeof duration === 'bigint' ? Number(duration) : typeof duration === 'number' ? duration : NaN;
+    if (!(seconds >= MIN_SLIDE_DURATION_S && seconds <= MAX_SLIDE_DURATION_S)) {
+      throw new SlideshowError(`settings.slideDuration ${describeValue(duration)} is not a number of seconds from ${MIN_SLIDE_DURATION_S} to ${MAX_SLIDE_DURATION_S}`);
+    }
+  }
+  const theme = getPath(plist, 'settings.theme');
+  if (theme !== undefined && typeof theme !== 'string') throw new SlideshowError(`settings.theme ${describeValue(theme)} is not a string`);
+  const key = theme === undefined ? DEFAULT_THEME : themeKey(theme);
+  return {
+    state,
+    settings: { slideDurationMs: Math.round(seconds * 1000), theme: key ?? DEFAULT_THEME },
+    ...(key === undefined && { unknownTheme: theme }),
+  };
+}
+
+function describeValue(value: PlistValue | undefined): string {
+  if (value === undefined) return '(absent)';
+  if (typeof value === 'string') return JSON.stringify(value);
+  if (typeof value === 'number' || typeof value === 'bigint' || typeof value === 'boolean') return String(value);
+  return Array.isArray(value) ? 'an array' : value instanceof Uint8Array ? 'data' : 'a dictionary';
+}
+
+/** Registers the slideshow endpoints and POST /stop handling; returns the slideshow. */
+export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
+  const { clock, log, display } = receiver.ports;
+  const slideshow = new Slideshow({
+    clock,
+    log,
+    display,
+    connections: receiver.reverse,
+    accept: receiver.dialect.mime.plistBinary,
+    lookAhead: receiver.config.limits.slideshowLookAhead,
+    onReport: (sessionId, state, lastAssetID) => {
+      if (state === 'stopped') {
+        // A photo session of the same activity may still hold the screen.
+        if (receiver.activity === SLIDESHOW_ACTIVITY && !receiver.photos?.active) receiver.setActivity('idle');
+      } else {
+        receiver.setActivity(SLIDESHOW_ACTIVITY);
+      }
+      receiver.updateStatus({ slideshow: state === 'stopped' ? undefined : state });
+      // spec 6: the slideshow event; delivery problems are logged by the event sender.
+      void receiver.events.send(sessionId, 'slideshow', state, { lastAssetID });
+    },
+  });
+
+  const plistReply = (body: PlistValue): Response => ({
+    status: 200,
+    headers: { [HEADER.contentType]: receiver.dialect.mime.plistXml },
+    body: encodeXmlPlistBytes(body),
+  });
+
+  receiver.router.add({
+    protocol: 'HTTP',
+    method: 'GET',
+    path: '/slideshow-features',
+    maxBodyBytes: 0,
+    // spec 4.1: the themes, named in the language of Accept-Language.
+    handler: (request) => plistReply(slideshowFeatures(themeLanguage(request.head.headers.get(HEADER.acceptLanguage)))),
+  });
+
+  receiver.router.add({
+    protocol: 'HTTP',
+    method: 'PUT',
+    path: '/slideshows/1',
+    maxBodyBytes: SLIDESHOW_BODY_LIMIT,
+    handler: (request: Request): Response => {
+      let asked: SlideshowRequest;
+      try {
+        asked = readSlideshowRequest(request.body);
+      } catch (error) {
+        if (!(error instanceof SlideshowError)) throw error;
+        log('info', `${request.remoteAddress}:${request.remotePort} PUT /slideshows/1: 400 (${error.message})`);
+        return { status: 400 };
+      }
+      if (asked.unknownTheme !== undefined) log('info', `slideshow: theme ${JSON.stringify(asked.unknownTheme)} is not one of ours: ${DEFAULT_THEME}`);
+      if (asked.state === 'playing') slideshow.play(request.sessionId, asked.settings);
+      else if (!slideshow.stop('the sender stopped it', request.sessionId)) log('debug', `slideshow: PUT /slideshows/1 stopped: no show of session ${request.sessionId ?? '(none)'} runs`);
+      // spec 4.1: the reply is an empty dictionary.
+      return plistReply({});
+    },
+  });
+
+  // spec 3: POST /stop ends the sender's slideshow (a sender without a session id: whichever runs).
+  receiver.onStop((sessionId) => {
+    slideshow.stop('POST /stop', sessionId);
+  });
+  return slideshow;
+}

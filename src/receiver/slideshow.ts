@@ -1,0 +1,344 @@
+// The slideshow (spec 2.7, 2.8, 3, 4.1, 6, 8): a state machine that fetches pictures from the
+// sender over its slideshow reverse connections, shows each for slideDuration seconds, keeps a
+// bounded look-ahead, and reports loading / playing / stopped. Time comes from the clock port,
+// pictures go to the display port; nothing here touches a socket.
+//
+//   idle --play--> loading --first picture--> playing --slide time over, next ready--> playing
+//                     ^                          |
+//                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
+
+import { HEADER } from '../http';
+import { decodePlist } from '../plist/any';
+import { getPath } from '../plist/path';
+import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
+import type { Clock, Display, Logger, TimerHandle } from '../platform';
+import { JpegError, inspectJpeg } from './jpeg';
+import type { ReverseRequest, ReverseResponse } from './reverse';
+
+/** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
+export const SLIDESHOW_PURPOSE = 'slideshow';
+
+/** spec 8: slideshow pictures are fetched over at most three connections in parallel. */
+export const PARALLEL_SLIDESHOW_FETCHES = 3;
+
+/** spec 4.1: the request the receiver sends for the next picture. */
+export const SLIDESHOW_ASSET_TARGET = '/slideshows/1/assets/1';
+
+/** After a bad reply, new fetches wait this long, doubling per bad reply in a row up to the max. */
+export const FIRST_RETRY_DELAY_MS = 500;
+export const MAX_RETRY_DELAY_MS = 8000;
+
+/** What the state machine is doing. `idle` is reported to senders as `stopped` (spec 3). */
+export type SlideshowPhase = 'idle' | 'loading' | 'playing';
+
+/** The states a slideshow reports (spec 3, 6). */
+export type SlideshowReport = 'loading' | 'playing' | 'stopped';
+
+export interface SlideshowSettings {
+  /** spec 2.7 settings.slideDuration, in milliseconds here. */
+  readonly slideDurationMs: number;
+  /** spec 2.7 settings.theme: a key of SLIDESHOW_THEMES, handed to the display as the transition. */
+  readonly theme: string;
+}
+
+/** One picture of the show, from a sender's reply (spec 2.8). */
+export interface Slide {
+  /** info.id; undefined when the sender gave none. Reported as lastAssetID (spec 6). */
+  readonly id: number | undefined;
+  /** info.key: an integer, or a string in some senders' replies (spec 2.8). */
+  readonly key: number | string | undefined;
+  readonly jpeg: Uint8Array;
+}
+
+/** A reply that cannot be shown; the message says why. */
+export class SlideshowError extends Error {
+  override name = 'SlideshowError';
+}
+
+/** A reverse connection as the slideshow uses it (ReverseConnection is one). */
+export interface AssetConnection {
+  readonly peer: string;
+  readonly closed: boolean;
+  request(request: ReverseRequest): Promise<ReverseResponse>;
+}
+
+/** The senders' reverse connections (ReverseRegistry is one). */
+export interface AssetConnections {
+  /** Open connections of a session with a purpose, oldest first. */
+  find(sessionId: string | undefined, purpose: string): AssetConnection[];
+  /** Called for every connection added from now on (a sender that reconnects). */
+  onAdded(listener: () => void): void;
+}
+
+export interface SlideshowContext {
+  readonly clock: Clock;
+  readonly log: Logger;
+  /** Where pictures go; a receiver without a screen only logs them. */
+  readonly display?: Display;
+  readonly connections: AssetConnections;
+  /** The Accept header of picture requests: the dialect's binary plist type (spec 4.1). */
+  readonly accept: string;
+  /** Most pictures fetched or being fetched ahead of the one shown (limits.slideshowLookAhead). */
+  readonly lookAhead: number;
+  /**
+   * Told every change of reported state, in order and never twice in a row: the route module
+   * turns these into events (spec 6), the activity and the status line.
+   */
+  onReport(sessionId: string | undefined, state: SlideshowReport, lastAssetID: number): void;
+}
+
+/** spec 2.8: reads a sender's reply to GET /slideshows/1/assets/1. Throws SlideshowError. */
+export function readAssetReply(body: Uint8Array): Slide {
+  let reply: PlistValue;
+  try {
+    reply = decodePlist(body);
+  } catch (error) {
+    const reason = error instanceof PlistError ? error.message : String(error);
+    throw new SlideshowError(`reply is not a property list (${body.length} bytes: ${reason})`);
+  }
+  if (!isPlistDict(reply)) throw new SlideshowError('reply is not a dictionary');
+  const data = getPath(reply, 'data');
+  if (!(data instanceof Uint8Array)) throw new SlideshowError(data === undefined ? 'reply has no data' : 'reply data is not data');
+  try {
+    inspectJpeg(data);
+  } catch (error) {
+    if (!(error instanceof JpegError)) throw error;
+    throw new SlideshowError(`reply data is not a JPEG (${data.length} bytes): ${error.message}`);
+  }
+  return { id: integerOf(getPath(reply, 'info.id')), key: keyOf(getPath(reply, 'info.key')), jpeg: data };
+}
+
+function integerOf(value: PlistValue | undefined): number | undefined {
+  if (typeof value === 'number' && Number.isSafeInteger(value)) return value;
+  if (typeof value === 'bigint' && value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER)) return Number(value);
+  return undefined;
+}
+
+function keyOf(value: PlistValue | undefined): number | string | undefined {
+  if (typeof value === 'string') return value;
+  return integerOf(value);
+}
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One slideshow at a time: the receiver has one screen, and a new sender's show replaces the
+ * current one. Pictures are shown in the order their replies arrive (a slow fetch never holds
+ * up a picture that is already here).
+ */
+export class Slideshow {
+  private phase: SlideshowPhase = 'idle';
+  private session: string | undefined;
+  private settings: SlideshowSettings = { slideDurationMs: 3000, theme: 'Dissolve' };
+  /** Bumped by every start and stop: a reply to an older generation's request is dropped. */
+  private generation = 0;
+  /** Fetched, not yet shown, oldest first. */
+  private readonly ready: Slide[] = [];
+  /** Connections with a picture request outstanding, and the generation that sent it. */
+  private readonly fetching = new Map<AssetConnection, number>();
+  private current: Slide | undefined;
+  private shownAt = 0;
+  private slideTimer: TimerHandle | undefined;
+  /** The current slide's time is over (or nothing was shown yet): show the next on arrival. */
+  private waiting = true;
+  private badReplies = 0;
+  private retryAt = 0;
+  private retryTimer: TimerHandle | undefined;
+  private reported: SlideshowReport = 'stopped';
+
+  constructor(private readonly context: SlideshowContext) {
+    context.connections.onAdded(() => this.pump());
+  }
+
+  get state(): SlideshowPhase {
+    return this.phase;
+  }
+
+  /** The session whose show runs (undefined when idle or for a sender without a session id). */
+  get sessionId(): string | undefined {
+    return this.session;
+  }
+
+  /** Picture requests outstanding (of any generation: each holds a connection and memory). */
+  get fetchesInFlight(): number {
+    return this.fetching.size;
+  }
+
+  /** Pictures fetched and waiting to be shown. */
+  get picturesReady(): number {
+    return this.ready.length;
+  }
+
+  /** The asset id last shown, 0 before any (spec 6 lastAssetID). */
+  get lastAssetID(): number {
+    return this.current?.id ?? 0;
+  }
+
+  /**
+   * spec 3: PUT /slideshows/1 with state playing. Starts a show; for the session whose show
+   * runs, applies the new settings to it (the current slide's time counts from when it was
+   * shown). Another session's show is stopped first.
+   */
+  play(sessionId: string | undefined, settings: SlideshowSettings): void {
+    const { log, clock } = this.context;
+    if (this.phase !== 'idle' && sessionId !== this.session) this.stop('another sender started a slideshow');
+    this.settings = settings;
+    if (this.phase !== 'idle') {
+      log('info', `slideshow: new settings: ${settings.slideDurationMs / 1000} s per slide, theme ${settings.theme}`);
+      if (this.slideTimer !== undefined) this.armSlideTimer(Math.max(0, this.shownAt + settings.slideDurationMs - clock.now()));
+      return;
+    }
+    this.generation++;
+    this.session = sessionId;
+    this.phase = 'loading';
+    this.current = undefined;
+    this.waiting = true;
+    this.badReplies = 0;
+    this.retryAt = 0;
+    log('info', `slideshow: started for session ${sessionId ?? '(none)'}: ${settings.slideDurationMs / 1000} s per slide, theme ${settings.theme}`);
+    this.report('loading');
+    this.pump();
+  }
+
+  /**
+   * spec 3: PUT /slideshows/1 with state stopped, or POST /stop. With a session id, stops only
+   * that session's show. Returns whether a show was stopped.
+   */
+  stop(reason: string, sessionId?: string): boolean {
+    if (this.phase === 'idle') return false;
+    if (sessionId !== undefined && sessionId !== this.session) return false;
+    const { log, display } = this.context;
+    this.generation++;
+    this.phase = 'idle';
+    this.ready.length = 0;
+    this.clearTimers();
+    this.waiting = true;
+    log('info', `slideshow: stopped (${reason}) after asset ${this.lastAssetID}`);
+    display?.clear();
+    this.report('stopped');
+    this.session = undefined;
+    return true;
+  }
+
+  /** Starts picture requests while a connection is free and the look-ahead has room. */
+  private pump(): void {
+    const { connections, lookAhead, clock } = this.context;
+    if (this.phase === 'idle') return;
+    if (clock.now() < this.retryAt) return; // the retry timer pumps again
+    for (const connection of connections.find(this.session, SLIDESHOW_PURPOSE)) {
+      if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.ready.length >= lookAhead) return;
+      if (connection.closed || this.fetching.has(connection)) continue;
+      this.fetch(connection);
+    }
+  }
+
+  private fetch(connection: AssetConnection): void {
+    const { log, accept } = this.context;
+    const generation = this.generation;
+    this.fetching.set(connection, generation);
+    log('debug', `slideshow: GET ${SLIDESHOW_ASSET_TARGET} on ${connection.peer}`);
+    connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }).then(
+      (response) => this.replied(connection, generation, response),
+      (error: unknown) => this.failed(connection, generation, error),
+    );
+  }
+
+  private replied(connection: AssetConnection, generation: number, response: ReverseResponse): void {
+    const { log } = this.context;
+    this.fetching.delete(connection);
+    if (generation !== this.generation) {
+      log('debug', `slideshow: reply on ${connection.peer} dropped: the show it was for has ended`);
+      this.pump();
+      return;
+    }
+    let slide: Slide;
+    try {
+      if (response.head.status !== 200) throw new SlideshowError(`sender answered ${response.head.status}`);
+      slide = readAssetReply(response.body);
+    } catch (error) {
+      this.badReply(connection, describe(error));
+      return;
+    }
+    this.badReplies = 0;
+    log('debug', `slideshow: asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes) from ${connection.peer}`);
+    if (this.waiting) this.show(slide);
+    else this.ready.push(slide);
+    this.pump();
+  }
+
+  /** A reply that cannot be shown is skipped; new requests pause a while so a broken sender is not hammered. */
+  private badReply(connection: AssetConnection, reason: string): void {
+    const { log, clock } = this.context;
+    this.badReplies++;
+    const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** (this.badReplies - 1));
+    log('warn', `slideshow: picture from ${connection.peer} skipped: ${reason}; next request in ${delay} ms`);
+    this.retryAt = clock.now() + delay;
+    if (this.retryTimer !== undefined) clock.clearTimer(this.retryTimer);
+    this.retryTimer = clock.setTimer(delay, () => {
+      this.retryTimer = undefined;
+      this.pump();
+    });
+  }
+
+  /** The connection failed (closed, timed out): it is gone from the registry; the others carry on, and new ones are picked up. */
+  private failed(connection: AssetConnection, generation: number, error: unknown): void {
+    this.fetching.delete(connection);
+    this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describe(error)}`);
+    if (generation === this.generation && !connection.closed) {
+      // Not a lost connection: treat it as a bad reply, so a retry does not spin.
+      this.badReply(connection, describe(error));
+      return;
+    }
+    this.pump();
+  }
+
+  private show(slide: Slide): void {
+    const { log, display, clock } = this.context;
+    this.current = slide;
+    this.waiting = false;
+    this.shownAt = clock.now();
+    log('info', `slideshow: showing asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes, theme ${this.settings.theme})`);
+    display?.showPhoto(slide.jpeg, this.settings.theme);
+    this.phase = 'playing';
+    this.report('playing');
+    this.armSlideTimer(this.settings.slideDurationMs);
+  }
+
+  private slideOver(): void {
+    this.slideTimer = undefined;
+    const next = this.ready.shift();
+    if (next) {
+      this.show(next);
+    } else {
+      // The sender is slower than the show: keep the picture up and say so.
+      this.context.log('info', `slideshow: asset ${this.lastAssetID} shown for its time; waiting for the next picture`);
+      this.waiting = true;
+      this.phase = 'loading';
+      this.report('loading');
+    }
+    this.pump();
+  }
+
+  private armSlideTimer(ms: number): void {
+    const { clock } = this.context;
+    if (this.slideTimer !== undefined) clock.clearTimer(this.slideTimer);
+    this.slideTimer = clock.setTimer(ms, () => this.slideOver());
+  }
+
+  private clearTimers(): void {
+    const { clock } = this.context;
+    if (this.slideTimer !== undefined) clock.clearTimer(this.slideTimer);
+    if (this.retryTimer !== undefined) clock.clearTimer(this.retryTimer);
+    this.slideTimer = undefined;
+    this.retryTimer = undefined;
+    this.retryAt = 0;
+  }
+
+  private report(state: SlideshowReport): void {
+    if (state === this.reported) return;
+    this.reported = state;
+    this.context.onReport(this.session, state, this.lastAssetID);
+  }
+}

@@ -1,0 +1,121 @@
+// The virtual screen page in a real browser (Debian's headless Chromium, driven by
+// playwright-core): a photo sent with PUT /photo appears on the page (a screenshot's pixels at the
+// centres of the picture's colour blocks match it), the page updates live when a second photo is
+// sent, and POST /stop clears it. Loopback only: the receiver runs with --no-mdns, and the
+// browser's own network services are switched off.
+
+import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
+import { after, before, describe, test } from 'node:test';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import {
+  BLUE,
+  CYAN,
+  GREEN,
+  MAGENTA,
+  ORANGE,
+  RED,
+  WHITE,
+  YELLOW,
+  blockCentre,
+  blockPicture,
+  colourDistance,
+  decodeJpeg,
+  type BlockPicture,
+} from '../support/color-blocks';
+import { ReceiverProcess } from '../e2e/receiver-process';
+
+const CHROMIUM = '/usr/bin/chromium';
+const CHROMIUM_ARGS = [
+  '--headless',
+  '--no-sandbox',
+  '--disable-gpu',
+  '--disable-quic',
+  '--no-first-run',
+  '--disable-background-networking',
+  '--disable-component-update',
+  '--disable-sync',
+];
+/** The page's size; the pictures are 4:3 too, so they fill it. */
+const VIEWPORT = { width: 640, height: 480 };
+/** Per channel: the picture went through a JPEG encoder, the browser's decoder and scaling, and a JPEG screenshot. */
+const TOLERANCE = 40;
+const SESSION = '0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f';
+
+const FIRST = blockPicture([
+  [RED, GREEN],
+  [BLUE, YELLOW],
+]);
+const SECOND = blockPicture([
+  [CYAN, MAGENTA, WHITE],
+  [ORANGE, RED, BLUE],
+]);
+
+describe('the virtual screen page', () => {
+  let receiver: ReceiverProcess;
+  let browser: Browser;
+  let page: Page;
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    receiver = await ReceiverProcess.start({ args: ['--name', 'Hall Frame', '--profile', 'photo-frame'] });
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await browser.newPage({ viewport: VIEWPORT });
+    await page.goto(receiver.screenUrl!);
+    // Connected for live updates before anything is sent.
+    await page.waitForFunction(() => document.querySelector('#status .link')?.textContent === 'live', undefined, { timeout: 5000 });
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.stop();
+  });
+
+  async function put(picture: BlockPicture, transition: string): Promise<void> {
+    const response = await fetch(`http://127.0.0.1:${receiver.port}/photo`, {
+      method: 'PUT',
+      headers: { 'X-Vendor-Session-ID': SESSION, 'X-Vendor-AssetKey': crypto.randomUUID(), 'X-Vendor-Transition': transition },
+      body: picture.jpeg,
+    });
+    assert.equal(response.status, 200);
+  }
+
+  /** Waits until picture `version` is fully shown (transition over), then checks every block's centre. */
+  async function expectOnScreen(picture: BlockPicture, version: number): Promise<void> {
+    await page.waitForSelector(`body[data-shown-version="${version}"]`, { timeout: 5000 });
+    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
+    assert.deepEqual([shot.width, shot.height], [VIEWPORT.width, VIEWPORT.height]);
+    picture.blocks.forEach((row, r) =>
+      row.forEach((expected, c) => {
+        const { x, y } = blockCentre(picture, r, c, shot.width, shot.height);
+        const seen = shot.pixel(x, y);
+        assert.ok(colourDistance(seen, expected) <= TOLERANCE, `block ${r},${c} at ${x},${y}: saw rgb(${seen.join(',')}), sent rgb(${expected.join(',')})`);
+      }),
+    );
+  }
+
+  test('shows the receiver\'s name while idle', async () => {
+    assert.equal(await page.textContent('#idle .name'), 'Hall Frame');
+    assert.equal(await page.title(), 'Hall Frame — screen');
+  });
+
+  test('a photo sent with PUT /photo appears on the page', async () => {
+    await put(FIRST, 'Dissolve');
+    await expectOnScreen(FIRST, 1);
+    assert.equal(await page.getAttribute('#stage .photo.current', 'class'), 'photo current t-dissolve');
+  });
+
+  test('the page updates live when a second photo is sent (no reload)', async () => {
+    await put(SECOND, 'Cube');
+    await expectOnScreen(SECOND, 2);
+    assert.equal(await page.locator('#stage .photo').count(), 1, 'the previous picture is gone after the transition');
+    assert.match((await page.textContent('#status .activity')) ?? '', /Receiving/);
+  });
+
+  test('POST /stop clears the screen back to the idle page', async () => {
+    const response = await fetch(`http://127.0.0.1:${receiver.port}/stop`, { method: 'POST', headers: { 'X-Vendor-Session-ID': SESSION } });
+    assert.equal(response.status, 200);
+    await page.waitForSelector('body[data-shown-version="0"]:not(.has-photo)', { timeout: 5000 });
+    await page.waitForFunction(() => document.querySelectorAll('#stage .photo').length === 0, undefined, { timeout: 5000 });
+    assert.equal(await page.textContent('#status .activity'), 'Idle');
+  });
+});

@@ -1,0 +1,221 @@
+// Photos end to end (spec 3, 4.1): the real command on loopback, real HTTP (fetch), real JPEGs.
+// PUT /photo reaches the virtual screen (its current-photo URL returns the exact bytes), the
+// cache and its 412, POST /stop, bad bodies, feature bits with and without a screen; and the
+// screen server's own limits (live-update clients, Host check).
+
+import assert from 'node:assert/strict';
+import http from 'node:http';
+import { after, before, describe, test } from 'node:test';
+import { featureMask } from '../../src/discovery';
+import { decodeXmlPlist } from '../../src/plist/xml';
+import { VirtualScreen } from '../../hosts/node/screen/display';
+import type { ScreenSnapshot } from '../../hosts/node/screen/display';
+import { startScreenServer } from '../../hosts/node/screen/server';
+import { BLUE, GREEN, RED, YELLOW, blockPicture, CYAN, MAGENTA, WHITE, ORANGE } from '../support/color-blocks';
+import { ReceiverProcess, within } from './receiver-process';
+
+const SESSION = '5e1f7a2b-8c3d-4e9f-a0b1-c2d3e4f5a6b7';
+const FIRST = blockPicture([
+  [RED, GREEN],
+  [BLUE, YELLOW],
+]);
+const SECOND = blockPicture([
+  [CYAN, MAGENTA],
+  [WHITE, ORANGE],
+]);
+
+interface PhotoOptions {
+  key?: string;
+  action?: string;
+  transition?: string;
+  prefix?: string;
+}
+
+function putPhoto(port: number, options: PhotoOptions, body?: Uint8Array): Promise<Response> {
+  const prefix = options.prefix ?? 'X-Vendor-';
+  const headers: Record<string, string> = { [`${prefix}Session-ID`]: SESSION };
+  if (options.key) headers[`${prefix}AssetKey`] = options.key;
+  if (options.action) headers[`${prefix}AssetAction`] = options.action;
+  if (options.transition) headers[`${prefix}Transition`] = options.transition;
+  return fetch(`http://127.0.0.1:${port}/photo`, { method: 'PUT', headers, body: body ?? new Uint8Array(0) });
+}
+
+async function screenState(receiver: ReceiverProcess): Promise<ScreenSnapshot> {
+  const response = await fetch(new URL('state', receiver.screenUrl));
+  assert.equal(response.status, 200);
+  return (await response.json()) as ScreenSnapshot;
+}
+
+async function currentPhotoBytes(receiver: ReceiverProcess): Promise<Uint8Array> {
+  const state = await screenState(receiver);
+  assert.ok(state.photo, 'a photo is on the screen');
+  const response = await fetch(new URL(state.photo.url, receiver.screenUrl));
+  assert.equal(response.status, 200);
+  assert.equal(response.headers.get('content-type'), 'image/jpeg');
+  return new Uint8Array(await response.arrayBuffer());
+}
+
+async function features(port: number): Promise<bigint> {
+  const response = await fetch(`http://127.0.0.1:${port}/server-info`);
+  const info = decodeXmlPlist(new Uint8Array(await response.arrayBuffer())) as Record<string, unknown>;
+  return BigInt(info.features as number | bigint);
+}
+
+describe('photos on the desktop receiver', () => {
+  let receiver: ReceiverProcess;
+
+  before(async () => {
+    receiver = await ReceiverProcess.start({ args: ['--limit', 'maxPhotoBytes=200000'] });
+    assert.ok(receiver.screenUrl, `the command printed its screen page:\n${receiver.stdout}`);
+  });
+  after(async () => {
+    await receiver?.stop();
+  });
+
+  test('--screen-port 0 serves the page on a free loopback port', async () => {
+    assert.match(receiver.screenUrl ?? '', /^http:\/\/127\.0\.0\.1:\d+\/$/);
+    assert.notEqual(new URL(receiver.screenUrl!).port, '7080');
+    const page = await fetch(receiver.screenUrl!);
+    assert.equal(page.status, 200);
+    assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
+    assert.match(await page.text(), /<script src="\/screen\.js"/);
+  });
+
+  test('the photo bits are advertised (spec 2.3: Photo, PhotoCaching)', async () => {
+    const bits = featureMask(['Photo', 'PhotoCaching']);
+    assert.equal((await features(receiver.port)) & bits, bits);
+  });
+
+  test('PUT /photo shows it: 200 with an empty body, and the screen serves the exact bytes', async () => {
+    const response = await putPhoto(receiver.port, { key: 'A1', transition: 'Dissolve' }, FIRST.jpeg);
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-length'), '0');
+    assert.equal((await response.arrayBuffer()).byteLength, 0);
+    assert.deepEqual(await currentPhotoBytes(receiver), FIRST.jpeg);
+    const state = await screenState(receiver);
+    assert.equal(state.photo?.transition, 'dissolve');
+    assert.equal(state.photo?.requested, 'Dissolve');
+    assert.equal(state.activity, 'receivingVideo');
+  });
+
+  test('cacheOnly then displayCached (apple dialect headers): the cached bytes are shown, with a new URL', async () => {
+    const before = await screenState(receiver);
+    assert.equal((await putPhoto(receiver.port, { key: 'B2', action: 'cacheOnly', prefix: 'X-Apple-' }, SECOND.jpeg)).status, 200);
+    assert.deepEqual(await screenState(receiver), before, 'cacheOnly shows nothing');
+    assert.equal((await putPhoto(receiver.port, { key: 'B2', action: 'displayCached', transition: 'Sparkles', prefix: 'X-Apple-' })).status, 200);
+    const state = await screenState(receiver);
+    assert.equal(state.photo?.version, (before.photo?.version ?? 0) + 1);
+    assert.equal(state.photo?.transition, 'dissolve', 'an unknown transition is drawn as a dissolve');
+    assert.deepEqual(await currentPhotoBytes(receiver), SECOND.jpeg);
+    // The previous version's URL names a picture no longer shown.
+    assert.equal((await fetch(new URL(before.photo!.url, receiver.screenUrl))).status, 404);
+  });
+
+  test('displayCached of a key not cached is 412 and the screen keeps its picture', async () => {
+    const before = await screenState(receiver);
+    const response = await putPhoto(receiver.port, { key: 'never-sent', action: 'displayCached' });
+    assert.equal(response.status, 412);
+    assert.deepEqual(await screenState(receiver), before);
+  });
+
+  test('a body that is not a JPEG is 415; one over maxPhotoBytes is 413', async () => {
+    const png = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 0]);
+    assert.equal((await putPhoto(receiver.port, { key: 'P' }, png)).status, 415);
+    const big = new Uint8Array(300_000);
+    big.set(FIRST.jpeg);
+    assert.equal((await putPhoto(receiver.port, { key: 'BIG' }, big)).status, 413);
+    assert.equal((await putPhoto(receiver.port, { action: 'cacheOnly' }, FIRST.jpeg)).status, 400, 'cacheOnly without a key');
+  });
+
+  test('the page\'s event stream sends the state at once and again on every change (no polling)', async () => {
+    const controller = new AbortController();
+    const stream = await fetch(new URL('events', receiver.screenUrl), { signal: controller.signal });
+    assert.equal(stream.status, 200);
+    assert.match(stream.headers.get('content-type') ?? '', /^text\/event-stream/);
+    const reader = stream.body!.getReader();
+    const decoder = new TextDecoder();
+    let buffered = '';
+    const nextState = async (): Promise<ScreenSnapshot> => {
+      for (;;) {
+        const match = /^data: (.*)$/m.exec(buffered);
+        if (match) {
+          buffered = buffered.slice(match.index + match[0].length);
+          return JSON.parse(match[1]) as ScreenSnapshot;
+        }
+        const { value, done } = await within(3000, 'an event from the screen', reader.read());
+        if (done) throw new Error('event stream ended');
+        buffered += decoder.decode(value, { stream: true });
+      }
+    };
+    try {
+      const first = await nextState();
+      assert.ok(first.photo);
+      await putPhoto(receiver.port, { key: 'C3', transition: 'WipeDown' }, FIRST.jpeg);
+      const next = await nextState();
+      assert.equal(next.photo?.version, first.photo.version + 1);
+      assert.equal(next.photo?.transition, 'wipe-down');
+    } finally {
+      controller.abort();
+    }
+  });
+
+  test('POST /stop: 200 with an empty body; the screen is cleared, the cache emptied, activity idle', async () => {
+    const response = await fetch(`http://127.0.0.1:${receiver.port}/stop`, { method: 'POST', headers: { 'X-Vendor-Session-ID': SESSION } });
+    assert.equal(response.status, 200);
+    assert.equal(response.headers.get('content-length'), '0');
+    const state = await screenState(receiver);
+    assert.equal(state.photo, null);
+    assert.equal(state.activity, 'idle');
+    assert.equal((await putPhoto(receiver.port, { key: 'B2', action: 'displayCached' })).status, 412, 'the cache was cleared');
+  });
+});
+
+test('without a screen (--no-screen) the photo bits are clear and PUT /photo is not served', async () => {
+  const receiver = await ReceiverProcess.start({ args: ['--no-screen'] });
+  try {
+    assert.equal(receiver.screenUrl, undefined);
+    assert.equal((await features(receiver.port)) & featureMask(['Photo', 'PhotoCaching']), 0n);
+    const response = await putPhoto(receiver.port, { key: 'A1' }, FIRST.jpeg);
+    assert.ok(response.status === 404 || response.status === 501, `status ${response.status}`);
+  } finally {
+    await receiver.stop();
+  }
+});
+
+/** A raw GET with the given Host header (fetch does not let a caller set Host). */
+function rawGet(port: number, path: string, host: string): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const request = http.get({ host: '127.0.0.1', port, path, headers: { Host: host } }, (response) => {
+      response.resume();
+      resolve(response.statusCode ?? 0);
+    });
+    request.on('error', reject);
+  });
+}
+
+test('the screen server bounds its live clients and answers only pages on this machine', async () => {
+  const screen = new VirtualScreen('Bounds');
+  const server = await startScreenServer({ screen, port: 0, log: () => {}, maxClients: 2 });
+  const controllers: AbortController[] = [];
+  try {
+    assert.ok(server.urls.every((url) => /^http:\/\/(127\.0\.0\.1|\[::1\]):\d+\/$/.test(url)), server.urls.join(' '));
+    const open = async () => {
+      const controller = new AbortController();
+      controllers.push(controller);
+      return fetch(`http://127.0.0.1:${server.port}/events`, { signal: controller.signal });
+    };
+    assert.equal((await open()).status, 200);
+    assert.equal((await open()).status, 200);
+    const third = await open();
+    assert.equal(third.status, 503);
+    assert.equal(server.clientCount, 2);
+    assert.equal(await rawGet(server.port, '/state', `127.0.0.1:${server.port}`), 200);
+    assert.equal(await rawGet(server.port, '/state', `localhost:${server.port}`), 200);
+    assert.equal(await rawGet(server.port, '/state', `attacker.example:${server.port}`), 421);
+    const post = await fetch(`http://127.0.0.1:${server.port}/state`, { method: 'POST' });
+    assert.equal(post.status, 405);
+  } finally {
+    for (const controller of controllers) controller.abort();
+    await server.close();
+  }
+});

@@ -1,0 +1,161 @@
+// Slideshows end to end (spec 2.6-2.8, 3, 4.1, 6, 8): the real `vendorplay-receiver` command on
+// loopback and the real `vendorplay-send slideshow` command on a folder of JPEGs made here with
+// jpeg-js. Checked at the sender: the events in order; at the receiver: its log naming each
+// asset it shows, one after another, a slide duration apart, fetched over three connections.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import jpeg from 'jpeg-js';
+import { PROJECT_ROOT, ReceiverProcess, delay, within } from './receiver-process';
+
+const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
+const BOUND = { timeout: 60_000 };
+
+/** Small real JPEGs of different colours, named so they sort in order. */
+function writePictures(dir: string, count: number): void {
+  const width = 32;
+  const height = 24;
+  for (let n = 0; n < count; n++) {
+    const data = Buffer.alloc(width * height * 4);
+    for (let pixel = 0; pixel < width * height; pixel++) {
+      data[pixel * 4] = (n * 90) & 0xff;
+      data[pixel * 4 + 1] = (255 - n * 60) & 0xff;
+      data[pixel * 4 + 2] = pixel & 0xff;
+      data[pixel * 4 + 3] = 0xff;
+    }
+    writeFileSync(path.join(dir, `picture-${n + 1}.jpg`), jpeg.encode({ data, width, height }, 85).data);
+  }
+  writeFileSync(path.join(dir, 'notes.txt'), 'not a picture: skipped by the sender\n');
+}
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it. */
+function send(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<Run> {
+  const child = spawn(process.execPath, [SEND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
+  return within(
+    timeoutMs,
+    `vendorplay-send ${args.join(' ')}`,
+    Promise.all([exited, side]).then(([run]) => run),
+  ).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  });
+}
+
+/** `event: slideshow playing (last asset 1)` lines, as `playing 1`. */
+function eventsOf(stdout: string): string[] {
+  return [...stdout.matchAll(/^event: slideshow (\w+) \(last asset (\d+)\)$/gm)].map((match) => `${match[1]} ${match[2]}`);
+}
+
+/** The receiver's `slideshow: showing asset N` log lines since `from`: asset ids and times. */
+function shownSince(log: string, from: number): { id: number; at: number }[] {
+  return [...log.slice(from).matchAll(/^(\S+) info +slideshow: showing asset (\d+) /gm)].map((match) => ({ id: Number(match[2]), at: Date.parse(match[1]) }));
+}
+
+describe('vendorplay-send slideshow against vendorplay-receiver', BOUND, () => {
+  let receiver: ReceiverProcess;
+  let pictures: string;
+
+  before(async () => {
+    pictures = mkdtempSync(path.join(tmpdir(), 'vendorplay-pictures-'));
+    writePictures(pictures, 3);
+    receiver = await ReceiverProcess.start({ args: ['--name', 'Frame', '--screen-port', '0'] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    rmSync(pictures, { recursive: true, force: true });
+  });
+
+  test('the sender gets loading, playing, stopped in order; the receiver shows asset after asset, a slide duration apart', async () => {
+    const from = receiver.stderr.length;
+    const run = await send(['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--duration', '1', '--theme', 'Cube', '--stop-after', '3.6']);
+    assert.equal(run.code, 0, run.stderr);
+    const events = eventsOf(run.stdout);
+    const shown = shownSince(receiver.stderr, from);
+    // Three or four slides in 3.6 s at one per second, starting with asset 1, each the next.
+    assert.ok(shown.length >= 3, `shown: ${JSON.stringify(shown)}\n${receiver.stderr.slice(from)}`);
+    assert.deepEqual(shown.map((slide) => slide.id), shown.map((_, index) => index + 1));
+    for (let i = 1; i < shown.length; i++) {
+      const gap = shown[i].at - shown[i - 1].at;
+      assert.ok(gap >= 900 && gap <= 3000, `slide ${shown[i].id} followed ${gap} ms after the one before`);
+    }
+    const last = shown[shown.length - 1].id;
+    assert.deepEqual(events, ['loading 0', 'playing 1', `stopped ${last}`]);
+    // The sender served those assets from the folder, in name order, over and over.
+    assert.match(run.stdout, /^asset 1: picture-1\.jpg \(/m);
+    assert.match(run.stdout, /^asset 4: picture-1\.jpg \(/m);
+    assert.doesNotMatch(run.stdout, /notes\.txt/);
+    // spec 8: the pictures came over three connections in parallel.
+    const peers = new Set([...receiver.stderr.slice(from).matchAll(/slideshow: GET \/slideshows\/1\/assets\/1 on (\S+)/g)].map((match) => match[1]));
+    assert.equal(peers.size, 3, `fetched on ${[...peers].join(', ')}`);
+    // The theme is the transition of every slide; activity while playing, idle after.
+    assert.match(receiver.stderr.slice(from), /showing asset 1 \(key 1, \d+ bytes, theme Cube\)/);
+    const activity = [...receiver.stderr.slice(from).matchAll(/activity: (\w+)/g)].map((match) => match[1]);
+    assert.deepEqual(activity, ['receivingVideo', 'idle']);
+  });
+
+  test('vendorplay-send stop from another process ends a running slideshow; its sender is told and exits', async () => {
+    const from = receiver.stderr.length;
+    const run = await send(['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--duration', '1', '--connections', '1'], 20_000, async (output) => {
+      const deadline = Date.now() + 10_000;
+      while (!/^event: slideshow playing/m.test(output())) {
+        if (Date.now() > deadline) throw new Error(`no playing event; sender printed:\n${output()}`);
+        await delay(20);
+      }
+      const stopped = await send(['stop', `127.0.0.1:${receiver.port}`]);
+      assert.equal(stopped.code, 0, stopped.stderr);
+      assert.match(stopped.stdout, /^stopped 127\.0\.0\.1:\d+: 200 OK$/m);
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(eventsOf(run.stdout).map((event) => event.split(' ')[0]), ['loading', 'playing', 'stopped']);
+    assert.match(run.stdout, /^the receiver stopped the slideshow$/m);
+    assert.match(receiver.stderr.slice(from), /slideshow: stopped \(POST \/stop\)/);
+  });
+
+  test('the apple dialect and one connection work the same', async () => {
+    const from = receiver.stderr.length;
+    const run = await send(['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--duration', '1', '--connections', '1', '--dialect', 'apple', '--stop-after', '1.5']);
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(eventsOf(run.stdout).slice(0, 2), ['loading 0', 'playing 1']);
+    assert.match(eventsOf(run.stdout).at(-1) ?? '', /^stopped [12]$/);
+    assert.ok(shownSince(receiver.stderr, from).length >= 1);
+  });
+
+  test('clear errors: no receiver, no pictures, bad arguments', async () => {
+    const empty = mkdtempSync(path.join(tmpdir(), 'vendorplay-empty-'));
+    try {
+      const none = await send(['slideshow', `127.0.0.1:${receiver.port}`, empty]);
+      assert.equal(none.code, 1);
+      assert.match(none.stderr, /no JPEG files \(\.jpg, \.jpeg\) in /);
+    } finally {
+      rmSync(empty, { recursive: true, force: true });
+    }
+    // Port 1 on loopback: nothing listens there, so the connection is refused.
+    const refused = await send(['stop', '127.0.0.1:1']);
+    assert.equal(refused.code, 1);
+    assert.match(refused.stderr, /cannot connect to 127\.0\.0\.1:1: connection refused/);
+    const usage = await send(['slideshow', `127.0.0.1:${receiver.port}`]);
+    assert.equal(usage.code, 2);
+    assert.match(usage.stderr, /the folder of JPEG files is missing/);
+    assert.match(usage.stderr, /^Usage:/m);
+    const help = await send(['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /vendorplay-send slideshow HOST:PORT DIR/);
+  });
+});

@@ -1,0 +1,158 @@
+// A sender's side of pairing written from the formulas (spec 5.3-5.5, SRP-6a RFC 5054 with
+// SHA-512, HKDF labels, Ed25519/X25519), on the primitives in src/pairing: the client the
+// portable pairing suites and the e2e suite drive the receiver with. Portable (runs in XS).
+
+import { concat, utf8Encode } from '../../src/bytes';
+import { createSenderChannel } from '../../src/pairing/channel';
+import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from '../../src/pairing/hkdf';
+import { ed25519KeyPair, ed25519Sign, ed25519Verify, sha512, x25519KeyPair, x25519Shared, type KeyPair } from '../../src/pairing/keys';
+import { modPow } from '../../src/pairing/modexp';
+import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../../src/pairing/srp';
+import { decodeTlv8, encodeTlv8, encodeTlvUint } from '../../src/pairing/tlv8';
+import { PAIR_FLAG, PAIR_METHOD, TLV } from '../../src/pairing/tlv-types';
+import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
+import type { RandomSource } from '../../src/platform';
+import type { SecureChannel } from '../../src/receiver/session';
+
+const { N, g, length: N_BYTES } = SRP_GROUP_3072;
+const pad = (value: bigint) => bigIntToBytes(value, N_BYTES);
+const H = (...parts: Uint8Array[]) => sha512(concat(...parts));
+
+export const state = (n: number): [number, Uint8Array] => [TLV.State, new Uint8Array([n])];
+
+/** Pair-setup M1 (spec 5.3): Method 0 or 1, Flags 0x10 when transient. */
+export function pairSetupM1(options: { method?: number; transient?: boolean } = {}): Uint8Array {
+  const items: [number, Uint8Array][] = [state(1), [TLV.Method, encodeTlvUint(options.method ?? PAIR_METHOD.PairSetup)]];
+  if (options.transient) items.push([TLV.Flags, encodeTlvUint(PAIR_FLAG.Transient)]);
+  return encodeTlv8(items);
+}
+
+/** The client's SRP step: M3 from M2, and what M4 must prove. */
+export interface SrpClientStep {
+  /** Pair-setup M3 body: State 3, PublicKey A, Proof M1. */
+  readonly m3: Uint8Array;
+  /** The proof M2 the receiver must answer with. */
+  readonly expectedProof: Uint8Array;
+  /** K = H(PAD(S)), 64 bytes: the EncryptionKey of transient pairing. */
+  readonly sessionKey: Uint8Array;
+}
+
+/** RFC 5054 client: x = H(s | H(I:P)), A = g^a, u = H(PAD(A)|PAD(B)), S = (B - k g^x)^(a + u x). */
+export function srpClientStep(m2: Uint8Array, pin: string, random: RandomSource): SrpClientStep {
+  const items = decodeTlv8(m2);
+  const salt = items.get(TLV.Salt);
+  const serverKey = items.get(TLV.PublicKey);
+  if (!salt || !serverKey) throw new Error(`M2 without Salt or PublicKey: items ${[...items.keys()].join(',')}`);
+  const identity = utf8Encode(SRP_PAIR_SETUP_USERNAME);
+  const x = bytesToBigInt(H(salt, H(identity, utf8Encode(':'), utf8Encode(pin))));
+  const k = bytesToBigInt(H(pad(N), pad(g)));
+  const a = bytesToBigInt(random(32));
+  const A = pad(modPow(g, a, N));
+  const B = bytesToBigInt(serverKey);
+  const u = bytesToBigInt(H(A, pad(B)));
+  let base = (B - ((k * modPow(g, x, N)) % N)) % N;
+  if (base < 0n) base += N;
+  const S = modPow(base, a + u * x, N);
+  const K = H(pad(S));
+  const hN = H(bigIntToBytes(N));
+  const hG = H(bigIntToBytes(g));
+  for (let i = 0; i < hN.length; i++) hN[i] ^= hG[i];
+  const M1 = H(hN, H(identity), salt, A, pad(B), K);
+  return {
+    m3: encodeTlv8([state(3), [TLV.PublicKey, A], [TLV.Proof, M1]]),
+    expectedProof: H(A, M1, K),
+    sessionKey: K,
+  };
+}
+
+/** A sender's lasting pairing identity: identifier and Ed25519 long-term key pair. */
+export interface SenderIdentity {
+  readonly id: string;
+  readonly keys: KeyPair;
+}
+
+export function newSenderIdentity(id: string, random: RandomSource): SenderIdentity {
+  return { id, keys: ed25519KeyPair(random) };
+}
+
+/** Pair-setup M5 (spec 5.3): the sender's identifier, LTPK and signature, sealed with PS-Msg05. */
+export function pairSetupM5(sessionKey: Uint8Array, sender: SenderIdentity): Uint8Array {
+  const id = utf8Encode(sender.id);
+  const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
+  const signature = ed25519Sign(sender.keys.secretKey, concat(senderX, id, sender.keys.publicKey));
+  const sub = encodeTlv8([
+    [TLV.Identifier, id],
+    [TLV.PublicKey, sender.keys.publicKey],
+    [TLV.Signature, signature],
+  ]);
+  const sealed = chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM5, sub);
+  return encodeTlv8([state(5), [TLV.EncryptedData, sealed]]);
+}
+
+/** Opens pair-setup M6 and checks the receiver's signature; returns its identifier and LTPK. */
+export function openPairSetupM6(sessionKey: Uint8Array, m6: Uint8Array): { id: string; publicKey: Uint8Array } {
+  const items = decodeTlv8(m6);
+  const sealed = items.get(TLV.EncryptedData);
+  if (!sealed) throw new Error(`M6 without EncryptedData: items ${[...items.keys()].join(',')}`);
+  const sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM6, sealed));
+  const id = sub.get(TLV.Identifier)!;
+  const publicKey = sub.get(TLV.PublicKey)!;
+  const signature = sub.get(TLV.Signature)!;
+  const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
+  if (!ed25519Verify(publicKey, concat(receiverX, id, publicKey), signature)) throw new Error('M6 signature does not verify');
+  let text = '';
+  for (const byte of id) text += String.fromCharCode(byte);
+  return { id: text, publicKey };
+}
+
+/** The sender's pair-verify: M1, then M3 from M2 (checking the receiver), then the channel. */
+export class PairVerifyClient {
+  private readonly ephemeral: KeyPair;
+  private shared: Uint8Array | undefined;
+
+  constructor(
+    private readonly sender: SenderIdentity,
+    private readonly receiver: { id: string; publicKey: Uint8Array },
+    random: RandomSource,
+  ) {
+    this.ephemeral = x25519KeyPair(random);
+  }
+
+  m1(): Uint8Array {
+    return encodeTlv8([state(1), [TLV.PublicKey, this.ephemeral.publicKey]]);
+  }
+
+  /** M3 from M2; throws when the receiver's identifier or signature is not the paired one. */
+  m3(m2: Uint8Array, options: { signWith?: KeyPair; id?: string } = {}): Uint8Array {
+    const items = decodeTlv8(m2);
+    const receiverKey = items.get(TLV.PublicKey)!;
+    const shared = x25519Shared(this.ephemeral.secretKey, receiverKey);
+    this.shared = shared;
+    const key = derivePairingKey(shared, PAIRING_HKDF.PairVerifyEncrypt);
+    const sub = decodeTlv8(chachaOpenWithNonceLabel(key, PAIRING_NONCE.PairVerifyM2, items.get(TLV.EncryptedData)!));
+    const receiverId = sub.get(TLV.Identifier)!;
+    if (!equalBytes(receiverId, utf8Encode(this.receiver.id))) throw new Error('M2: not the paired receiver identifier');
+    if (!ed25519Verify(this.receiver.publicKey, concat(receiverKey, receiverId, this.ephemeral.publicKey), sub.get(TLV.Signature)!)) {
+      throw new Error('M2: receiver signature does not verify');
+    }
+    const id = utf8Encode(options.id ?? this.sender.id);
+    const signature = ed25519Sign((options.signWith ?? this.sender.keys).secretKey, concat(this.ephemeral.publicKey, id, receiverKey));
+    const sealed = chachaSealWithNonceLabel(key, PAIRING_NONCE.PairVerifyM3, encodeTlv8([[TLV.Identifier, id], [TLV.Signature, signature]]));
+    return encodeTlv8([state(3), [TLV.EncryptedData, sealed]]);
+  }
+
+  /** The sender's channel after M4 (spec 5.4). */
+  channel(): SecureChannel {
+    if (!this.shared) throw new Error('no shared secret before M2');
+    return createSenderChannel(this.shared);
+  }
+}
+
+/** The items of a pairing reply as a plain object keyed by TLV type, for assertions. */
+export function replyItems(body: Uint8Array): Map<number, Uint8Array> {
+  return decodeTlv8(body);
+}
+
+function equalBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((byte, i) => byte === b[i]);
+}

@@ -1,0 +1,24 @@
+// Types for the parts of npm `airplay-protocol` (a sender library for the real-world dialect,
+// JavaScript without types) that the end-to-end tests use. Read from its index.js.
+
+declare module 'airplay-protocol' {
+  import { EventEmitter } from 'node:events';
+  import type { IncomingMessage } from 'node:http';
+
+  type Callback = (error: Error | undefined, response: IncomingMessage, body: unknown) => void;
+
+  class AirPlay extends EventEmitter {
+    constructor(host: string, port?: number);
+    host: string;
+    port: number;
+    /** The state of the last event that had one (`stopped` destroys the client). */
+    state?: string;
+    /** Opens the reverse connection (POST /reverse, PTTH/1.0) on which events arrive; play() calls it. */
+    _startReverse(): void;
+    serverInfo(callback: Callback): void;
+    stop(callback?: Callback): void;
+    close(callback?: () => void): void;
+    destroy(): void;
+  }
+  export = AirPlay;
+}

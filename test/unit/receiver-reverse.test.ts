@@ -1,0 +1,132 @@
+// Reverse connections (spec 1.6): the 101 turn-around, requests the receiver sends, responses it
+// parses, timeouts and closes.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import { ReverseError } from '../../src/receiver/reverse';
+import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+
+const SESSION = '1bd6ceeb-fffd-456c-a09c-996053a7a08c';
+const REVERSE_REQUEST =
+  `POST /reverse HTTP/1.1\r\nUpgrade: PTTH/1.0\r\nConnection: Upgrade\r\nX-Vendor-Purpose: slideshow\r\n` +
+  `X-Vendor-Session-ID: ${SESSION}\r\nContent-Length: 0\r\n\r\n`;
+
+function setup(limits: Partial<ReceiverLimits> = {}) {
+  const clock = new ManualClock();
+  const receiver = new Receiver(makeConfig({ name: 'Frame', limits }), {
+    clock,
+    random: seededRandom(5),
+    store: new MemoryStore(),
+    log: recordingLogger(),
+  });
+  return { clock, receiver };
+}
+
+async function turnAround(receiver: Receiver, request = REVERSE_REQUEST) {
+  const connection = new MemoryConnection();
+  receiver.accept(connection);
+  connection.send(request);
+  await settle();
+  return connection;
+}
+
+test('POST /reverse is answered 101 with exactly Upgrade and Connection, CRLF line endings', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver);
+  assert.equal(connection.text, 'HTTP/1.1 101 Switching Protocols\r\nUpgrade: PTTH/1.0\r\nConnection: Upgrade\r\n\r\n');
+  const [reverse] = receiver.reverse.find(SESSION, 'slideshow');
+  assert.ok(reverse, 'tracked by session and purpose');
+  assert.equal(reverse.purpose, 'slideshow');
+});
+
+test('the apple dialect names work for purpose and session', async () => {
+  const { receiver } = setup();
+  await turnAround(receiver, REVERSE_REQUEST.replace(/X-Vendor-/g, 'X-Apple-'));
+  assert.equal(receiver.reverse.find(SESSION, 'slideshow').length, 1);
+});
+
+test('POST /reverse without the PTTH upgrade is a 400 and the connection stays a normal one', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver, 'POST /reverse HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+  assert.match(connection.text, /^HTTP\/1\.1 400 /);
+  assert.equal(receiver.reverse.size, 0);
+});
+
+test('a request on the reverse connection carries Host, Content-Length and the session id; the response resolves it', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  connection.chunks.length = 0;
+  const answer = reverse.request({ method: 'GET', target: '/slideshows/1/assets/1', headers: { Accept: 'application/x-vendor-binary-plist' } });
+  const sent = connection.text;
+  assert.match(sent, /^GET \/slideshows\/1\/assets\/1 HTTP\/1\.1\r\n/);
+  assert.match(sent, /\r\nHost: 192\.0\.2\.20:50000\r\n/);
+  assert.match(sent, /\r\nContent-Length: 0\r\n/);
+  assert.match(sent, new RegExp(`\\r\\nX-Vendor-Session-ID: ${SESSION}\\r\\n`));
+  // The response arrives in two pieces.
+  connection.send('HTTP/1.1 200 OK\r\nContent-Length: 5\r\n\r\nhe');
+  connection.send('llo');
+  const response = await answer;
+  assert.equal(response.head.status, 200);
+  assert.deepEqual(Array.from(response.body), [104, 101, 108, 108, 111]);
+});
+
+test('requests are sent one at a time, in order', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  connection.chunks.length = 0;
+  const first = reverse.request({ method: 'POST', target: '/event', body: new Uint8Array([1]) });
+  const second = reverse.request({ method: 'POST', target: '/event', body: new Uint8Array([2]) });
+  assert.equal(connection.chunks.length, 1, 'the second waits for the first response');
+  connection.send('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+  await first;
+  assert.equal(connection.chunks.length, 2);
+  connection.send('HTTP/1.1 200 OK\r\nContent-Length: 0\r\n\r\n');
+  assert.equal((await second).head.status, 200);
+});
+
+test('a sender that does not answer in time loses the connection; outstanding requests reject', async () => {
+  const { receiver, clock } = setup({ reverseRequestTimeoutMs: 1000 });
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  const answer = reverse.request({ method: 'GET', target: '/slideshows/1/assets/1' });
+  const queued = reverse.request({ method: 'GET', target: '/slideshows/1/assets/1' });
+  clock.advance(1000);
+  await assert.rejects(answer, (error: unknown) => error instanceof ReverseError && /no response to GET/.test(error.message));
+  await assert.rejects(queued, ReverseError);
+  assert.equal(connection.closed, true);
+  assert.equal(receiver.reverse.size, 0);
+  assert.equal(receiver.connectionCount, 0, 'the connection slot is freed');
+});
+
+test('a sender that closes the reverse connection fails its requests and is forgotten; it may reconnect', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  const answer = reverse.request({ method: 'POST', target: '/event' });
+  connection.close();
+  await assert.rejects(answer, /sender closed the connection/);
+  assert.equal(receiver.reverse.find(SESSION).length, 0);
+  await turnAround(receiver);
+  assert.equal(receiver.reverse.find(SESSION).length, 1);
+});
+
+test('a malformed response closes the reverse connection', async () => {
+  const { receiver } = setup();
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  const answer = reverse.request({ method: 'POST', target: '/event' });
+  connection.send('garbage\r\n\r\n');
+  await assert.rejects(answer, /bad response from sender: 400/);
+  assert.equal(connection.closed, true);
+});
+
+test('reverse connections beyond the limit are refused with 503', async () => {
+  const { receiver } = setup({ maxReverseConnections: 1 });
+  await turnAround(receiver);
+  const second = await turnAround(receiver);
+  assert.match(second.text, /^HTTP\/1\.1 503 /);
+});
