@@ -32,8 +32,8 @@ import { MAX_PEER_ID_BYTES, PERMISSION_ADMIN, type PeerStore } from './peers';
 import type { AuthSetupDevice } from './auth-setup';
 import { rsaSignSha1 } from './rsa';
 import { SrpServer, SRP_PAIR_SETUP_USERNAME } from './srp';
-import { decodeTlv8, encodeTlv8 } from './tlv8';
-import { PAIR_FLAG, PAIR_METHOD, TLV, TLV_ERROR } from './tlv-types';
+import { decodeTlv8, encodeTlv8, encodeTlvUint } from './tlv8';
+import { PAIR_FLAG, PAIR_METHOD, PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, readUint, type PairingReply } from './_reply';
 
 /** Failed proofs after which pairing is refused (HAP 5.6.2: 100). */
@@ -95,11 +95,11 @@ export class PairSetup {
     const { items, state } = readRequest(body);
     try {
       switch (state) {
-        case 1:
+        case PAIR_STATE.M1:
           return this.m1(items, session);
-        case 3:
+        case PAIR_STATE.M3:
           return this.m3(items, session);
-        case 5:
+        case PAIR_STATE.M5:
           return this.m5(items, session);
         default:
           throw new PairingError(`pair-setup State ${state} is not a request step (1, 3 or 5)`, TLV_ERROR.Unknown);
@@ -133,7 +133,7 @@ export class PairSetup {
     const wait = this.backoffSeconds();
     if (wait > 0) {
       // Answered here rather than thrown: the reply carries RetryDelay.
-      return errorReply(2, TLV_ERROR.Backoff, `${this.failures} failed attempts: retry in ${wait} s`, wait);
+      return errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, `${this.failures} failed attempts: retry in ${wait} s`, wait);
     }
     if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
 
@@ -143,7 +143,7 @@ export class PairSetup {
     this.holder = { session, lastStepAt: clock.now() };
     return {
       body: encodeTlv8([
-        [TLV.State, new Uint8Array([2])],
+        [TLV.State, encodeTlvUint(PAIR_STATE.M2)],
         [TLV.Salt, srp.salt],
         [TLV.PublicKey, srp.publicKey],
       ]),
@@ -166,7 +166,7 @@ export class PairSetup {
     const sessionKey = srp.sessionKey.slice();
     srp.dispose();
     const reply: [number, Uint8Array][] = [
-      [TLV.State, new Uint8Array([4])],
+      [TLV.State, encodeTlvUint(PAIR_STATE.M4)],
       [TLV.Proof, serverProof],
     ];
     if (method === PAIR_METHOD.PairSetupWithAuth) reply.push([TLV.EncryptedData, this.deviceProof(sessionKey)]);
@@ -230,7 +230,7 @@ export class PairSetup {
     this.end(session);
     return {
       body: encodeTlv8([
-        [TLV.State, new Uint8Array([6])],
+        [TLV.State, encodeTlvUint(PAIR_STATE.M6)],
         [TLV.EncryptedData, sealedReply],
       ]),
     };

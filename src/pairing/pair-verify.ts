@@ -23,8 +23,8 @@ import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, P
 import { ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared } from './keys';
 import { decodeSubTlv } from './pair-setup';
 import { MAX_PEER_ID_BYTES, type PeerStore } from './peers';
-import { encodeTlv8 } from './tlv8';
-import { TLV, TLV_ERROR } from './tlv-types';
+import { encodeTlv8, encodeTlvUint } from './tlv8';
+import { PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, type PairingReply } from './_reply';
 
 export interface PairVerifyOptions {
@@ -52,8 +52,8 @@ export class PairVerify {
   handle(body: Uint8Array, session: ConnectionSession): PairingReply {
     const { items, state } = readRequest(body);
     try {
-      if (state === 1) return this.m1(items, session);
-      if (state === 3) return this.m3(items, session);
+      if (state === PAIR_STATE.M1) return this.m1(items, session);
+      if (state === PAIR_STATE.M3) return this.m3(items, session);
       throw new PairingError(`pair-verify State ${state} is not a request step (1 or 3)`, TLV_ERROR.Unknown);
     } catch (error) {
       if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
@@ -83,7 +83,7 @@ export class PairVerify {
     session.set(PROGRESS, { senderKey, receiverKey: pair.publicKey, sharedSecret, encryptKey });
     return {
       body: encodeTlv8([
-        [TLV.State, new Uint8Array([2])],
+        [TLV.State, encodeTlvUint(PAIR_STATE.M2)],
         [TLV.PublicKey, pair.publicKey],
         [TLV.EncryptedData, sealed],
       ]),
@@ -112,7 +112,7 @@ export class PairVerify {
     this.forget(session);
     session.peerId = id;
     this.options.log('info', `pair-verify done: sender ${id}, the connection is encrypted`);
-    return { body: encodeTlv8([[TLV.State, new Uint8Array([4])]]), secure: channel };
+    return { body: encodeTlv8([[TLV.State, encodeTlvUint(PAIR_STATE.M4)]]), secure: channel };
   }
 
   private forget(session: ConnectionSession): void {

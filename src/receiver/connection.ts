@@ -43,6 +43,11 @@ export interface ConnectionContext {
   onClosed(connection: ReceiverConnection): void;
   /** The next arrival order for a request head, counted over all connections (Request.order). */
   nextRequestOrder(): number;
+  /**
+   * A handler of the session starts: events it causes wait for its answer (EventSender.hold).
+   * Returns what to call once the response is written.
+   */
+  holdEvents?(sessionId: string | undefined): () => void;
 }
 
 /** A request whose head has arrived and whose body is being collected. */
@@ -52,6 +57,8 @@ interface PendingRequest {
   readonly refusal: Response | undefined;
   readonly chunks: Uint8Array[];
   size: number;
+  /** The body, when its length is known: filled as it arrives (see collect). */
+  body?: Uint8Array;
   /** Request.order, taken when the head arrived. */
   readonly order: number;
 }
@@ -148,10 +155,7 @@ export class ReceiverConnection {
           this.begin(event.head);
           break;
         case 'body':
-          if (this.pending) {
-            this.pending.chunks.push(event.data);
-            this.pending.size += event.data.length;
-          }
+          if (this.pending) this.collect(this.pending, event.data);
           break;
         case 'end':
           this.finish();
@@ -189,6 +193,23 @@ export class ReceiverConnection {
     this.pending = { head, route: undefined, refusal: { status: match.status, headers }, chunks: [], size: 0, order };
   }
 
+  /**
+   * Keeps a piece of a body. With a Content-Length (the parser has checked it against the
+   * route's limit before the first piece), the pieces are copied into one array of that length
+   * as they arrive: the last byte is not followed by a copy of the whole body (a 4 MB photo),
+   * and the body is never held twice. Otherwise (chunked) they are joined at the end.
+   */
+  private collect(pending: PendingRequest, data: Uint8Array): void {
+    const length = pending.head.contentLength;
+    if (length !== undefined && pending.route) {
+      pending.body ??= new Uint8Array(length);
+      pending.body.set(data, pending.size);
+    } else {
+      pending.chunks.push(data);
+    }
+    pending.size += data.length;
+  }
+
   private finish(): void {
     const pending = this.pending;
     this.pending = undefined;
@@ -205,7 +226,7 @@ export class ReceiverConnection {
       method: head.method,
       path,
       query,
-      body: joinBytes(pending.chunks),
+      body: pending.body ?? joinBytes(pending.chunks),
       sessionId: this.sessionId,
       remoteAddress: this.port.remoteAddress,
       remotePort: this.port.remotePort,
@@ -216,6 +237,7 @@ export class ReceiverConnection {
     };
     const handler = pending.route.handler;
     this.busy = true;
+    const releaseEvents = this.context.holdEvents?.(this.sessionId);
     // Handlers may answer at once or later; either way requests are answered in order.
     new Promise<Response>((resolve) => resolve(handler(request)))
       .catch((error: unknown): Response => {
@@ -226,6 +248,7 @@ export class ReceiverConnection {
         this.busy = false;
         this.context.log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
         this.respond(head, response);
+        releaseEvents?.();
         this.pump();
       });
   }

@@ -33,6 +33,8 @@ export interface EventExtras {
 export class EventSender {
   private readonly numbers = new Map<string, number>();
   private readonly lastStates = new Map<string, string>();
+  /** Requests of each session (key '' for none) being handled now, and what their answer releases. */
+  private readonly holds = new Map<string, { count: number; released: Promise<void>; release: () => void }>();
   private nextNumber = 1;
 
   constructor(private readonly receiver: Receiver) {}
@@ -51,22 +53,28 @@ export class EventSender {
    * Sends `state` of `category` to the session's sender, unless it is the state last sent for
    * that category (no duplicate consecutive states). Resolves true when the sender answered
    * 2xx; never rejects: a failed delivery is logged and the session goes on.
+   *
+   * A sender that names no session (clients written for early receivers, such as npm
+   * airplay-protocol, send no X-Apple-Session-ID on any connection) is one anonymous session,
+   * keyed '': its events go to the reverse connection that came without a session id.
    */
   async send<C extends EventCategory>(sessionId: string | undefined, category: C, state: EventState<C>, extras: EventExtras = {}): Promise<boolean> {
     const { log } = this.receiver.ports;
-    if (!sessionId) return false;
-    const stateKey = `${sessionId} ${category}`;
+    const key = sessionId ?? '';
+    const stateKey = `${key} ${category}`;
     if (this.lastStates.get(stateKey) === state) return false;
     this.lastStates.set(stateKey, state);
+    const hold = this.holds.get(key);
+    if (hold) await hold.released;
     const connection = this.connectionFor(sessionId);
     if (!connection) {
-      log('debug', `event ${category} ${state} for session ${sessionId} not sent: no reverse connection for events`);
+      log('debug', `event ${category} ${state} for session ${sessionId ?? '(none)'} not sent: no reverse connection for events`);
       return false;
     }
     // Keys in the order of spec 6's table (alphabetical, as real receivers write them).
     const body: PlistDict = { category };
     if (category === 'slideshow') body.lastAssetID = extras.lastAssetID ?? 0;
-    body.sessionID = this.sessionNumber(sessionId);
+    body.sessionID = this.sessionNumber(key);
     body.state = state;
     const mime = this.receiver.dialect.mime[EVENT_CATEGORIES[category].mime];
     try {
@@ -87,6 +95,33 @@ export class EventSender {
     }
   }
 
+  /**
+   * A request of `sessionId` is being handled: events for that session wait until it has been
+   * answered (the returned release, called once the response is written). Real receivers answer
+   * first, and senders rely on it: npm airplay-protocol tears its connections down on a
+   * `stopped` event, the POST /stop that caused it still waiting for its 200.
+   */
+  hold(sessionId: string | undefined): () => void {
+    const key = sessionId ?? '';
+    let hold = this.holds.get(key);
+    if (!hold) {
+      let release = () => {};
+      const released = new Promise<void>((resolve) => (release = resolve));
+      hold = { count: 0, released, release };
+      this.holds.set(key, hold);
+    }
+    hold.count++;
+    const current = hold;
+    let done = false;
+    return () => {
+      if (done) return;
+      done = true;
+      if (--current.count > 0) return;
+      this.holds.delete(key);
+      current.release();
+    };
+  }
+
   /** Forgets a session's last states, so a new session of the same sender reports afresh. */
   reset(sessionId: string, category?: EventCategory): void {
     for (const key of [...this.lastStates.keys()]) {
@@ -95,7 +130,7 @@ export class EventSender {
   }
 
   /** The reverse connection for events: purpose `event`, else one with no purpose. */
-  private connectionFor(sessionId: string) {
+  private connectionFor(sessionId: string | undefined) {
     const { reverse } = this.receiver;
     return reverse.find(sessionId, EVENT_PURPOSE)[0] ?? reverse.find(sessionId).find((connection) => connection.purpose === undefined);
   }

@@ -24,7 +24,7 @@
 //   connection's parser, from the route's limit); no body, or no AssetKey where one is needed,
 //   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
 
-import { headerNames, type MakerHeader } from '../dialect';
+import { headerNames } from '../dialect';
 import type { Activity } from '../discovery';
 import { STATUS } from '../http';
 import type { Display } from '../platform';
@@ -40,14 +40,15 @@ export type AssetAction = (typeof ASSET_ACTIONS)[number];
 /** The activity of a photo session (see the file comment: spec 2.1 has no photo row). */
 export const PHOTO_ACTIVITY: Activity = 'receivingVideo';
 
-const HEADER_NAMES: Record<'AssetKey' | 'AssetAction' | 'Transition', string[]> = {
+/** spec 4.1's request headers, in every dialect's spelling (requests are read in any dialect). */
+const HEADER_NAMES = {
   AssetKey: headerNames('AssetKey'),
   AssetAction: headerNames('AssetAction'),
   Transition: headerNames('Transition'),
-};
+} as const;
 
 /** The first non-empty value of a maker header in any dialect. */
-function makerHeader(request: Request, suffix: MakerHeader & keyof typeof HEADER_NAMES): string | undefined {
+function makerHeader(request: Request, suffix: keyof typeof HEADER_NAMES): string | undefined {
   for (const name of HEADER_NAMES[suffix]) {
     const value = request.head.headers.get(name)?.trim();
     if (value) return value;
@@ -178,7 +179,7 @@ export class PhotoFeature {
       void this.receiver.events.send(previous, 'photo', 'stopped');
     }
     // A new session reports its own end, even when an earlier one of the same sender did.
-    if (!this.active || this.owner !== sessionId) this.receiver.events.reset(sessionId ?? '', 'photo');
+    if (sessionId !== undefined && (!this.active || this.owner !== sessionId)) this.receiver.events.reset(sessionId, 'photo');
     this.active = true;
     this.owner = sessionId;
     this.shownKey = key;

@@ -97,6 +97,8 @@ export class Receiver {
       reverseLimits: { requestTimeoutMs: config.limits.reverseRequestTimeoutMs, maxBodyBytes: config.limits.maxReverseBodyBytes },
       onClosed: (connection) => this.connections.delete(connection),
       nextRequestOrder: () => ++this.requestsSeen,
+      // Events a request causes go out after its answer (spec 6; see EventSender.hold).
+      holdEvents: (sessionId) => this.events.hold(sessionId),
     };
     this.status = { name: config.name, activity: this.activityState.activity };
     registerInfoRoutes(this);

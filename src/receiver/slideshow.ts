@@ -13,6 +13,7 @@ import { getPath } from '../plist/path';
 import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
 import type { Clock, Display, Logger, TimerHandle } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
+import { DEFAULT_THEME } from './slideshow-themes';
 import type { ReverseRequest, ReverseResponse } from './reverse';
 
 /** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
@@ -23,6 +24,12 @@ export const PARALLEL_SLIDESHOW_FETCHES = 3;
 
 /** spec 4.1: the request the receiver sends for the next picture. */
 export const SLIDESHOW_ASSET_TARGET = '/slideshows/1/assets/1';
+
+/**
+ * A show whose sender has had no slideshow connection open this long is over: the sender has
+ * gone (a sender that reconnects does so within seconds).
+ */
+export const SENDER_GONE_MS = 30_000;
 
 /** After a bad reply, new fetches wait this long, doubling per bad reply in a row up to the max. */
 export const FIRST_RETRY_DELAY_MS = 500;
@@ -60,6 +67,8 @@ export interface AssetConnection {
   readonly peer: string;
   readonly closed: boolean;
   request(request: ReverseRequest): Promise<ReverseResponse>;
+  /** Called once when the connection ends. */
+  onClose(listener: () => void): void;
 }
 
 /** The senders' reverse connections (ReverseRegistry is one). */
@@ -131,13 +140,15 @@ function describe(error: unknown): string {
 export class Slideshow {
   private phase: SlideshowPhase = 'idle';
   private session: string | undefined;
-  private settings: SlideshowSettings = { slideDurationMs: 3000, theme: 'Dissolve' };
+  private settings: SlideshowSettings = { slideDurationMs: 3000, theme: DEFAULT_THEME };
   /** Bumped by every start and stop: a reply to an older generation's request is dropped. */
   private generation = 0;
   /** Fetched, not yet shown, oldest first. */
   private readonly ready: Slide[] = [];
   /** Connections with a picture request outstanding, and the generation that sent it. */
   private readonly fetching = new Map<AssetConnection, number>();
+  /** Connections whose end the show listens for (to notice a sender that has gone). */
+  private readonly watched = new WeakSet<AssetConnection>();
   private current: Slide | undefined;
   private shownAt = 0;
   private slideTimer: TimerHandle | undefined;
@@ -146,6 +157,8 @@ export class Slideshow {
   private badReplies = 0;
   private retryAt = 0;
   private retryTimer: TimerHandle | undefined;
+  /** Armed while the sender has no slideshow connection open (SENDER_GONE_MS). */
+  private goneTimer: TimerHandle | undefined;
   private reported: SlideshowReport = 'stopped';
 
   constructor(private readonly context: SlideshowContext) {
@@ -226,11 +239,32 @@ export class Slideshow {
   private pump(): void {
     const { connections, lookAhead, clock } = this.context;
     if (this.phase === 'idle') return;
+    const open = connections.find(this.session, SLIDESHOW_PURPOSE).filter((connection) => !connection.closed);
+    for (const connection of open) {
+      if (this.watched.has(connection)) continue;
+      this.watched.add(connection);
+      connection.onClose(() => this.pump());
+    }
+    this.watchSender(open.length > 0);
     if (clock.now() < this.retryAt) return; // the retry timer pumps again
-    for (const connection of connections.find(this.session, SLIDESHOW_PURPOSE)) {
+    for (const connection of open) {
       if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.ready.length >= lookAhead) return;
-      if (connection.closed || this.fetching.has(connection)) continue;
+      if (this.fetching.has(connection)) continue;
       this.fetch(connection);
+    }
+  }
+
+  /** Ends the show when the sender keeps no slideshow connection open for SENDER_GONE_MS. */
+  private watchSender(connected: boolean): void {
+    const { clock } = this.context;
+    if (connected) {
+      if (this.goneTimer !== undefined) clock.clearTimer(this.goneTimer);
+      this.goneTimer = undefined;
+    } else if (this.goneTimer === undefined) {
+      this.goneTimer = clock.setTimer(SENDER_GONE_MS, () => {
+        this.goneTimer = undefined;
+        this.stop(`no slideshow connection from the sender for ${SENDER_GONE_MS / 1000} s`);
+      });
     }
   }
 
@@ -331,8 +365,10 @@ export class Slideshow {
     const { clock } = this.context;
     if (this.slideTimer !== undefined) clock.clearTimer(this.slideTimer);
     if (this.retryTimer !== undefined) clock.clearTimer(this.retryTimer);
+    if (this.goneTimer !== undefined) clock.clearTimer(this.goneTimer);
     this.slideTimer = undefined;
     this.retryTimer = undefined;
+    this.goneTimer = undefined;
     this.retryAt = 0;
   }
 

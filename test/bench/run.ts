@@ -1,14 +1,18 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout.
-// Run one group with `npm run bench -- plist` (names: plist, http, channel).
+// Run one group with `npm run bench -- plist` (names: plist, http, channel, photo, slideshow).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
+import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
+import { runSlideshowBench } from './slideshow.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
   http: () => runHttpBench(),
   channel: runChannelBench,
+  photo: () => runPhotoBench(),
+  slideshow: runSlideshowBench,
 };
 
 const wanted = process.argv.slice(2);

@@ -63,7 +63,7 @@ describe('the virtual screen page', () => {
     page = await browser.newPage({ viewport: VIEWPORT });
     await page.goto(receiver.screenUrl!);
     // Connected for live updates before anything is sent.
-    await page.waitForFunction(() => document.querySelector('#status .link')?.textContent === 'live', undefined, { timeout: 5000 });
+    await page.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
   });
   after(async () => {
     await browser?.close();
@@ -115,7 +115,7 @@ describe('the virtual screen page', () => {
     const response = await fetch(`http://127.0.0.1:${receiver.port}/stop`, { method: 'POST', headers: { 'X-Vendor-Session-ID': SESSION } });
     assert.equal(response.status, 200);
     await page.waitForSelector('body[data-shown-version="0"]:not(.has-photo)', { timeout: 5000 });
-    await page.waitForFunction(() => document.querySelectorAll('#stage .photo').length === 0, undefined, { timeout: 5000 });
+    await page.waitForSelector('#stage .photo', { state: 'detached', timeout: 5000 });
     assert.equal(await page.textContent('#status .activity'), 'Idle');
   });
 });

@@ -21,7 +21,7 @@ const JPEG = new Uint8Array([
 type Event = Record<string, unknown>;
 
 /** A client with its reverse connection open; resolves once the receiver has turned it around. */
-async function connectedClient(receiver: ReceiverProcess): Promise<{ client: AirPlay; events: Event[]; next: (count: number) => Promise<Event[]> }> {
+async function connectedClient(receiver: ReceiverProcess): Promise<{ client: AirPlay; events: Event[]; errors: Error[]; next: (count: number) => Promise<Event[]> }> {
   const before = receiver.stderr.split('\n').filter((line) => line.includes('turned into a reverse connection')).length;
   const client = new AirPlay('127.0.0.1', receiver.port);
   const events: Event[] = [];
@@ -30,9 +30,10 @@ async function connectedClient(receiver: ReceiverProcess): Promise<{ client: Air
     events.push(event);
     wake();
   });
-  client.on('error', (error: Error) => {
-    throw error;
-  });
+  // Its reverse connection reconnects whenever it closes, until destroyed: errors are kept for
+  // the test to look at, never thrown from a socket callback.
+  const errors: Error[] = [];
+  client.on('error', (error: Error) => errors.push(error));
   // What play() does first; called alone, so no video is asked for.
   client._startReverse();
   await within(5000, 'the reverse connection turned around', (async () => {
@@ -47,7 +48,7 @@ async function connectedClient(receiver: ReceiverProcess): Promise<{ client: Air
       while (events.length < count) await new Promise<void>((resolve) => (wake = resolve));
       return events.slice(0, count);
     })());
-  return { client, events, next };
+  return { client, events, errors, next };
 }
 
 /** A request as that client's users send one alongside it: no session id. */
@@ -69,29 +70,39 @@ describe('airplay-protocol receives our events', BOUND, () => {
   });
 
   test('PUT /photo then the client\'s stop(): it receives the photo event, state stopped, and ends its session', async () => {
-    const { client, next } = await connectedClient(receiver);
-    assert.equal(await put(receiver.port, '/photo', JPEG, 'image/jpeg'), 200);
-    const stopStatus = await within(5000, 'POST /stop', new Promise<number>((resolve, reject) => client.stop((error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
-    assert.equal(stopStatus, 200);
-    const [event] = await next(1);
-    assert.equal(event.category, 'photo');
-    assert.equal(event.state, 'stopped');
-    assert.equal(typeof event.sessionID, 'number');
-    // The library ends its session on stopped (destroys the reverse connection).
-    assert.equal(client.state, 'stopped');
+    const { client, next, errors } = await connectedClient(receiver);
+    try {
+      assert.equal(await put(receiver.port, '/photo', JPEG, 'image/jpeg'), 200);
+      const stopStatus = await within(5000, 'POST /stop', new Promise<number>((resolve, reject) => client.stop((error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
+      assert.equal(stopStatus, 200);
+      const [event] = await next(1);
+      assert.equal(event.category, 'photo');
+      assert.equal(event.state, 'stopped');
+      assert.equal(typeof event.sessionID, 'number');
+      // The library ends its session on stopped (destroys the reverse connection).
+      assert.equal(client.state, 'stopped');
+      assert.deepEqual(errors, []);
+    } finally {
+      client.destroy();
+    }
   });
 
   test('a slideshow: the client receives loading, then stopped with lastAssetID', async () => {
-    const { client, next } = await connectedClient(receiver);
-    const playing = '<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>settings</key><dict><key>slideDuration</key><integer>3</integer><key>theme</key><string>Dissolve</string></dict><key>state</key><string>playing</string></dict></plist>';
-    assert.equal(await put(receiver.port, '/slideshows/1', playing, 'text/x-apple-plist+xml'), 200);
-    const [loading] = await next(1);
-    // The library opens no slideshow connections, so no picture comes: the show stays loading.
-    assert.deepEqual({ category: loading.category, state: loading.state, lastAssetID: loading.lastAssetID }, { category: 'slideshow', state: 'loading', lastAssetID: 0 });
-    const stopped = playing.replace('<string>playing</string>', '<string>stopped</string>');
-    assert.equal(await put(receiver.port, '/slideshows/1', stopped, 'text/x-apple-plist+xml'), 200);
-    const [, end] = await next(2);
-    assert.deepEqual({ category: end.category, state: end.state, lastAssetID: end.lastAssetID, sessionID: end.sessionID }, { category: 'slideshow', state: 'stopped', lastAssetID: 0, sessionID: loading.sessionID });
-    assert.equal(client.state, 'stopped');
+    const { client, next, errors } = await connectedClient(receiver);
+    try {
+      const playing = '<?xml version="1.0" encoding="UTF-8"?><plist version="1.0"><dict><key>settings</key><dict><key>slideDuration</key><integer>3</integer><key>theme</key><string>Dissolve</string></dict><key>state</key><string>playing</string></dict></plist>';
+      assert.equal(await put(receiver.port, '/slideshows/1', playing, 'text/x-apple-plist+xml'), 200);
+      const [loading] = await next(1);
+      // The library opens no slideshow connections, so no picture comes: the show stays loading.
+      assert.deepEqual({ category: loading.category, state: loading.state, lastAssetID: loading.lastAssetID }, { category: 'slideshow', state: 'loading', lastAssetID: 0 });
+      const stopped = playing.replace('<string>playing</string>', '<string>stopped</string>');
+      assert.equal(await put(receiver.port, '/slideshows/1', stopped, 'text/x-apple-plist+xml'), 200);
+      const [, end] = await next(2);
+      assert.deepEqual({ category: end.category, state: end.state, lastAssetID: end.lastAssetID, sessionID: end.sessionID }, { category: 'slideshow', state: 'stopped', lastAssetID: 0, sessionID: loading.sessionID });
+      assert.equal(client.state, 'stopped');
+      assert.deepEqual(errors, []);
+    } finally {
+      client.destroy();
+    }
   });
 });

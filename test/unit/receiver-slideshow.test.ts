@@ -12,7 +12,7 @@ import { decodeXmlPlist, encodeXmlPlistBytes } from '../../src/plist/xml';
 import { featureMask } from '../../src/discovery';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { readAssetReply, SlideshowError } from '../../src/receiver/slideshow';
+import { readAssetReply, SENDER_GONE_MS, SlideshowError } from '../../src/receiver/slideshow';
 import { readSlideshowRequest } from '../../src/receiver/slideshow-routes';
 import { SLIDESHOW_THEMES, themeLanguage } from '../../src/receiver/slideshow-themes';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom, settle } from '../support/memory-ports';
@@ -119,10 +119,15 @@ function setup(options: { limits?: Partial<ReceiverLimits>; display?: boolean; d
   const play = (slideDuration = 3, theme = 'Dissolve', sessionId = SESSION) => put({ settings: { slideDuration, theme }, state: 'playing' }, sessionId);
   const stop = (sessionId = SESSION) => put({ state: 'stopped' }, sessionId);
 
-  /** Moves the clock and lets the replies and events that follow run. */
+  /**
+   * Moves the clock, at most half a second at a time, letting the replies and events that
+   * follow run in between (as they would: a sender answers while time passes).
+   */
   const advance = async (ms: number) => {
-    clock.advance(ms);
-    await flush();
+    for (let left = ms; left > 0; left -= 500) {
+      clock.advance(Math.min(500, left));
+      await flush();
+    }
   };
 
   return { clock, display, log, receiver, control, controlOf, events, openEvents, openSlideshow, put, play, stop, advance };
@@ -569,4 +574,61 @@ test('a reply that arrives after the show stopped is dropped, and a new show sta
   await flush();
   assert.deepEqual(shownPictures(display), [2]);
   assert.deepEqual(states(events), ['loading 0', 'stopped 0', 'loading 0', 'playing 2']);
+});
+
+test('events a request causes go out after its answer (a sender may end its session on stopped)', async () => {
+  const { play, stop, openEvents, openSlideshow, control, events } = setup();
+  const eventPeer = await openEvents();
+  await openSlideshow(counter());
+  await play(3);
+  const writtenAtAnswer: number[] = [];
+  const write = control.connection.write.bind(control.connection);
+  control.connection.write = (bytes: Uint8Array) => {
+    writtenAtAnswer.push(eventPeer.connection.chunks.length);
+    return write(bytes);
+  };
+  const before = eventPeer.connection.chunks.length;
+  const response = await stop();
+  assert.equal(response.head.status, 200);
+  assert.deepEqual(writtenAtAnswer, [before], 'no event written before the 200');
+  assert.equal(eventPeer.connection.chunks.length, before + 1);
+  assert.deepEqual(states(events).at(-1), 'stopped 1');
+});
+
+test('a sender without a session id gets its events on its reverse connection without one', async () => {
+  const { receiver } = setup();
+  const seen: PlistValue[] = [];
+  await ReversePeer.open(receiver, {
+    remotePort: 53000,
+    responder: (request) => {
+      seen.push((decodeXmlPlist(request.body) as PlistDict).state);
+      return { status: 200 };
+    },
+  });
+  const legacy = new MemorySender(receiver, 53001);
+  const playing = await legacy.request('PUT', '/slideshows/1', { body: encodeXmlPlistBytes({ state: 'playing' }), contentType: PLIST_XML });
+  assert.equal(playing.head.status, 200);
+  await flush();
+  assert.equal(receiver.slideshow?.state, 'loading');
+  await legacy.request('PUT', '/slideshows/1', { body: encodeXmlPlistBytes({ state: 'stopped' }), contentType: PLIST_XML });
+  await flush();
+  assert.deepEqual(seen, ['loading', 'stopped']);
+});
+
+test('a sender gone for good (no slideshow connection for 30 s) ends the show; one back in time does not', async () => {
+  const { play, openSlideshow, openEvents, advance, receiver, events, display } = setup();
+  await openEvents();
+  const first = await openSlideshow(counter());
+  await play(3);
+  first.close();
+  await advance(29_000);
+  await openSlideshow(counter());
+  await flush();
+  await advance(29_000);
+  assert.equal(receiver.slideshow?.state, 'playing', 'the sender came back within 30 s');
+  for (const peer of receiver.reverse.find(SESSION, 'slideshow')) peer.close('test: the sender goes away');
+  await advance(SENDER_GONE_MS);
+  assert.equal(receiver.slideshow?.state, 'idle');
+  assert.equal(states(events).at(-1)?.split(' ')[0], 'stopped');
+  assert.equal(display.kinds.at(-1), 'clear');
 });
