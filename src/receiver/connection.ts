@@ -155,7 +155,8 @@ export class ReceiverConnection {
           this.begin(event.head);
           break;
         case 'body':
-          if (this.pending) this.collect(this.pending, event.data);
+          // A refused request's body is read past, not kept.
+          if (this.pending && !this.pending.refusal) this.collect(this.pending, event.data);
           break;
         case 'end':
           this.finish();

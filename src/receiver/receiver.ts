@@ -232,6 +232,8 @@ export class Receiver {
   stop(): void {
     for (const service of this.published) this.ports.advertiser?.withdraw(service);
     this.published = [];
+    // The slideshow's sender hears `stopped` before its connections close.
+    this.slideshow?.stop('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
   }

@@ -632,3 +632,15 @@ test('a sender gone for good (no slideshow connection for 30 s) ends the show; o
   assert.equal(states(events).at(-1)?.split(' ')[0], 'stopped');
   assert.equal(display.kinds.at(-1), 'clear');
 });
+
+test('a receiver that stops tells its slideshow sender stopped before closing the connections', async () => {
+  const { play, openEvents, openSlideshow, receiver, events } = setup();
+  const eventPeer = await openEvents();
+  await openSlideshow(counter());
+  await play(3);
+  receiver.stop();
+  await flush();
+  assert.equal(states(events).at(-1), 'stopped 1');
+  assert.equal(eventPeer.closed, true);
+  assert.equal(receiver.slideshow?.state, 'idle');
+});

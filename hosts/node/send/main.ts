@@ -8,10 +8,9 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DIALECTS, isDialectName, type Dialect } from '../../../src/dialect';
-import { HEADER } from '../../../src/http';
+import { HEADER, type RequestHead } from '../../../src/http';
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../../../src/plist';
 import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
-import type { RequestHead } from '../../../src/http';
 
 const VERSION = '0.1.0';
 
