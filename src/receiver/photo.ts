@@ -145,7 +145,9 @@ export class PhotoFeature {
     this.owner = undefined;
     this.shownKey = undefined;
     this.display.clear();
-    if (this.receiver.activity === PHOTO_ACTIVITY) this.receiver.setActivity('idle');
+    // A slideshow still running keeps the activity it shares with photos.
+    const slideshowRuns = this.receiver.slideshow !== undefined && this.receiver.slideshow.state !== 'idle';
+    if (this.receiver.activity === PHOTO_ACTIVITY && !slideshowRuns) this.receiver.setActivity('idle');
     log('debug', `photo session ${owner ?? '(no session id)'} stopped`);
     // Not awaited: the sender may answer the event only after it has the answer to its /stop.
     void this.receiver.events.send(owner, 'photo', 'stopped');
