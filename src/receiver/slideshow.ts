@@ -134,8 +134,10 @@ function describe(error: unknown): string {
 
 /**
  * One slideshow at a time: the receiver has one screen, and a new sender's show replaces the
- * current one. Pictures are shown in the order their replies arrive (a slow fetch never holds
- * up a picture that is already here).
+ * current one. Pictures are shown in the order their requests were sent, which is the order the
+ * sender handed out its assets (a sender answers each request with its next picture): a reply
+ * that overtakes an earlier request's on another connection waits for it, and a request that
+ * fails gives up its place.
  */
 export class Slideshow {
   private phase: SlideshowPhase = 'idle';
@@ -143,10 +145,15 @@ export class Slideshow {
   private settings: SlideshowSettings = { slideDurationMs: 3000, theme: DEFAULT_THEME };
   /** Bumped by every start and stop: a reply to an older generation's request is dropped. */
   private generation = 0;
-  /** Fetched, not yet shown, oldest first. */
+  /** Fetched, not yet shown, in request order. */
   private readonly ready: Slide[] = [];
-  /** Connections with a picture request outstanding, and the generation that sent it. */
+  /** Connections with a picture request outstanding, and that request's place in the order. */
   private readonly fetching = new Map<AssetConnection, number>();
+  /** Replies that arrived before an earlier request's, by place (null: that request failed). */
+  private readonly early = new Map<number, Slide | null>();
+  /** Place of the next request sent, and of the next reply due to join `ready`. */
+  private nextPlace = 0;
+  private nextDue = 0;
   /** Connections whose end the show listens for (to notice a sender that has gone). */
   private readonly watched = new WeakSet<AssetConnection>();
   private current: Slide | undefined;
@@ -204,6 +211,7 @@ export class Slideshow {
       return;
     }
     this.generation++;
+    this.resetOrder();
     this.session = sessionId;
     this.phase = 'loading';
     this.current = undefined;
@@ -226,6 +234,7 @@ export class Slideshow {
     this.generation++;
     this.phase = 'idle';
     this.ready.length = 0;
+    this.resetOrder();
     this.clearTimers();
     this.waiting = true;
     log('info', `slideshow: stopped (${reason}) after asset ${this.lastAssetID}`);
@@ -248,7 +257,7 @@ export class Slideshow {
     this.watchSender(open.length > 0);
     if (clock.now() < this.retryAt) return; // the retry timer pumps again
     for (const connection of open) {
-      if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.ready.length >= lookAhead) return;
+      if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.early.size + this.ready.length >= lookAhead) return;
       if (this.fetching.has(connection)) continue;
       this.fetch(connection);
     }
@@ -271,15 +280,29 @@ export class Slideshow {
   private fetch(connection: AssetConnection): void {
     const { log, accept } = this.context;
     const generation = this.generation;
-    this.fetching.set(connection, generation);
+    const place = this.nextPlace++;
+    this.fetching.set(connection, place);
     log('debug', `slideshow: GET ${SLIDESHOW_ASSET_TARGET} on ${connection.peer}`);
     connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }).then(
-      (response) => this.replied(connection, generation, response),
-      (error: unknown) => this.failed(connection, generation, error),
+      (response) => this.replied(connection, generation, place, response),
+      (error: unknown) => this.failed(connection, generation, place, error),
     );
   }
 
-  private replied(connection: AssetConnection, generation: number, response: ReverseResponse): void {
+  /** Files a reply (or a failed request, as null) at its place and moves what is due to `ready`. */
+  private arrived(place: number, slide: Slide | null): void {
+    this.early.set(place, slide);
+    while (this.early.has(this.nextDue)) {
+      const due = this.early.get(this.nextDue)!;
+      this.early.delete(this.nextDue);
+      this.nextDue++;
+      if (!due) continue;
+      if (this.waiting) this.show(due);
+      else this.ready.push(due);
+    }
+  }
+
+  private replied(connection: AssetConnection, generation: number, place: number, response: ReverseResponse): void {
     const { log } = this.context;
     this.fetching.delete(connection);
     if (generation !== this.generation) {
@@ -292,13 +315,13 @@ export class Slideshow {
       if (response.head.status !== 200) throw new SlideshowError(`sender answered ${response.head.status}`);
       slide = readAssetReply(response.body);
     } catch (error) {
+      this.arrived(place, null);
       this.badReply(connection, describe(error));
       return;
     }
     this.badReplies = 0;
     log('debug', `slideshow: asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes) from ${connection.peer}`);
-    if (this.waiting) this.show(slide);
-    else this.ready.push(slide);
+    this.arrived(place, slide);
     this.pump();
   }
 
@@ -317,8 +340,9 @@ export class Slideshow {
   }
 
   /** The connection failed (closed, timed out): it is gone from the registry; the others carry on, and new ones are picked up. */
-  private failed(connection: AssetConnection, generation: number, error: unknown): void {
+  private failed(connection: AssetConnection, generation: number, place: number, error: unknown): void {
     this.fetching.delete(connection);
+    if (generation === this.generation) this.arrived(place, null);
     this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describe(error)}`);
     if (generation === this.generation && !connection.closed) {
       // Not a lost connection: treat it as a bad reply, so a retry does not spin.
@@ -326,6 +350,13 @@ export class Slideshow {
       return;
     }
     this.pump();
+  }
+
+  /** A new show counts places from 0; replies to the old one's requests are dropped by generation. */
+  private resetOrder(): void {
+    this.early.clear();
+    this.nextPlace = 0;
+    this.nextDue = 0;
   }
 
   private show(slide: Slide): void {

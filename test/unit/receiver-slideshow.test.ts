@@ -342,6 +342,33 @@ test('with one slideshow connection one request is outstanding; the next follows
   assert.deepEqual(shownPictures(display), [1]);
 });
 
+test('pictures are shown in the order their requests went out, whatever order the replies arrive in', async () => {
+  const { play, openSlideshow, display, advance } = setup();
+  const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
+  await play(1);
+  // The sender hands out 1, 2, 3 in request order; the third connection answers first.
+  senders[2].answer(assetReply(3));
+  await flush();
+  assert.deepEqual(shownPictures(display), [], 'picture 3 waits for the earlier requests');
+  senders[0].answer(assetReply(1));
+  await flush();
+  assert.deepEqual(shownPictures(display), [1]);
+  senders[1].answer(assetReply(2));
+  await advance(2000);
+  assert.deepEqual(shownPictures(display).slice(0, 3), [1, 2, 3]);
+});
+
+test('a failed request gives up its place: later pictures are not held for it', async () => {
+  const { play, openSlideshow, display } = setup();
+  const senders = [await openSlideshow(), await openSlideshow()];
+  await play(1);
+  senders[1].answer(assetReply(2));
+  await flush();
+  senders[0].close();
+  await flush();
+  assert.deepEqual(shownPictures(display), [2]);
+});
+
 test('a fourth slideshow connection is not used: at most three fetches run (spec 8)', async () => {
   const { play, openSlideshow, receiver } = setup({ limits: { slideshowLookAhead: 6 } });
   const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow(), await openSlideshow()];
