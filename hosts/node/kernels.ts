@@ -1,0 +1,302 @@
+// The WebAssembly kernels on Node (DESIGN 5): loads assemblyscript/build/frame-kernel.wasm, wraps
+// it as a FrameKernel, and installs it as the control channel's default when it loads and
+// passes its self-test; otherwise the portable TypeScript kernel stays, and the log says why.
+
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { fromHex, toHex } from '../../src/bytes';
+import { PairingError } from '../../src/pairing/errors';
+import { portableFrameKernel, setDefaultFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
+import type { Logger } from '../../src/platform';
+
+/** Where `npm run build:kernels` writes the frame kernel. */
+export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
+
+const TAG_BYTES = 16;
+const MAX_COUNTER = (1n << 64n) - 1n;
+
+/** The part of the WebAssembly JavaScript API used here (the DOM lib declares it; we have no DOM). */
+interface WebAssemblyApi {
+  Module: new (bytes: Uint8Array) => object;
+  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
+  Memory: new (descriptor: { initial: number }) => WebAssemblyMemory;
+}
+interface WebAssemblyMemory {
+  readonly buffer: ArrayBuffer;
+}
+const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
+
+/** The exports of assemblyscript/frame-kernel.ts. */
+interface FrameKernelExports {
+  readonly memory: WebAssemblyMemory;
+  keyRegion(): number;
+  nonceRegion(): number;
+  aadRegion(): number;
+  inputRegion(): number;
+  outputRegion(): number;
+  maxAad(): number;
+  maxFrame(): number;
+  setFrameCounter(counter: bigint): void;
+  seal(aadLength: number, length: number): number;
+  open(aadLength: number, length: number): number;
+  chacha20Block(counter: number): void;
+  chacha20(counter: number, length: number): number;
+  poly1305(length: number): number;
+}
+
+const EXPORTED_FUNCTIONS = [
+  'keyRegion',
+  'nonceRegion',
+  'aadRegion',
+  'inputRegion',
+  'outputRegion',
+  'maxAad',
+  'maxFrame',
+  'setFrameCounter',
+  'seal',
+  'open',
+  'chacha20Block',
+  'chacha20',
+  'poly1305',
+] as const;
+
+/**
+ * The WebAssembly ChaCha20-Poly1305 of RFC 8439 with any 12-byte nonce: the AEAD (2.8) and its
+ * parts (the block function of 2.3, the cipher of 2.4, Poly1305 of 2.5), each call copying its
+ * inputs into the module's fixed regions and its result out. The frame kernel is built on it;
+ * the parts are exported for the RFC's own vectors.
+ */
+export class WasmChaCha20Poly1305 {
+  /** Most plaintext bytes in one call (one frame, spec 5.4). */
+  readonly maxLength: number;
+  /** Most AAD bytes in one call. */
+  readonly maxAad: number;
+  private readonly memory: Uint8Array;
+  private readonly key: number;
+  private readonly nonce: number;
+  private readonly aad: number;
+  private readonly input: number;
+  private readonly output: number;
+
+  constructor(private readonly wasm: FrameKernelExports) {
+    // The module's memory is fixed at one page (no allocator, maximum 1), so this view stays valid.
+    this.memory = new Uint8Array(wasm.memory.buffer);
+    this.key = wasm.keyRegion();
+    this.nonce = wasm.nonceRegion();
+    this.aad = wasm.aadRegion();
+    this.input = wasm.inputRegion();
+    this.output = wasm.outputRegion();
+    this.maxAad = wasm.maxAad();
+    this.maxLength = wasm.maxFrame();
+  }
+
+  /** Compiles and instantiates the module in `bytes` (synchronous: it is a few KB). */
+  static fromBytes(bytes: Uint8Array): WasmChaCha20Poly1305 {
+    const { exports } = new wasmApi.Instance(new wasmApi.Module(bytes), {});
+    const missing: string[] = EXPORTED_FUNCTIONS.filter((name) => typeof exports[name] !== 'function');
+    if (!(exports.memory instanceof wasmApi.Memory)) missing.unshift('memory');
+    if (missing.length > 0) throw new Error(`the module does not export ${missing.join(', ')} (an old build? npm run build:kernels)`);
+    return new WasmChaCha20Poly1305(exports as unknown as FrameKernelExports);
+  }
+
+  /** Reads and instantiates the module at `file` (default: the built frame kernel). */
+  static fromFile(file = FRAME_KERNEL_WASM): WasmChaCha20Poly1305 {
+    return WasmChaCha20Poly1305.fromBytes(readFileSync(file));
+  }
+
+  /** AEAD seal (2.8) under `key` and the 12-byte `nonce`: ciphertext || 16-byte tag. */
+  seal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, plaintext: Uint8Array, output?: Uint8Array): Uint8Array {
+    this.setKeyNonce(key, nonce);
+    return this.sealAt(aad, plaintext, output);
+  }
+
+  /** AEAD open (2.8): the plaintext, or undefined when the tag does not match. */
+  open(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array, output?: Uint8Array): Uint8Array | undefined {
+    this.setKeyNonce(key, nonce);
+    return this.openAt(aad, sealed, output);
+  }
+
+  /** The ChaCha20 block function (2.3): 64 bytes for `key`, block `counter` and `nonce`. */
+  chacha20Block(key: Uint8Array, counter: number, nonce: Uint8Array): Uint8Array {
+    this.setKeyNonce(key, nonce);
+    this.wasm.chacha20Block(counter);
+    return this.memory.slice(this.output, this.output + 64);
+  }
+
+  /** ChaCha20 encryption (2.4) of `data` from block `counter` (at most maxLength + 16 bytes). */
+  chacha20(key: Uint8Array, counter: number, nonce: Uint8Array, data: Uint8Array): Uint8Array {
+    if (data.length > this.maxLength + TAG_BYTES) throw new RangeError(`ChaCha20 of ${data.length} bytes: at most ${this.maxLength + TAG_BYTES} per call`);
+    this.setKeyNonce(key, nonce);
+    this.memory.set(data, this.input);
+    this.wasm.chacha20(counter, data.length);
+    return this.memory.slice(this.output, this.output + data.length);
+  }
+
+  /** Poly1305 (2.5) of `message` (at most maxLength + 16 bytes) under the 32-byte one-time `key`. */
+  poly1305(key: Uint8Array, message: Uint8Array): Uint8Array {
+    if (key.length !== 32) throw new RangeError(`Poly1305 key of ${key.length} bytes, not 32`);
+    if (message.length > this.maxLength + TAG_BYTES) throw new RangeError(`Poly1305 of ${message.length} bytes: at most ${this.maxLength + TAG_BYTES} per call`);
+    this.memory.set(key, this.key);
+    this.memory.set(message, this.input);
+    this.wasm.poly1305(message.length);
+    return this.memory.slice(this.output, this.output + TAG_BYTES);
+  }
+
+  /** Copies the key in (the module wipes it after each call) and the frame nonce for `counter`. */
+  setKeyCounter(key: Uint8Array, counter: bigint): void {
+    if (key.length !== 32) throw new PairingError(`frame key of ${key.length} bytes, not 32`);
+    if (counter < 0n || counter > MAX_COUNTER) throw new PairingError(`frame counter ${counter} is outside 0 to 2^64-1`);
+    this.memory.set(key, this.key);
+    // An i64 parameter takes the BigInt modulo 2^64: within range, exactly the counter.
+    this.wasm.setFrameCounter(counter);
+  }
+
+  /** Seal with the key and nonce already in place. */
+  sealAt(aad: Uint8Array, plaintext: Uint8Array, output?: Uint8Array): Uint8Array {
+    this.checkLengths(aad, plaintext.length, 'plaintext');
+    this.memory.set(aad, this.aad);
+    this.memory.set(plaintext, this.input);
+    this.wasm.seal(aad.length, plaintext.length);
+    const size = plaintext.length + TAG_BYTES;
+    const result = output !== undefined && output.length === size ? output : new Uint8Array(size);
+    result.set(this.memory.subarray(this.output, this.output + size));
+    return result;
+  }
+
+  /** Open with the key and nonce already in place; undefined when the tag does not match. */
+  openAt(aad: Uint8Array, sealed: Uint8Array, output?: Uint8Array): Uint8Array | undefined {
+    if (sealed.length < TAG_BYTES) {
+      this.wipeKey();
+      return undefined;
+    }
+    this.checkLengths(aad, sealed.length - TAG_BYTES, 'ciphertext');
+    this.memory.set(aad, this.aad);
+    this.memory.set(sealed, this.input);
+    if (this.wasm.open(aad.length, sealed.length) !== 1) return undefined;
+    const size = sealed.length - TAG_BYTES;
+    const result = output !== undefined && output.length === size ? output : new Uint8Array(size);
+    result.set(this.memory.subarray(this.output, this.output + size));
+    return result;
+  }
+
+  private setKeyNonce(key: Uint8Array, nonce: Uint8Array): void {
+    if (key.length !== 32) throw new RangeError(`ChaCha20 key of ${key.length} bytes, not 32`);
+    if (nonce.length !== 12) throw new RangeError(`ChaCha20 nonce of ${nonce.length} bytes, not 12`);
+    this.memory.set(key, this.key);
+    this.memory.set(nonce, this.nonce);
+  }
+
+  /** The module wipes its key region after each call; a call refused before reaching it does it here. */
+  private wipeKey(): void {
+    this.memory.fill(0, this.key, this.key + 32);
+  }
+
+  private checkLengths(aad: Uint8Array, length: number, what: string): void {
+    if (aad.length <= this.maxAad && length <= this.maxLength) return;
+    this.wipeKey();
+    if (aad.length > this.maxAad) throw new RangeError(`AAD of ${aad.length} bytes: the WebAssembly kernel takes at most ${this.maxAad}`);
+    if (length > this.maxLength) throw new RangeError(`${what} of ${length} bytes: the WebAssembly kernel takes one frame of at most ${this.maxLength}`);
+  }
+}
+
+/**
+ * The frame kernel (src/pairing/frame-kernel.ts) on the WebAssembly AEAD: the same nonce
+ * (4 zero bytes || u64le counter), the same PairingErrors as the portable kernel. A frame body
+ * holds at most 1024 bytes (spec 5.4), the most one call takes; longer input is a RangeError.
+ */
+export function createWasmFrameKernel(aead: WasmChaCha20Poly1305): FrameKernel {
+  return {
+    seal(key, counter, aad, plaintext, output) {
+      aead.setKeyCounter(key, counter);
+      return aead.sealAt(aad, plaintext, output);
+    },
+    open(key, counter, aad, sealed, output) {
+      if (sealed.length < TAG_BYTES) throw new PairingError(`frame of ${sealed.length} bytes is shorter than its tag`);
+      aead.setKeyCounter(key, counter);
+      const plaintext = aead.openAt(aad, sealed, output);
+      if (plaintext === undefined) throw new PairingError(`frame ${counter}: authentication tag does not match`);
+      return plaintext;
+    },
+  };
+}
+
+// The self-test's known answer: the first single-frame vector of
+// test/vectors/control-channel.json ("kernel"), made with Node's OpenSSL.
+const SELF_TEST_KEY = 'c482ac574e8bf660e1f001efdef400cadd87e9be8be8bda69889bf67a5be00f3';
+const SELF_TEST_AAD = '0100';
+const SELF_TEST_PLAINTEXT = '91';
+const SELF_TEST_SEALED = 'a56b7c9c3b1d7afab4a59c57fd501b0d52';
+
+/**
+ * Checks `kernel` before it carries real frames: the known-answer vector, then a full
+ * 1024-byte frame at a counter above 2^32 sealed by each kernel and opened by the other
+ * against the portable reference, and a tampered tag refused. Returns what failed, or
+ * undefined when all passed.
+ */
+export function selfTestFrameKernel(kernel: FrameKernel): string | undefined {
+  try {
+    const key = fromHex(SELF_TEST_KEY);
+    const aad = fromHex(SELF_TEST_AAD);
+    const sealed = toHex(kernel.seal(key, 0n, aad, fromHex(SELF_TEST_PLAINTEXT)));
+    if (sealed !== SELF_TEST_SEALED) return `seal of the known-answer vector gave ${sealed}`;
+    const opened = toHex(kernel.open(key, 0n, aad, fromHex(SELF_TEST_SEALED)));
+    if (opened !== SELF_TEST_PLAINTEXT) return `open of the known-answer vector gave ${opened}`;
+    const frame = Uint8Array.from({ length: 1024 }, (_, i) => (i * 7 + 3) & 0xff);
+    const frameAad = Uint8Array.of(0x00, 0x04);
+    const counter = (1n << 32n) + 5n;
+    const reference = portableFrameKernel.seal(key, counter, frameAad, frame);
+    if (toHex(kernel.seal(key, counter, frameAad, frame)) !== toHex(reference)) return 'seal of a 1024-byte frame differs from the portable kernel';
+    if (toHex(kernel.open(key, counter, frameAad, reference)) !== toHex(frame)) return 'open of a 1024-byte frame differs from the portable kernel';
+    reference[reference.length - 1] ^= 1;
+    try {
+      kernel.open(key, counter, frameAad, reference);
+      return 'a tampered tag was accepted';
+    } catch (error) {
+      if (!(error instanceof PairingError)) throw error;
+    }
+    return undefined;
+  } catch (error) {
+    return `threw ${error instanceof Error ? error.message : String(error)}`;
+  }
+}
+
+/** What installFrameKernel() chose: the kernel and the name the log gives it. */
+export interface InstalledFrameKernel {
+  readonly name: 'ours-wasm' | 'ours-ts';
+  readonly kernel: FrameKernel;
+}
+
+/** The environment variable that forces the portable kernel: VENDORPLAY_FRAME_KERNEL=ours-ts. */
+export const FRAME_KERNEL_ENV = 'VENDORPLAY_FRAME_KERNEL';
+
+/**
+ * Installs the channel's default frame kernel: the WebAssembly one when `file` loads and it
+ * passes selfTestFrameKernel(), the portable one otherwise or when `choice` (default: the
+ * VENDORPLAY_FRAME_KERNEL environment variable) is `ours-ts`. It is not timed at start: the
+ * channel benchmark (test/bench/channel.bench.ts) shows it several times faster than the
+ * portable kernel, so loading and being correct are the whole rule. Logs one line naming the
+ * kernel in use.
+ */
+export function installFrameKernel(log: Logger, options: { file?: string; choice?: string } = {}): InstalledFrameKernel {
+  const file = options.file ?? FRAME_KERNEL_WASM;
+  const choice = options.choice ?? process.env[FRAME_KERNEL_ENV] ?? '';
+  const portable = (level: 'info' | 'warn', reason: string): InstalledFrameKernel => {
+    setDefaultFrameKernel(undefined);
+    log(level, `frame kernel: ours-ts (portable TypeScript); ${reason}`);
+    return { name: 'ours-ts', kernel: portableFrameKernel };
+  };
+  if (choice === 'ours-ts') return portable('info', `${FRAME_KERNEL_ENV}=ours-ts`);
+  if (choice !== '' && choice !== 'ours-wasm') return portable('warn', `${FRAME_KERNEL_ENV}=${choice} is not ours-wasm or ours-ts`);
+  let kernel: FrameKernel;
+  try {
+    kernel = createWasmFrameKernel(WasmChaCha20Poly1305.fromFile(file));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return portable(missing ? 'info' : 'warn', `${file}: ${missing ? 'not built (npm run build:kernels)' : (error as Error).message}`);
+  }
+  const failure = selfTestFrameKernel(kernel);
+  if (failure !== undefined) return portable('warn', `${file} failed its self-test: ${failure}`);
+  setDefaultFrameKernel(kernel);
+  log('info', `frame kernel: ours-wasm (${file})`);
+  return { name: 'ours-wasm', kernel };
+}
