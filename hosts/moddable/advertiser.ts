@@ -149,6 +149,8 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser
   /** Published services by `name\0type`; `added` once handed to the SDK (after the claim). */
   const services = new Map<string, { service: SdkService; added: boolean }>();
   let claimed = false;
+  /** The responder could not be made (said once in the log); services are kept, not announced. */
+  let unavailable = false;
   let responder: InstanceResponder | undefined;
   const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
 
@@ -166,7 +168,7 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser
   };
 
   const start = (): void => {
-    if (responder) return;
+    if (responder || unavailable) return;
     const hostName = hostLabel(options.name);
     try {
       responder = new InstanceResponder({ hostName }, (status, value) => {
@@ -186,6 +188,7 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser
     } catch (error) {
       // The SDK's Linux simulator cannot open its multicast socket (modules/network/socket/lin
       // rejects every valid group address); a board without a network fails here too.
+      unavailable = true;
       log('warn', `mdns: responder unavailable (${message(error)}); serving without advertising`);
     }
   };

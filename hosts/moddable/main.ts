@@ -2,14 +2,15 @@
 // line overrides it), the ports on the SDK's modules, an ECMA-419 listener on the advertised
 // port, and the services advertised by mDNS. Logs with `trace`.
 
-// First: globals that libraries of the core read while they load (globals.ts says which).
-import './globals';
+// First: the random source and the globals the core's libraries read while they load.
+import { hardwareRandom, hostRandom } from './prelude';
 import Listener from 'embedded:io/socket/listener';
 import TCP from 'embedded:io/socket/tcp';
 import manifest from 'mc/config';
 import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
+import { ed25519 } from '@noble/curves/ed25519.js';
 import { toHex } from '../../src/bytes';
 import type { Logger, Store } from '../../src/platform';
 import { Receiver } from '../../src/receiver/receiver';
@@ -17,7 +18,6 @@ import { createMdnsAdvertiser } from './advertiser';
 import { hostConfig, type HostConfig } from './manifest-config';
 import { reportMemory } from './memory';
 import { moddableClock, traceLogger } from './ports';
-import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from './random';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
 
@@ -41,13 +41,7 @@ function deviceIdFrom(store: Store, random: (length: number) => Uint8Array): str
 
 function start(): void {
   const store = preferenceStore(Preference);
-  // manifest.json sets randomSource "hardware" for esp32 (Math.random reads esp_random) and
-  // "simulator" for lin, mac and win (libc rand, never seeded); random.ts says more.
-  const hardware = manifest.randomSource === 'hardware';
-  const random = hardware ? randomFromUniform(Math.random) : mixedWithSeed(randomFromUniform(Math.random), Date.now() + Time.ticks);
-  // For libraries that call the Web Crypto global (the core never does): the host's source.
-  const global = globalThis as { crypto?: { getRandomValues?: unknown } };
-  if (!global.crypto?.getRandomValues) global.crypto = { getRandomValues: getRandomValuesFrom(random) };
+  const random = hostRandom;
 
   let host: HostConfig;
   try {
@@ -58,10 +52,19 @@ function start(): void {
   }
   const { config } = host;
   const log: Logger = traceLogger(host.logLevel);
-  if (!hardware) log('warn', 'random bytes come from the simulator\'s unseeded libc rand() mixed with the clock: not for real use');
+  if (!hardwareRandom) log('warn', 'random bytes come from the simulator\'s unseeded libc rand() mixed with the clock: not for real use');
+
+  // @noble/curves keeps a precomputed table for multiples of the Ed25519 base point, built on the
+  // first use (the identity's public key, at start). Its default window (6) makes that table
+  // about 2000 points: 960 KB of XS heap on the 64-bit simulator, far beyond a board's RAM.
+  // `ed25519Window` sets a smaller window (1: no table; slower signing, still milliseconds).
+  const window = Number(manifest.ed25519Window ?? 0);
+  if (window > 0) ed25519.Point.BASE.precompute(window);
 
   const advertiser = host.mdns ? createMdnsAdvertiser({ name: config.name, log }) : undefined;
+  const started = Time.ticks;
   const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser });
+  log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
 
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
     new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;

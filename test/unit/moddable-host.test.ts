@@ -1,0 +1,330 @@
+// The Moddable host's pure parts (hosts/moddable files that import nothing from the SDK): the
+// service shape handed to the SDK's mdns (TXT as RDATA bytes), the preference store's limits,
+// the ECMA-419 connection's flow control, the random source and the manifest configuration.
+// Portable: runs under Node and inside XS.
+
+import { test } from 'node:test';
+import assert from 'node:assert/strict';
+import { utf8Decode } from '../../src/bytes';
+import { ConfigError } from '../../src/receiver/config';
+import { DnssdError, hostLabel, instanceAnswer, instanceDomain, RECORD, RR, sdkService, serviceDomain } from '../../hosts/moddable/dnssd';
+import { hostConfig } from '../../hosts/moddable/manifest-config';
+import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from '../../hosts/moddable/random';
+import { preferenceStore, StoreError, type PreferenceBackend } from '../../hosts/moddable/store';
+import { adoptConnection, type TcpCallbacks, type TcpSocket } from '../../hosts/moddable/tcp';
+
+function throwsNamed(fn: () => unknown, name: string, pattern: RegExp): void {
+  let caught: unknown;
+  try {
+    fn();
+  } catch (error) {
+    caught = error;
+  }
+  assert.ok(caught instanceof Error, `expected a ${name}`);
+  assert.equal(caught.name, name);
+  assert.match(caught.message, pattern);
+}
+
+test('hands the SDK the TXT record as RDATA bytes in our order (its serializer mangles objects)', () => {
+  const service = sdkService({
+    name: '5855CA1AE288@Living Room',
+    type: '_raop._tcp',
+    port: 7000,
+    txt: [
+      ['txtvers', '1'],
+      ['ch', '2'],
+      ['am', 'VendorSpeaker1,1'],
+      ['pw', 'false'],
+    ],
+  });
+  assert.equal(service.name, 'raop');
+  assert.equal(service.protocol, 'tcp');
+  assert.equal(service.port, 7000);
+  assert.equal(service.instance, '5855CA1AE288@Living Room');
+  assert.ok(service.txt instanceof Uint8Array);
+  assert.deepEqual([...service.txt], [
+    9, ...'txtvers=1'.split('').map((c) => c.charCodeAt(0)),
+    4, ...'ch=2'.split('').map((c) => c.charCodeAt(0)),
+    19, ...'am=VendorSpeaker1,1'.split('').map((c) => c.charCodeAt(0)),
+    8, ...'pw=false'.split('').map((c) => c.charCodeAt(0)),
+  ]);
+});
+
+test('an empty TXT record is the single zero byte RFC 6763 6.1 asks for', () => {
+  const service = sdkService({ name: 'Frame', type: '_vendorplay._tcp', port: 7000, txt: [] });
+  assert.deepEqual([...service.txt], [0]);
+});
+
+test('writes UTF-8 TXT values byte for byte', () => {
+  const service = sdkService({ name: 'Frame', type: '_vendorplay._tcp', port: 7000, txt: [['name', 'Küche']] });
+  assert.equal(service.txt[0], 11);
+  assert.equal(utf8Decode(service.txt.subarray(1)), 'name=Küche');
+});
+
+test('refuses a service type that is not _name._tcp or _name._udp', () => {
+  throwsNamed(() => sdkService({ name: 'Frame', type: 'vendorplay.tcp', port: 7000, txt: [] }), 'DnssdError', /not _name\._tcp/);
+  throwsNamed(() => sdkService({ name: '', type: '_raop._tcp', port: 7000, txt: [] }), 'DnssdError', /empty instance name/);
+  assert.ok(new DnssdError('x') instanceof Error);
+});
+
+test('names records under the instance, not the host name', () => {
+  const service = sdkService({ name: '5855CA1AE288@Living Room', type: '_raop._tcp', port: 7000, txt: [] });
+  assert.equal(serviceDomain(service), '_raop._tcp.local');
+  assert.equal(instanceDomain(service), '5855CA1AE288@Living Room._raop._tcp.local');
+});
+
+test('makes a host label of letters, digits and hyphens', () => {
+  assert.equal(hostLabel('Living Room'), 'Living-Room');
+  assert.equal(hostLabel('  Küche & Bad '), 'K-che-Bad');
+  assert.equal(hostLabel('***'), 'receiver');
+  assert.equal(hostLabel('a'.repeat(80)).length, 63);
+});
+
+test('answers SRV, TXT and ANY questions about an instance name, case-insensitively', () => {
+  const service = { name: 'vendorplay', protocol: 'tcp', instance: 'Living Room' };
+  const qname = ['living room', '_VendorPlay', '_TCP', 'LOCAL'];
+  assert.equal(instanceAnswer(qname, RR.SRV, service), RECORD.SRV | RECORD.A);
+  assert.equal(instanceAnswer(qname, RR.TXT, service), RECORD.TXT);
+  assert.equal(instanceAnswer(qname, RR.ANY, service), RECORD.SRV | RECORD.TXT | RECORD.A);
+  assert.equal(instanceAnswer(qname, RR.A, service), 0);
+  assert.equal(instanceAnswer(['Kitchen', '_vendorplay', '_tcp', 'local'], RR.SRV, service), 0);
+  assert.equal(instanceAnswer(['Living Room', '_raop', '_tcp', 'local'], RR.SRV, service), 0);
+  assert.equal(instanceAnswer(['_vendorplay', '_tcp', 'local'], RR.SRV, service), 0);
+});
+
+/** A Preference stand-in with ESP32's behaviour for what the store uses. */
+function memoryPreferences(): PreferenceBackend & { values: Map<string, unknown> } {
+  const values = new Map<string, unknown>();
+  return {
+    values,
+    get: (domain, key) => values.get(`${domain}/${key}`) as ArrayBuffer | undefined,
+    set: (domain, key, value) => void values.set(`${domain}/${key}`, value),
+    delete: (domain, key) => void values.delete(`${domain}/${key}`),
+  };
+}
+
+test('keeps each record as one preference and reads back a copy of its bytes', () => {
+  const preferences = memoryPreferences();
+  const store = preferenceStore(preferences);
+  const record = new Uint8Array([9, 1, 2, 3, 9]).subarray(1, 4);
+  store.put('identity', record);
+  const stored = preferences.values.get('vendorplay/identity');
+  assert.ok(stored instanceof ArrayBuffer);
+  assert.equal(stored.byteLength, 3);
+  const read = store.get('identity');
+  assert.deepEqual([...(read ?? [])], [1, 2, 3]);
+  read![0] = 77;
+  assert.deepEqual([...(store.get('identity') ?? [])], [1, 2, 3]);
+  store.delete('identity');
+  assert.equal(store.get('identity'), undefined);
+  assert.equal(store.get('identity.bad'), undefined);
+});
+
+test('refuses a key over 15 characters and a record over 4000 bytes (ESP32 NVS), naming them', () => {
+  const store = preferenceStore(memoryPreferences());
+  throwsNamed(() => store.put('pairing.peer.1234', new Uint8Array(1)), 'StoreError', /"pairing\.peer\.1234" is 17 characters.*1 to 15/);
+  throwsNamed(() => store.get(''), 'StoreError', /0 characters/);
+  throwsNamed(() => store.put('peers', new Uint8Array(4001)), 'StoreError', /"peers" is 4001 bytes.*at most 4000/);
+  store.put('peers', new Uint8Array(4000));
+  assert.equal(store.get('peers')?.length, 4000);
+  throwsNamed(() => preferenceStore(memoryPreferences(), 'vendorplay-receiver'), 'StoreError', /domain/);
+  assert.ok(new StoreError('x') instanceof Error);
+});
+
+test('reads a value that is not bytes as no record', () => {
+  const preferences = memoryPreferences();
+  preferences.values.set('vendorplay/identity', 'text');
+  assert.equal(preferenceStore(preferences).get('identity'), undefined);
+});
+
+/** An ECMA-419 socket that takes `budget` bytes at a time and records what it was given. */
+class ScriptedSocket implements TcpSocket {
+  readonly written: number[] = [];
+  closed = 0;
+  incoming: ArrayBuffer | undefined;
+  remoteAddress = '192.0.2.7';
+  remotePort = 50123;
+  callbacks!: TcpCallbacks;
+  constructor(private budget: number) {}
+  read(): ArrayBuffer | undefined {
+    const bytes = this.incoming;
+    this.incoming = undefined;
+    return bytes;
+  }
+  write(bytes: ArrayBufferView | ArrayBuffer): number {
+    const view = bytes instanceof ArrayBuffer ? new Uint8Array(bytes) : new Uint8Array(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (view.length > this.budget) throw new Error('would block');
+    this.written.push(...view);
+    this.budget -= view.length;
+    return this.budget;
+  }
+  close(): void {
+    this.closed++;
+  }
+  /** The platform says `count` bytes may be written now. */
+  writable(count: number): void {
+    this.budget = count;
+    this.callbacks.onWritable.call(this, count);
+  }
+}
+
+function adopted(budget = 0) {
+  const socket = new ScriptedSocket(budget);
+  const timers: (() => void)[] = [];
+  const events: string[] = [];
+  const connection = adoptConnection(
+    'accepted',
+    (from, callbacks) => {
+      assert.equal(from, 'accepted');
+      socket.callbacks = callbacks;
+      return socket;
+    },
+    {
+      localPort: 7000,
+      localAddress: () => '192.0.2.1',
+      highWaterBytes: 8,
+      setTimer: (_ms, callback) => timers.push(callback),
+      clearTimer: () => {},
+    },
+  );
+  connection.onData = (bytes) => events.push(`data ${[...bytes].join(',')}`);
+  connection.onClose = (error) => events.push(`close${error ? ` ${error}` : ''}`);
+  connection.onDrain = () => events.push('drain');
+  return { socket, connection, timers, events };
+}
+
+test('reports the peer and the listener port of an adopted socket', () => {
+  const { connection } = adopted();
+  assert.equal(connection.remoteAddress, '192.0.2.7');
+  assert.equal(connection.remotePort, 50123);
+  assert.equal(connection.localAddress, '192.0.2.1');
+  assert.equal(connection.localPort, 7000);
+});
+
+test('writes no more than the socket takes and sends the rest when it is writable again', () => {
+  const { socket, connection, events } = adopted();
+  assert.equal(connection.write(new Uint8Array([1, 2, 3, 4, 5])), true);
+  assert.deepEqual(socket.written, []);
+  socket.writable(3);
+  assert.deepEqual(socket.written, [1, 2, 3]);
+  // Two bytes wait; six more make eight, the high-water mark: backpressure.
+  assert.equal(connection.write(new Uint8Array([6, 7, 8, 9, 10, 11])), false);
+  assert.deepEqual(events, []);
+  socket.writable(100);
+  assert.deepEqual(socket.written, [1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  assert.deepEqual(events, ['drain']);
+});
+
+test('copies what it queues, so the caller may reuse its buffer', () => {
+  const { socket, connection } = adopted();
+  const buffer = new Uint8Array([1, 2]);
+  connection.write(buffer);
+  buffer[0] = 99;
+  socket.writable(10);
+  assert.deepEqual(socket.written, [1, 2]);
+});
+
+test('closes only after the queued bytes are out', () => {
+  const { socket, connection, events } = adopted();
+  connection.write(new Uint8Array([1, 2, 3]));
+  connection.close();
+  assert.equal(socket.closed, 0);
+  assert.equal(connection.write(new Uint8Array([4])), false, 'nothing is taken once closing');
+  socket.writable(2);
+  assert.equal(socket.closed, 0);
+  socket.writable(2);
+  assert.deepEqual(socket.written, [1, 2, 3]);
+  assert.equal(socket.closed, 1);
+  assert.deepEqual(events, ['close']);
+});
+
+test('drops a closing connection whose peer takes nothing before the timeout', () => {
+  const { socket, connection, timers, events } = adopted();
+  connection.write(new Uint8Array([1]));
+  connection.close();
+  assert.equal(timers.length, 1);
+  timers[0]();
+  assert.equal(socket.closed, 1);
+  assert.deepEqual(events, ['close peer did not take the queued bytes before the close timeout']);
+});
+
+test('hands received bytes to the core and reports the peer closing once', () => {
+  const { socket, events } = adopted(10);
+  socket.incoming = new Uint8Array([7, 8]).buffer;
+  socket.callbacks.onReadable.call(socket, 2);
+  socket.callbacks.onError.call(socket);
+  socket.callbacks.onError.call(socket);
+  assert.deepEqual(events, ['data 7,8', 'close']);
+  assert.equal(socket.closed, 1);
+});
+
+test('draws three bytes from each Math.random value of the ESP32 (n / 0x7fffffff)', () => {
+  const values = [0x00abcdef, 0x7fffffff, 0x123456].map((n) => n / 0x7fffffff);
+  let next = 0;
+  const random = randomFromUniform(() => values[next++]);
+  assert.deepEqual([...random(7)], [0xef, 0xcd, 0xab, 0xff, 0xff, 0xff, 0x56]);
+  assert.equal(next, 3);
+});
+
+test('mixes a seed into the simulator source so two starts with one rand() sequence differ', () => {
+  const constant = () => new Uint8Array(16);
+  const a = mixedWithSeed(constant, 1_700_000_000_000)(16);
+  const b = mixedWithSeed(constant, 1_700_000_000_001)(16);
+  assert.notDeepEqual([...a], [...b]);
+  assert.ok(a.some((byte) => byte !== 0));
+});
+
+test('fills typed arrays through getRandomValues and refuses more than 65536 bytes', () => {
+  const getRandomValues = getRandomValuesFrom((length) => new Uint8Array(length).fill(0xa5));
+  const words = getRandomValues(new Uint16Array(2));
+  assert.deepEqual([...words], [0xa5a5, 0xa5a5]);
+  assert.throws(() => getRandomValues(new Uint8Array(65537)), RangeError);
+});
+
+test('reads the manifest config, with numbers and booleans given as command-line text', () => {
+  const host = hostConfig(
+    { name: 'Frame', profile: 'photo-frame', port: '7001', maxConnections: '4', mdns: 'false', logLevel: 'debug', sntp: 'pool.ntp.org', file: { root: '/' } },
+    () => '02:00:00:00:00:09',
+  );
+  assert.equal(host.config.name, 'Frame');
+  assert.equal(host.config.nameIsFactoryDefault, false);
+  assert.equal(host.config.profile, 'photo-frame');
+  assert.equal(host.config.port, 7001);
+  assert.equal(host.config.limits.maxConnections, 4);
+  assert.equal(host.config.deviceId, '02:00:00:00:00:09');
+  assert.equal(host.mdns, false);
+  assert.equal(host.logLevel, 'debug');
+});
+
+test('takes the manifest deviceId over the fallback, and defaults like the Node host', () => {
+  let asked = 0;
+  const host = hostConfig({ deviceId: 'aa-bb-cc-dd-ee-ff' }, () => {
+    asked++;
+    return '02:00:00:00:00:01';
+  });
+  assert.equal(asked, 0);
+  assert.equal(host.config.deviceId, 'AA:BB:CC:DD:EE:FF');
+  assert.equal(host.config.name, 'Receiver');
+  assert.equal(host.config.nameIsFactoryDefault, true);
+  assert.equal(host.config.port, 7000);
+  assert.equal(host.mdns, true);
+});
+
+test('refuses a config value it cannot read, naming the key', () => {
+  const fallback = () => '02:00:00:00:00:01';
+  const refuses = (manifest: Record<string, unknown>, pattern: RegExp) => {
+    let caught: unknown;
+    try {
+      hostConfig(manifest, fallback);
+    } catch (error) {
+      caught = error;
+    }
+    assert.ok(caught instanceof ConfigError, `expected a ConfigError for ${JSON.stringify(manifest)}`);
+    assert.match(caught.message, pattern);
+  };
+  refuses({ port: 'seven' }, /config port: "seven" is not a whole number/);
+  refuses({ profile: 'toaster' }, /profile "toaster"/);
+  refuses({ mdns: 'maybe' }, /config mdns/);
+  refuses({ logLevel: 'loud' }, /logLevel "loud"/);
+  refuses({ idleTimeoutMs: '0' }, /limits\.idleTimeoutMs/);
+});
