@@ -2,7 +2,7 @@
 // SHA-1, ChaCha20-Poly1305, AES-128-CTR), with checked inputs and PairingErrors, so the
 // pair-setup and pair-verify flows import their cryptography from one place.
 
-import { ctr } from '@noble/ciphers/aes.js';
+import { aes128Ctr as smallAes128Ctr } from './aes128-ctr';
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
 import { ed25519, x25519 } from '@noble/curves/ed25519.js';
 import { sha1 as nobleSha1 } from '@noble/hashes/legacy.js';
@@ -126,9 +126,13 @@ export function chachaOpen(key: Uint8Array, nonce: Uint8Array, sealed: Uint8Arra
   }
 }
 
-/** AES-128 in counter mode (NIST SP 800-38A 6.5, 128-bit big-endian counter block); its own inverse. */
+/**
+ * AES-128 in counter mode (NIST SP 800-38A 6.5, 128-bit big-endian counter block); its own
+ * inverse. Our small AES (aes128-ctr.ts), not @noble/ciphers/aes, whose tables take 1.3 MB of
+ * heap at load: more than a board has.
+ */
 export function aes128Ctr(key: Uint8Array, iv: Uint8Array, data: Uint8Array): Uint8Array {
   checkBytes(key, 'AES-128 key', 16);
   checkBytes(iv, 'AES-CTR counter block', 16);
-  return ctr(key, iv).encrypt(data);
+  return smallAes128Ctr(key, iv, data);
 }
