@@ -2,6 +2,7 @@
 // receiver's responses with our parser, and once a pairing step hands it a channel, seals what
 // it sends and opens what it reads (spec 5.4). Portable (runs in XS).
 
+import { joinBytes } from '../../src/bytes';
 import { HEADER, MessageParser, writeRequest, type Protocol, type ResponseHead } from '../../src/http';
 import type { Receiver } from '../../src/receiver/receiver';
 import type { SecureChannel } from '../../src/receiver/session';
@@ -72,7 +73,7 @@ export class MemorySender {
         if (event.type === 'head') head = event.head;
         else if (event.type === 'body') parts.push(event.data.slice());
         else if (event.type === 'error') throw new Error(`unparseable response: ${event.status} ${event.reason}`);
-        else if (event.type === 'end' && head) return { head, body: join(parts) };
+        else if (event.type === 'end' && head) return { head, body: joinBytes(parts) };
       }
       if (this.read >= chunks.length) throw new Error(`no (complete) response; connection ${this.connection.closed ? 'closed' : 'open'}`);
       const chunk = chunks[this.read++];
@@ -86,14 +87,3 @@ export class MemorySender {
   }
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const part of parts) size += part.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}

@@ -2,6 +2,7 @@
 // POST /reverse, checks the 101, then reads the requests the receiver sends on it (POST /event,
 // GET /slideshows/1/assets/1) and answers them, by hand or with a responder. Portable (runs in XS).
 
+import { joinBytes } from '../../src/bytes';
 import { HEADER, MessageParser, writeResponse, type HeadersInit, type RequestHead } from '../../src/http';
 import type { Receiver } from '../../src/receiver/receiver';
 import { MemoryConnection, settle } from './memory-ports';
@@ -115,7 +116,7 @@ export class ReversePeer {
       else if (event.type === 'body') this.current?.parts.push(event.data.slice());
       else if (event.type === 'error') throw new Error(`receiver sent an unparseable request: ${event.status} ${event.reason}`);
       else if (event.type === 'end' && this.current) {
-        const request = { head: this.current.head, body: join(this.current.parts) };
+        const request = { head: this.current.head, body: joinBytes(this.current.parts) };
         this.current = undefined;
         this.requests.push(request);
         this.pending.push(request);
@@ -139,14 +140,3 @@ export function contentTypeOf(request: PeerRequest): string | undefined {
   return request.head.headers.get(HEADER.contentType);
 }
 
-function join(parts: Uint8Array[]): Uint8Array {
-  let size = 0;
-  for (const part of parts) size += part.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
-}
