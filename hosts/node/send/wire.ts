@@ -4,6 +4,7 @@
 // answers. The wire is the project's own: src/http's parser and writer.
 
 import net from 'node:net';
+import { joinBytes } from '../../../src/bytes';
 import { HEADER, MessageParser, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
@@ -129,7 +130,7 @@ export class ControlConnection {
       } else if (event.type === 'end' && this.head) {
         const waiting = this.waiting;
         this.waiting = undefined;
-        const message = { head: this.head, body: join(this.parts) };
+        const message = { head: this.head, body: joinBytes(this.parts) };
         this.head = undefined;
         waiting?.resolve(message);
       } else if (event.type === 'error') {
@@ -262,7 +263,7 @@ export class ReverseChannel {
       } else if (event.type === 'body') {
         this.parts.push(event.data.slice());
       } else if (event.type === 'end' && this.head) {
-        const request = { head: this.head, body: join(this.parts) };
+        const request = { head: this.head, body: joinBytes(this.parts) };
         this.head = undefined;
         // Answer in order, one at a time, however long serving one takes.
         this.queue = this.queue.then(() => this.answer(request));
@@ -296,16 +297,4 @@ export class ReverseChannel {
 function toPairs(headers: HeadersInit): [string, string | number][] {
   if (Symbol.iterator in Object(headers)) return [...(headers as Iterable<readonly [string, string | number]>)].map(([name, value]) => [name, value]);
   return Object.entries(headers as Record<string, string | number>);
-}
-
-function join(parts: Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  const size = parts.reduce((sum, part) => sum + part.length, 0);
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
