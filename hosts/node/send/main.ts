@@ -10,6 +10,8 @@ import { parseArgs } from 'node:util';
 import { DIALECTS, isDialectName, type Dialect } from '../../../src/dialect';
 import { HEADER, type RequestHead } from '../../../src/http';
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../../../src/plist';
+import { EVENT_PURPOSE } from '../../../src/receiver/events';
+import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
 import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 
 const VERSION = '0.1.0';
@@ -200,13 +202,13 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   };
 
   const channels = new Set<ReverseChannel>();
-  const openChannel = async (purpose: 'event' | 'slideshow'): Promise<void> => {
+  const openChannel = async (purpose: typeof EVENT_PURPOSE | typeof SLIDESHOW_PURPOSE): Promise<void> => {
     const channel = await ReverseChannel.open({
       endpoint,
       common: common.headers,
       purposeHeader: dialect.headers.Purpose,
       purpose,
-      serve: purpose === 'event' ? serveEvent : serveAsset,
+      serve: purpose === EVENT_PURPOSE ? serveEvent : serveAsset,
     });
     channels.add(channel);
     channel.onClose = (reason) => {
@@ -245,8 +247,8 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   };
 
   try {
-    await openChannel('event');
-    for (let i = 0; i < options.connections; i++) await openChannel('slideshow');
+    await openChannel(EVENT_PURPOSE);
+    for (let i = 0; i < options.connections; i++) await openChannel(SLIDESHOW_PURPOSE);
     say(`slideshow of ${pictures.length} pictures on ${where}: ${options.duration} s per slide, theme ${options.theme}, session ${common.sessionId}`);
     const settings: PlistDict = { settings: { slideDuration: options.duration, theme: options.theme }, state: 'playing' };
     const response = await control.request('PUT', '/slideshows/1', [[HEADER.contentType, dialect.mime.plistXml]], encodeXmlPlistBytes(settings));

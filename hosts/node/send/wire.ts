@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { joinBytes } from '../../../src/bytes';
 import { HEADER, MessageParser, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
+import { PTTH } from '../../../src/receiver/reverse-route';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
 export class SendError extends Error {
@@ -244,7 +245,7 @@ export class ReverseChannel {
       socket.once('error', (error) => fail(error.message));
       socket.once('close', () => fail('the receiver closed the connection'));
       const headers: [string, string | number][] = [
-        [HEADER.upgrade, 'PTTH/1.0'],
+        [HEADER.upgrade, PTTH],
         [HEADER.connection, 'Upgrade'],
         [options.purposeHeader, options.purpose],
         ...options.common(),
