@@ -12,9 +12,11 @@ import Preference from 'preference';
 import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import { toHex } from '../../src/bytes';
-import type { Logger, Store } from '../../src/platform';
+import type { Display, Logger, Store } from '../../src/platform';
+import { PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { createMdnsAdvertiser } from './advertiser';
+import { boardScreen, PocoDisplay } from './display';
 import { hostConfig, type HostConfig } from './manifest-config';
 import { reportMemory } from './memory';
 import { moddableClock, traceLogger } from './ports';
@@ -62,8 +64,16 @@ function start(): void {
   if (window > 0) ed25519.Point.BASE.precompute(window);
 
   const advertiser = host.mdns ? createMdnsAdvertiser({ name: config.name, log }) : undefined;
+  // A screen (the simulators, boards with a display) for the profiles that show photos; the
+  // Receiver offers Photo, PhotoCaching and Slideshow only with a display.
+  let display: Display | undefined;
+  const screen = boardScreen();
+  if (PROFILES[config.profile].intended.includes('Photo')) {
+    if (screen) display = new PocoDisplay(screen, log);
+    else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
+  }
   const started = Time.ticks;
-  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser });
+  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser, display });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
 
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
