@@ -153,6 +153,22 @@ export class PhotoFeature {
     void this.receiver.events.send(owner, 'photo', 'stopped');
   }
 
+  /**
+   * Another feature takes the screen (a slideshow starts): the photo session ends as it would on
+   * POST /stop, its sender is told, but the screen is left to the newcomer and the cache kept.
+   * `order` is the taking request's arrival order: photos asked before it no longer show.
+   */
+  yieldScreen(order: number, reason: string): void {
+    this.decidedAt = Math.max(this.decidedAt, order);
+    if (!this.active) return;
+    const owner = this.owner;
+    this.active = false;
+    this.owner = undefined;
+    this.shownKey = undefined;
+    this.receiver.ports.log('debug', `photo session ${owner ?? '(no session id)'} ended: ${reason}`);
+    void this.receiver.events.send(owner, 'photo', 'stopped');
+  }
+
   private store(key: string, jpeg: Uint8Array, sessionId: string | undefined, what: string): void {
     const { log } = this.receiver.ports;
     const { stored, evicted } = this.cache.put(key, jpeg, sessionId);

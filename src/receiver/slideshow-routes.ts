@@ -127,8 +127,11 @@ export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
         return { status: 400 };
       }
       if (asked.unknownTheme !== undefined) log('info', `slideshow: theme ${JSON.stringify(asked.unknownTheme)} is not one of ours: ${DEFAULT_THEME}`);
-      if (asked.state === 'playing') slideshow.play(request.sessionId, asked.settings);
-      else if (!slideshow.stop('the sender stopped it', request.sessionId)) log('debug', `slideshow: PUT /slideshows/1 stopped: no show of session ${request.sessionId ?? '(none)'} runs`);
+      if (asked.state === 'playing') {
+        // The slideshow takes the screen: a photo session showing there ends (spec 6 photo event).
+        receiver.photos?.yieldScreen(request.order, 'a slideshow took the screen');
+        slideshow.play(request.sessionId, asked.settings);
+      } else if (!slideshow.stop('the sender stopped it', request.sessionId)) log('debug', `slideshow: PUT /slideshows/1 stopped: no show of session ${request.sessionId ?? '(none)'} runs`);
       // spec 4.1: the reply is an empty dictionary.
       return plistReply({});
     },

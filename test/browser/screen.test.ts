@@ -1,11 +1,15 @@
 // The virtual screen page in a real browser (Debian's headless Chromium, driven by
 // playwright-core): a photo sent with PUT /photo appears on the page (a screenshot's pixels at the
 // centres of the picture's colour blocks match it), the page updates live when a second photo is
-// sent, and POST /stop clears it. Loopback only: the receiver runs with --no-mdns, and the
+// sent, a photo and a slideshow sent with vendorplay-send appear and advance, and POST /stop
+// clears it. Loopback only: the receiver runs with --no-mdns, and the
 // browser's own network services are switched off.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
+import { spawn } from 'node:child_process';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import {
@@ -23,7 +27,25 @@ import {
   decodeJpeg,
   type BlockPicture,
 } from '../support/color-blocks';
-import { ReceiverProcess } from '../e2e/receiver-process';
+import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
+
+/** Runs the sender command to its end (bounded) and returns its exit code and output. */
+function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/vendorplay-send.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    const timer = setTimeout(() => {
+      child.kill('SIGKILL');
+      reject(new Error(`vendorplay-send ${args.join(' ')} ran past ${timeoutMs} ms:\n${output}`));
+    }, timeoutMs);
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      resolve({ code, output });
+    });
+  });
+}
 
 const CHROMIUM = '/usr/bin/chromium';
 const CHROMIUM_ARGS = [
@@ -50,6 +72,17 @@ const SECOND = blockPicture([
   [CYAN, MAGENTA, WHITE],
   [ORANGE, RED, BLUE],
 ]);
+const THIRD = blockPicture([
+  [YELLOW, BLUE],
+  [GREEN, MAGENTA],
+]);
+const SLIDES = [
+  blockPicture([[ORANGE, CYAN]]),
+  blockPicture([
+    [WHITE, RED],
+    [GREEN, BLUE],
+  ]),
+];
 
 describe('the virtual screen page', () => {
   let receiver: ReceiverProcess;
@@ -109,6 +142,38 @@ describe('the virtual screen page', () => {
     await expectOnScreen(SECOND, 2);
     assert.equal(await page.locator('#stage .photo').count(), 1, 'the previous picture is gone after the transition');
     assert.match((await page.textContent('#status .activity')) ?? '', /Receiving/);
+  });
+
+  test('a photo sent with vendorplay-send appears on the page', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vp-send-'));
+    try {
+      const file = path.join(dir, 'third.jpg');
+      writeFileSync(file, THIRD.jpeg);
+      const before = Number(await page.getAttribute('body', 'data-shown-version'));
+      const { code, output } = await send(['photo', `127.0.0.1:${receiver.port}`, file, '--transition', 'Dissolve']);
+      assert.equal(code, 0, output);
+      await expectOnScreen(THIRD, before + 1);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test('a folder sent with vendorplay-send slideshow advances on the page, in name order', async () => {
+    const dir = mkdtempSync(path.join(tmpdir(), 'vp-slides-'));
+    try {
+      SLIDES.forEach((slide, i) => writeFileSync(path.join(dir, `slide-${i}.jpg`), slide.jpeg));
+      const before = Number(await page.getAttribute('body', 'data-shown-version'));
+      // Slides of 3 s: long enough for a screenshot after each transition ends.
+      const sender = send(['slideshow', `127.0.0.1:${receiver.port}`, dir, '--duration', '3', '--theme', 'Dissolve', '--stop-after', '8'], 30_000);
+      // The next two pictures on the page are the folder's first and second file.
+      await expectOnScreen(SLIDES[0], before + 1);
+      await expectOnScreen(SLIDES[1], before + 2);
+      const { code, output } = await sender;
+      assert.equal(code, 0, output);
+      assert.match(output, /playing/);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   test('POST /stop clears the screen back to the idle page', async () => {

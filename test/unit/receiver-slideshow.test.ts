@@ -671,3 +671,16 @@ test('a receiver that stops tells its slideshow sender stopped before closing th
   assert.equal(eventPeer.closed, true);
   assert.equal(receiver.slideshow?.state, 'idle');
 });
+
+test('a slideshow that takes the screen ends the photo session shown there; its sender is told', async () => {
+  const { play, openSlideshow, openEvents, receiver, controlOf, events } = setup();
+  await openEvents('photo-sender');
+  const photoSender = controlOf('photo-sender');
+  const put = await photoSender.request('PUT', '/photo', { body: tinyJpeg(9), headers: [['X-Vendor-Session-ID', 'photo-sender']] });
+  assert.equal(put.head.status, 200);
+  assert.equal(receiver.photos?.active, true);
+  await openSlideshow(counter());
+  await play(3);
+  assert.equal(receiver.photos?.active, false);
+  assert.ok(events.some((event) => event.category === 'photo' && event.state === 'stopped'));
+});
