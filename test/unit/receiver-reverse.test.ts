@@ -124,9 +124,22 @@ test('a malformed response closes the reverse connection', async () => {
   assert.equal(connection.closed, true);
 });
 
-test('reverse connections beyond the limit are refused with 503', async () => {
+test('reverse connections of other sessions beyond the limit are refused with 503', async () => {
   const { receiver } = setup({ maxReverseConnections: 1 });
   await turnAround(receiver);
-  const second = await turnAround(receiver);
+  const second = await turnAround(receiver, REVERSE_REQUEST.replace(SESSION, '3bd6ceeb-fffd-456c-a09c-996053a7a08c'));
   assert.match(second.text, /^HTTP\/1\.1 503 /);
+  const other = await turnAround(receiver, REVERSE_REQUEST.replace('slideshow', 'event'));
+  assert.match(other.text, /^HTTP\/1\.1 503 /, 'the same session with another purpose does not replace it');
+});
+
+test('at the limit, a session\'s newer reverse connection replaces its oldest one of the same purpose', async () => {
+  const { receiver } = setup({ maxReverseConnections: 1 });
+  const old = await turnAround(receiver);
+  const newer = await turnAround(receiver);
+  assert.match(newer.text, /^HTTP\/1\.1 101 /);
+  assert.equal(old.closed, true);
+  assert.equal(receiver.reverse.find(SESSION, 'slideshow').length, 1);
+  const stranger = await turnAround(receiver, REVERSE_REQUEST.replace(SESSION, '2bd6ceeb-fffd-456c-a09c-996053a7a08c'));
+  assert.match(stranger.text, /^HTTP\/1\.1 503 /, 'another session is not allowed to push anyone out');
 });
