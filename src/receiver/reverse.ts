@@ -62,7 +62,6 @@ export class ReverseConnection {
   private current: Outstanding | undefined;
   private head: ResponseHead | undefined;
   private chunks: Uint8Array[] = [];
-  private size = 0;
   private timer: TimerHandle | undefined;
   private readonly closeListeners: ((reason: string) => void)[] = [];
 
@@ -151,11 +150,9 @@ export class ReverseConnection {
         case 'head':
           this.head = event.head;
           this.chunks = [];
-          this.size = 0;
           break;
         case 'body':
           this.chunks.push(event.data);
-          this.size += event.data.length;
           break;
         case 'end':
           this.complete();
