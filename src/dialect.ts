@@ -88,6 +88,18 @@ export function headerNames(suffix: MakerHeader): string[] {
   return Object.values(DIALECTS).map((dialect) => dialect.headers[suffix]);
 }
 
+/**
+ * The first non-empty value of a maker header in any dialect's spelling, trimmed: requests
+ * are read in every dialect (DESIGN 5). `headers` is anything with a case-insensitive `get`.
+ */
+export function readMakerHeader(headers: { get(name: string): string | undefined }, suffix: MakerHeader): string | undefined {
+  for (const dialect of Object.values(DIALECTS)) {
+    const value = headers.get(dialect.headers[suffix])?.trim();
+    if (value) return value;
+  }
+  return undefined;
+}
+
 /** The dialect-neutral role of a MIME type, or undefined when it is not a maker-named type. */
 export function mimeRole(contentType: string | undefined): MakerMime | undefined {
   if (!contentType) return undefined;

@@ -124,6 +124,19 @@ export const MEDIA_TXT_KEYS = [
   { key: 'vv', written: 'decimal', meaning: 'version field (type not shown in the spec)' },
 ] as const satisfies readonly TxtKey[];
 
+// spec 8: audio sample rate / size / channels.
+const SAMPLE_RATE = '44100';
+const SAMPLE_SIZE = '16';
+const CHANNELS = '2';
+
+/** spec 9.1: the TXT field txtvers of the audio service is 1. */
+const TXT_VERSION = '1';
+
+// Values of keys whose meaning spec 2.2 does not show, as real receivers write them.
+const DA = 'true';
+const SV = 'false';
+const VN = '65537';
+
 /**
  * The keys of the audio service's TXT record (spec 2.2), in the order they are written:
  * txtvers first (RFC 6763 6.7), then the order of a real set-top receiver's record
@@ -131,23 +144,23 @@ export const MEDIA_TXT_KEYS = [
  * receivers add, beside their neighbours.
  */
 export const AUDIO_TXT_KEYS = [
-  { key: 'txtvers', written: '1', meaning: 'TXT record version (spec 9.1)' },
-  { key: 'ch', written: '2', meaning: 'audio channels (stereo)' },
+  { key: 'txtvers', written: TXT_VERSION, meaning: 'TXT record version (spec 9.1)' },
+  { key: 'ch', written: CHANNELS, meaning: 'audio channels (stereo)' },
   { key: 'cn', written: 'comma-separated decimal', meaning: 'audio codecs' },
   // spec 2.2: da "true/false", meaning not shown; real receivers write true.
-  { key: 'da', written: 'true', meaning: 'not shown' },
+  { key: 'da', written: DA, meaning: 'not shown' },
   { key: 'et', written: 'comma-separated decimal', meaning: 'encryption types' },
   // Not in spec 2.2's table: real receivers repeat the features here (same text form).
   { key: 'ft', written: 'as features', meaning: 'feature bits, spec 2.3' },
   { key: 'md', written: 'comma-separated decimal', meaning: 'metadata types' },
   { key: 'pw', written: 'true or false', meaning: 'speaker requires a password' },
   // spec 2.2: sv "true/false", meaning not shown; real receivers write false.
-  { key: 'sv', written: 'false', meaning: 'not shown' },
-  { key: 'sr', written: '44100', meaning: 'sample rate in Hz' },
-  { key: 'ss', written: '16', meaning: 'sample size in bits' },
+  { key: 'sv', written: SV, meaning: 'not shown' },
+  { key: 'sr', written: SAMPLE_RATE, meaning: 'sample rate in Hz' },
+  { key: 'ss', written: SAMPLE_SIZE, meaning: 'sample size in bits' },
   { key: 'tp', written: 'UDP, TCP or TCP,UDP', meaning: 'supported transport' },
   // spec 2.2: vn an integer, meaning not shown; real receivers write 65537.
-  { key: 'vn', written: '65537', meaning: 'not shown' },
+  { key: 'vn', written: VN, meaning: 'not shown' },
   { key: 'vs', written: 'srcvers', meaning: 'server version' },
   { key: 'am', written: 'model', meaning: 'device model' },
   // Not in spec 2.2's table: real receivers repeat the media service's pk here.
@@ -161,15 +174,6 @@ export const AUDIO_TXT_KEYS = [
 export type MediaTxtKey = (typeof MEDIA_TXT_KEYS)[number]['key'];
 export type AudioTxtKey = (typeof AUDIO_TXT_KEYS)[number]['key'];
 
-// spec 8: audio sample rate / size / channels.
-const SAMPLE_RATE = '44100';
-const SAMPLE_SIZE = '16';
-const CHANNELS = '2';
-
-// Values of keys whose meaning spec 2.2 does not show, as real receivers write them.
-const DA = 'true';
-const SV = 'false';
-const VN = '65537';
 
 /** Ed25519 public keys are 32 bytes. */
 const PK_LENGTH = 32;
@@ -307,7 +311,7 @@ export function audioServiceTxt(identity: DiscoveryIdentity, activity: ActivityF
   checkCodes('et', audio.encryptionTypes, true);
   checkCodes('md', audio.metadataTypes, false);
   const values: Partial<Record<AudioTxtKey, string>> = {
-    txtvers: '1', // spec 9.1
+    txtvers: TXT_VERSION,
     ch: CHANNELS,
     cn: audio.codecs.join(','),
     da: DA,

@@ -11,7 +11,7 @@
 // between elements) and strict where a lenient reader would silently lose data (unknown
 // elements, text between elements, a key without a value, a second root value, unknown entities).
 
-import { indexOf, latin1Decode, toBase64, utf8Decode, utf8Encode } from '../bytes';
+import { indexOf, joinBytes, latin1Decode, toBase64, utf8Decode, utf8Encode } from '../bytes';
 import {
   DEFAULT_PLIST_LIMITS,
   PlistError,
@@ -1051,21 +1051,7 @@ export function encodeXmlPlist(value: PlistValue): string {
  * quadratic in its length, while the parts (tags, keys, values, base64 lines) are short.
  */
 export function encodeXmlPlistBytes(value: PlistValue): Uint8Array {
-  const parts = writeParts(value);
-  const encoded: Uint8Array[] = [];
-  let length = 0;
-  for (const part of parts) {
-    const bytes = utf8Encode(part);
-    encoded.push(bytes);
-    length += bytes.length;
-  }
-  const out = new Uint8Array(length);
-  let offset = 0;
-  for (const bytes of encoded) {
-    out.set(bytes, offset);
-    offset += bytes.length;
-  }
-  return out;
+  return joinBytes(writeParts(value).map((part) => utf8Encode(part)));
 }
 
 /** The document as a list of strings: the writer's loop, shared by both encode functions. */

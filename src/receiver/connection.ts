@@ -10,7 +10,7 @@
 // owner gets the bytes the parser has not consumed (`MessageParser.takeRemaining`).
 
 import { joinBytes } from '../bytes';
-import type { Dialect } from '../dialect';
+import { readMakerHeader, type Dialect } from '../dialect';
 import { HEADER, Headers, MessageParser, STATUS, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
 import type { Clock, Connection, Logger, TimerHandle } from '../platform';
 import type { ReceiverLimits } from './config';
@@ -28,8 +28,6 @@ export interface ConnectionContext {
   readonly limits: ReceiverLimits;
   /** The dialect of what the receiver writes. */
   readonly dialect: Dialect;
-  /** Every dialect accepted on input. */
-  readonly inputDialects: readonly Dialect[];
   /** Reverse connections: their request timeout and largest response body. */
   readonly reverseLimits: { readonly requestTimeoutMs: number; readonly maxBodyBytes: number };
   /** Value of the `Server` header, e.g. `VendorTunes/220.68`. */
@@ -170,9 +168,9 @@ export class ReceiverConnection {
   }
 
   private begin(head: RequestHead): void {
-    const { router, limits, inputDialects } = this.context;
+    const { router, limits } = this.context;
     const order = this.context.nextRequestOrder();
-    this.sessionId ??= sessionIdOf(head, inputDialects);
+    this.sessionId ??= sessionIdOf(head);
     const { path } = splitTarget(head.target);
     const match = router.match(head.protocol, head.method, path);
     if (match.kind === 'route') {
@@ -295,9 +293,8 @@ export class ReceiverConnection {
     const pending = this.parser.takeRemaining();
     this.mode = 'reverse';
     this.clearTimer();
-    const { clock, log, dialect, inputDialects, reverseLimits } = this.context;
-    let purpose: string | undefined;
-    for (const accepted of inputDialects) purpose ??= head.headers.get(accepted.headers.Purpose)?.trim();
+    const { clock, log, dialect, reverseLimits } = this.context;
+    const purpose = readMakerHeader(head.headers, 'Purpose');
     const reverse = new ReverseConnection(this.port, pending, {
       clock,
       log,

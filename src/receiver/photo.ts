@@ -24,8 +24,8 @@
 //   connection's parser, from the route's limit); no body, or no AssetKey where one is needed,
 //   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
 
-import { headerNames } from '../dialect';
-import type { Activity } from '../discovery';
+import { readMakerHeader } from '../dialect';
+import { MEDIA_SESSION_ACTIVITY } from './media-activity';
 import { STATUS } from '../http';
 import type { Display } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
@@ -36,25 +36,6 @@ import type { Request, Response } from './router';
 /** spec 4.1: the values of X-Vendor-AssetAction. */
 export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
 export type AssetAction = (typeof ASSET_ACTIONS)[number];
-
-/** The activity of a photo session (see the file comment: spec 2.1 has no photo row). */
-export const PHOTO_ACTIVITY: Activity = 'receivingVideo';
-
-/** spec 4.1's request headers, in every dialect's spelling (requests are read in any dialect). */
-const HEADER_NAMES = {
-  AssetKey: headerNames('AssetKey'),
-  AssetAction: headerNames('AssetAction'),
-  Transition: headerNames('Transition'),
-} as const;
-
-/** The first non-empty value of a maker header in any dialect. */
-function makerHeader(request: Request, suffix: keyof typeof HEADER_NAMES): string | undefined {
-  for (const name of HEADER_NAMES[suffix]) {
-    const value = request.head.headers.get(name)?.trim();
-    if (value) return value;
-  }
-  return undefined;
-}
 
 export class PhotoFeature {
   readonly cache: PhotoCache;
@@ -86,9 +67,9 @@ export class PhotoFeature {
       log('info', `${what}: ${status} (${why})`);
       return { status };
     };
-    const key = makerHeader(request, 'AssetKey');
-    const transition = makerHeader(request, 'Transition');
-    const actionText = makerHeader(request, 'AssetAction');
+    const key = readMakerHeader(request.head.headers, 'AssetKey');
+    const transition = readMakerHeader(request.head.headers, 'Transition');
+    const actionText = readMakerHeader(request.head.headers, 'AssetAction');
     let action: AssetAction | undefined;
     if (actionText !== undefined) {
       action = ASSET_ACTIONS.find((known) => known.toLowerCase() === actionText.toLowerCase());
@@ -147,7 +128,7 @@ export class PhotoFeature {
     this.display.clear();
     // A slideshow still running keeps the activity it shares with photos.
     const slideshowRuns = this.receiver.slideshow !== undefined && this.receiver.slideshow.state !== 'idle';
-    if (this.receiver.activity === PHOTO_ACTIVITY && !slideshowRuns) this.receiver.setActivity('idle');
+    if (this.receiver.activity === MEDIA_SESSION_ACTIVITY && !slideshowRuns) this.receiver.setActivity('idle');
     log('debug', `photo session ${owner ?? '(no session id)'} stopped`);
     // Not awaited: the sender may answer the event only after it has the answer to its /stop.
     void this.receiver.events.send(owner, 'photo', 'stopped');
@@ -202,7 +183,7 @@ export class PhotoFeature {
     this.owner = sessionId;
     this.shownKey = key;
     log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
-    this.receiver.setActivity(PHOTO_ACTIVITY);
+    this.receiver.setActivity(MEDIA_SESSION_ACTIVITY);
   }
 }
 

@@ -90,7 +90,6 @@ export class Receiver {
       router: this.router,
       limits: config.limits,
       dialect: this.dialect,
-      inputDialects: Object.values(DIALECTS),
       serverHeader: `${this.dialect.serverProduct}/${config.sourceVersion}`,
       // spec 5.2: a password or a PIN the sender must enter closes everything but pairing.
       pairingRequired: config.password !== '' || config.pinRequired,

@@ -2,20 +2,11 @@
 
 import { HEADER } from '../http';
 import type { Receiver } from './receiver';
-import type { Request, Response } from './router';
-import { DIALECTS } from '../dialect';
+import type { Response } from './router';
+import { readMakerHeader } from '../dialect';
 
 /** The protocol token of the reverse upgrade (spec 1.6). */
 export const PTTH = 'PTTH/1.0';
-
-/** X-Vendor-Purpose of a request, in any dialect. */
-function purposeOf(request: Request): string | undefined {
-  for (const dialect of Object.values(DIALECTS)) {
-    const value = request.head.headers.get(dialect.headers.Purpose)?.trim();
-    if (value) return value;
-  }
-  return undefined;
-}
 
 export function registerReverseRoute(receiver: Receiver): void {
   const { log } = receiver.ports;
@@ -34,7 +25,7 @@ export function registerReverseRoute(receiver: Receiver): void {
       if (receiver.reverse.size >= limit) {
         // A sender that reconnects may leave its old connections behind: at the limit, its own
         // oldest one of the same purpose makes room before anyone is refused.
-        const purpose = purposeOf(request);
+        const purpose = readMakerHeader(request.head.headers, 'Purpose');
         const stale = receiver.reverse.find(request.sessionId, purpose)[0];
         if (request.sessionId !== undefined && stale) stale.close('replaced by a newer reverse connection of the same session');
       }

@@ -1,7 +1,7 @@
 // Routing on (protocol, method, path): the table of endpoints, and the 404/405/501 answers.
 
 import type { HeadersInit, Protocol, RequestHead } from '../http';
-import type { Dialect } from '../dialect';
+import { readMakerHeader } from '../dialect';
 import type { ReverseConnection } from './reverse';
 import type { ConnectionSession, SecureChannel } from './session';
 
@@ -149,10 +149,6 @@ function decodeComponent(text: string): string {
 }
 
 /** The session id from the dialect header of any dialect (spec 1.7: a UUID string). */
-export function sessionIdOf(head: RequestHead, dialects: readonly Dialect[]): string | undefined {
-  for (const dialect of dialects) {
-    const value = head.headers.get(dialect.headers['Session-ID']);
-    if (value) return value.trim();
-  }
-  return undefined;
+export function sessionIdOf(head: RequestHead): string | undefined {
+  return readMakerHeader(head.headers, 'Session-ID');
 }

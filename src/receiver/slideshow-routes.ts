@@ -1,7 +1,7 @@
 // The slideshow endpoints (spec 4.1): GET /slideshow-features and PUT /slideshows/1; and the
 // wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
 
-import type { Activity } from '../discovery';
+import { MEDIA_SESSION_ACTIVITY } from './media-activity';
 import { HEADER } from '../http';
 import { decodePlist } from '../plist/any';
 import { getPath } from '../plist/path';
@@ -11,15 +11,6 @@ import type { Receiver } from './receiver';
 import type { Request, Response } from './router';
 import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
-
-/**
- * The activity (spec 2.1) while a slideshow loads or plays. Real receivers run photos and
- * slideshows in the same media session as video (one reverse event channel, one session, one
- * POST /stop for all), and spec 2.4 sets ReceiverSessionIsActive "while the receiver receives
- * anything": so the row is `receiving video` (flag 17 set, the sender's group), back to `idle`
- * when the show stops.
- */
-export const SLIDESHOW_ACTIVITY: Activity = 'receivingVideo';
 
 /** spec 2.7 slideDuration when a sender gives none (the common sender default), in seconds. */
 export const DEFAULT_SLIDE_DURATION_S = 3;
@@ -87,9 +78,9 @@ export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
     onReport: (sessionId, state, lastAssetID) => {
       if (state === 'stopped') {
         // A photo session of the same activity may still hold the screen.
-        if (receiver.activity === SLIDESHOW_ACTIVITY && !receiver.photos?.active) receiver.setActivity('idle');
+        if (receiver.activity === MEDIA_SESSION_ACTIVITY && !receiver.photos?.active) receiver.setActivity('idle');
       } else {
-        receiver.setActivity(SLIDESHOW_ACTIVITY);
+        receiver.setActivity(MEDIA_SESSION_ACTIVITY);
       }
       receiver.updateStatus({ slideshow: state === 'stopped' ? undefined : state });
       // spec 6: the slideshow event; delivery problems are logged by the event sender.

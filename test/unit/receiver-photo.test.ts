@@ -10,7 +10,7 @@ import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { inspectJpeg, isJpeg, JpegError } from '../../src/receiver/jpeg';
 import { PhotoCache } from '../../src/receiver/photo-cache';
-import { PHOTO_ACTIVITY } from '../../src/receiver/photo';
+import { MEDIA_SESSION_ACTIVITY } from '../../src/receiver/media-activity';
 import type { ProfileName } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { sampleJpeg, SAMPLE_JPEG_SIZE } from '../support/jpeg-samples';
@@ -337,7 +337,7 @@ test('POST /stop clears the screen and the cache, sends the photo event (state s
   const sender = new MemorySender(receiver);
   await putPhoto(sender, { key: KEY_A }, PHOTO_A);
   await putPhoto(sender, { key: KEY_B, action: 'cacheOnly' }, PHOTO_B);
-  assert.equal(receiver.activity, PHOTO_ACTIVITY);
+  assert.equal(receiver.activity, MEDIA_SESSION_ACTIVITY);
   assert.equal(receiver.activityFields().receiverSessionIsActive, true);
 
   const stopped = await postStop(sender);
@@ -370,7 +370,7 @@ test('the screen status follows the activity: the photo session and its end', as
   await putPhoto(sender, { key: KEY_A }, PHOTO_A);
   await postStop(sender);
   const activities = display.calls.flatMap((call) => (call.kind === 'status' ? [call.status.activity] : []));
-  assert.deepEqual(activities, ['idle', PHOTO_ACTIVITY, 'idle']);
+  assert.deepEqual(activities, ['idle', MEDIA_SESSION_ACTIVITY, 'idle']);
   assert.ok(display.calls.every((call) => call.kind !== 'status' || call.status.name === 'Frame'));
 });
 
@@ -424,7 +424,7 @@ test('POST /stop from a session that shows nothing leaves the other session\'s p
   await putPhoto(second, { key: KEY_B, action: 'cacheOnly', session: OTHER_SESSION }, PHOTO_B);
   assert.equal((await postStop(second, OTHER_SESSION)).head.status, 200);
   assert.deepEqual(display.kinds, ['photo']);
-  assert.equal(receiver.activity, PHOTO_ACTIVITY);
+  assert.equal(receiver.activity, MEDIA_SESSION_ACTIVITY);
   assert.deepEqual(receiver.photos?.cache.keys(), [KEY_A], 'only the stopping session\'s pictures go');
 });
 
