@@ -4,18 +4,11 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
-import { PlistReal, PlistUid, type PlistDict, type PlistValue } from '../../src/plist/value';
-import { makeRng, randomPlistValue, type ArbitraryOptions } from '../support/arbitrary';
+import { PlistReal, PlistUid, type PlistValue } from '../../src/plist/value';
+import type { ArbitraryOptions } from '../support/arbitrary';
+import { bplistTrailer, randomBatch, sortedCopy } from '../support/plist-cases';
 import { plistlibDumps, plistlibLoads, toTagged } from '../support/oracle';
 import { PLIST_SAMPLES } from '../vectors/plist-samples';
-
-/** Seeded batches: each batch is one python3 run. */
-function randomBatch(seed: number, count: number, options: ArbitraryOptions): PlistValue[] {
-  const rng = makeRng(seed);
-  const values: PlistValue[] = [];
-  for (let i = 0; i < count; i++) values.push(randomPlistValue(rng, options));
-  return values;
-}
 
 const BATCHES: { seed: number; count: number; options: ArbitraryOptions }[] = [
   { seed: 1, count: 200, options: { uid: true } },
@@ -23,18 +16,8 @@ const BATCHES: { seed: number; count: number; options: ArbitraryOptions }[] = [
   { seed: 3, count: 150, options: { maxDepth: 2, maxEntries: 40 } },
 ];
 
-function trailerOf(doc: Uint8Array): { offsetSize: number; refSize: number; numObjects: number; top: number; tableOffset: number } {
-  const t = doc.length - 32;
-  const u64 = (p: number) => {
-    let n = 0;
-    for (let i = 0; i < 8; i++) n = n * 256 + doc[p + i];
-    return n;
-  };
-  return { offsetSize: doc[t + 6], refSize: doc[t + 7], numObjects: u64(t + 8), top: u64(t + 16), tableOffset: u64(t + 24) };
-}
-
 function offsetsOf(doc: Uint8Array): number[] {
-  const { offsetSize, numObjects, tableOffset } = trailerOf(doc);
+  const { offsetSize, numObjects, tableOffset } = bplistTrailer(doc);
   const offsets: number[] = [];
   for (let i = 0; i < numObjects; i++) {
     let n = 0;
@@ -44,39 +27,6 @@ function offsetsOf(doc: Uint8Array): number[] {
   return offsets;
 }
 
-/** A key JS objects order first whatever the insertion order (an array index). */
-function isIndexKey(key: string): boolean {
-  return /^(0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
-}
-
-/**
- * The value with every dict's keys inserted in toTagged's order, the order the bridge hands
- * them to plistlib; undefined when some dict has an index-like key (JS would reorder it).
- */
-function sortedCopy(value: PlistValue): PlistValue | undefined {
-  if (Array.isArray(value)) {
-    const out: PlistValue[] = [];
-    for (const member of value) {
-      const copy = sortedCopy(member);
-      if (copy === undefined) return undefined;
-      out.push(copy);
-    }
-    return out;
-  }
-  if (typeof value !== 'object' || value instanceof Uint8Array || value instanceof Date || value instanceof PlistReal || value instanceof PlistUid) {
-    return value;
-  }
-  const keys = Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
-  const out: PlistDict = {};
-  for (const key of keys) {
-    if (isIndexKey(key)) return undefined;
-    const copy = sortedCopy(value[key]);
-    if (copy === undefined) return undefined;
-    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
-
 /**
  * Our document and plistlib's agree object for object: same count, same top, same object
  * bytes, same offsets. Only the widths of references and offsets may differ, because plistlib
@@ -84,8 +34,8 @@ function sortedCopy(value: PlistValue): PlistValue | undefined {
  * the largest value actually stored; where the reference width differs, the object bytes do too.
  */
 function assertSameLayout(ours: Uint8Array, theirs: Uint8Array, label: string): boolean {
-  const a = trailerOf(ours);
-  const b = trailerOf(theirs);
+  const a = bplistTrailer(ours);
+  const b = bplistTrailer(theirs);
   assert.equal(a.numObjects, b.numObjects, `${label}: object count`);
   assert.equal(a.top, b.top, `${label}: top object`);
   assert.equal(a.tableOffset, b.tableOffset, `${label}: object area size`);
@@ -134,8 +84,8 @@ describe('bplist against plistlib', () => {
       [new Uint8Array(70000).fill(1), 'tail'],
     ];
     const docs = plistlibDumps(values, 'binary');
-    assert.deepEqual(docs.map((doc) => trailerOf(doc).refSize), [2, 4, 1]);
-    assert.deepEqual(docs.map((doc) => trailerOf(doc).offsetSize), [2, 4, 4]);
+    assert.deepEqual(docs.map((doc) => bplistTrailer(doc).refSize), [2, 4, 1]);
+    assert.deepEqual(docs.map((doc) => bplistTrailer(doc).offsetSize), [2, 4, 4]);
     docs.forEach((doc, i) => assert.deepEqual(toTagged(decodeBinaryPlist(doc, { exactReals: true })), toTagged(values[i])));
     const loaded = plistlibLoads(values.map(encodeBinaryPlist));
     loaded.forEach((tagged, i) => assert.deepEqual(tagged, toTagged(values[i])));

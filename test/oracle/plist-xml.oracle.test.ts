@@ -5,9 +5,10 @@
 import assert from 'node:assert/strict';
 import { describe, test } from 'node:test';
 import { utf8Encode } from '../../src/bytes';
-import { PlistError, PlistReal, PlistUid, type PlistDict, type PlistValue } from '../../src/plist/value';
+import { PlistError, type PlistValue } from '../../src/plist/value';
 import { decodeXmlPlist, encodeXmlPlistBytes } from '../../src/plist/xml';
-import { makeRng, randomPlistValue, type ArbitraryOptions } from '../support/arbitrary';
+import type { ArbitraryOptions } from '../support/arbitrary';
+import { randomBatch, sortedCopy } from '../support/plist-cases';
 import { plistlibDumps, plistlibLoads, toTagged, type Tagged } from '../support/oracle';
 import { PLIST_SAMPLES } from '../vectors/plist-samples';
 
@@ -17,52 +18,6 @@ const BATCHES: { seed: number; count: number; options: ArbitraryOptions }[] = [
   { seed: 102, count: 200, options: { maxDepth: 6, maxEntries: 10 } },
   { seed: 103, count: 150, options: { maxDepth: 2, maxEntries: 40 } },
 ];
-
-function randomBatch(seed: number, count: number, options: ArbitraryOptions): PlistValue[] {
-  const rng = makeRng(seed);
-  const values: PlistValue[] = [];
-  for (let i = 0; i < count; i++) values.push(randomPlistValue(rng, options));
-  return values;
-}
-
-/** A key JS objects enumerate first whatever the insertion order (an array index). */
-function isIndexKey(key: string): boolean {
-  return /^(0|[1-9][0-9]*)$/.test(key) && Number(key) < 2 ** 32 - 1;
-}
-
-/**
- * The value with every dict's keys inserted in toTagged's order, which is the order the bridge
- * hands them to plistlib (dumps with sort_keys=False); undefined when a dict has an index-like
- * key, which a JS object would move to the front.
- */
-function sortedCopy(value: PlistValue): PlistValue | undefined {
-  if (Array.isArray(value)) {
-    const out: PlistValue[] = [];
-    for (const member of value) {
-      const copy = sortedCopy(member);
-      if (copy === undefined) return undefined;
-      out.push(copy);
-    }
-    return out;
-  }
-  if (
-    typeof value !== 'object' ||
-    value instanceof Uint8Array ||
-    value instanceof Date ||
-    value instanceof PlistReal ||
-    value instanceof PlistUid
-  ) {
-    return value;
-  }
-  const out: PlistDict = {};
-  for (const key of Object.keys(value).sort((a, b) => (a < b ? -1 : a > b ? 1 : 0))) {
-    if (isIndexKey(key)) return undefined;
-    const copy = sortedCopy(value[key]);
-    if (copy === undefined) return undefined;
-    Object.defineProperty(out, key, { value: copy, enumerable: true, writable: true, configurable: true });
-  }
-  return out;
-}
 
 const text = (bytes: Uint8Array) => new TextDecoder().decode(bytes);
 

@@ -8,6 +8,7 @@ import { decodeBinaryPlist, encodeBinaryPlist, isBinaryPlist } from '../../src/p
 import { PlistError, PlistReal, PlistUid, type PlistDict, type PlistValue } from '../../src/plist/value';
 import { makeRng, randomPlistValue } from '../support/arbitrary';
 import { toTagged } from '../support/tagged';
+import { bplistTrailer } from '../support/plist-cases';
 
 const MAGIC_HEX = '62706c6973743030'; // "bplist00"
 
@@ -71,17 +72,6 @@ function build(objects: number[][], options: BuildOptions = {}): Uint8Array {
   return new Uint8Array(bytes);
 }
 
-/** The 32-byte trailer fields of a document. */
-function trailer(doc: Uint8Array): { offsetSize: number; refSize: number; numObjects: number; top: number; tableOffset: number } {
-  const t = doc.length - 32;
-  const u64 = (p: number) => {
-    let n = 0;
-    for (let i = 0; i < 8; i++) n = n * 256 + doc[p + i];
-    return n;
-  };
-  return { offsetSize: doc[t + 6], refSize: doc[t + 7], numObjects: u64(t + 8), top: u64(t + 16), tableOffset: u64(t + 24) };
-}
-
 /** ASCII text as byte values (no TextEncoder in the portable suites). */
 const ascii = (text: string) => Array.from(text, (c) => c.charCodeAt(0));
 
@@ -104,7 +94,7 @@ describe('bplist byte-exact vectors', () => {
   test('scalar markers match the format for each integer width, reals, dates, data and strings', () => {
     const body = (value: PlistValue) => {
       const doc = encodeBinaryPlist(value);
-      return toHex(doc.subarray(8, trailer(doc).tableOffset));
+      return toHex(doc.subarray(8, bplistTrailer(doc).tableOffset));
     };
     assert.equal(body(false), '08');
     assert.equal(body(0), '1000');
@@ -153,7 +143,7 @@ describe('bplist byte-exact vectors', () => {
   test('a dict lays out all keys before all values, values depth-first', () => {
     // {k: [1], j: 2}: dict, "k", "j", array, 1, 2.
     const doc = encodeBinaryPlist({ k: [1], j: 2 });
-    assert.equal(toHex(doc.subarray(8, trailer(doc).tableOffset)), 'd201020305' + '516b' + '516a' + 'a104' + '1001' + '1002');
+    assert.equal(toHex(doc.subarray(8, bplistTrailer(doc).tableOffset)), 'd201020305' + '516b' + '516a' + 'a104' + '1001' + '1002');
   });
 });
 
@@ -260,26 +250,26 @@ describe('bplist round trips', () => {
 
 describe('bplist reference and offset sizes', () => {
   test('small documents use 1-byte references and offsets', () => {
-    const t = trailer(encodeBinaryPlist({ a: [1, 2, 3] }));
+    const t = bplistTrailer(encodeBinaryPlist({ a: [1, 2, 3] }));
     assert.equal(t.refSize, 1);
     assert.equal(t.offsetSize, 1);
   });
 
   test('256 objects still fit 1-byte references, 257 need 2', () => {
     const fits = Array.from({ length: 255 }, (_, i) => i); // 255 ints + the array
-    assert.equal(trailer(encodeBinaryPlist(fits)).numObjects, 256);
-    assert.equal(trailer(encodeBinaryPlist(fits)).refSize, 1);
+    assert.equal(bplistTrailer(encodeBinaryPlist(fits)).numObjects, 256);
+    assert.equal(bplistTrailer(encodeBinaryPlist(fits)).refSize, 1);
     const over = Array.from({ length: 256 }, (_, i) => i);
     const doc = encodeBinaryPlist(over);
-    assert.equal(trailer(doc).refSize, 2);
-    assert.equal(trailer(doc).offsetSize, 2);
+    assert.equal(bplistTrailer(doc).refSize, 2);
+    assert.equal(bplistTrailer(doc).offsetSize, 2);
     assert.deepEqual(decodeBinaryPlist(doc), over);
   });
 
   test('more than 65535 objects take 4-byte references and offsets', () => {
     const values = Array.from({ length: 70000 }, (_, i) => i);
     const doc = encodeBinaryPlist(values);
-    const t = trailer(doc);
+    const t = bplistTrailer(doc);
     assert.equal(t.numObjects, 70001);
     assert.equal(t.refSize, 4);
     assert.equal(t.offsetSize, 4);
@@ -291,7 +281,7 @@ describe('bplist reference and offset sizes', () => {
 
   test('a large object alone moves offsets to 4 bytes while references stay 1 byte', () => {
     const doc = encodeBinaryPlist([new Uint8Array(70000), 'after']);
-    const t = trailer(doc);
+    const t = bplistTrailer(doc);
     assert.equal(t.refSize, 1);
     assert.equal(t.offsetSize, 4);
     assert.equal((decodeBinaryPlist(doc) as PlistValue[])[1], 'after');
@@ -399,23 +389,23 @@ describe('bplist strings', () => {
 describe('bplist deduplication', () => {
   test('two equal strings are written once', () => {
     const doc = encodeBinaryPlist({ a: 'same', b: 'same' });
-    assert.equal(trailer(doc).numObjects, 4); // dict, "a", "b", "same"
+    assert.equal(bplistTrailer(doc).numObjects, 4); // dict, "a", "b", "same"
     assert.deepEqual(decodeBinaryPlist(doc), { a: 'same', b: 'same' });
   });
 
   test('a key equal to a value string shares the object', () => {
-    assert.equal(trailer(encodeBinaryPlist({ x: 'x' })).numObjects, 2);
+    assert.equal(bplistTrailer(encodeBinaryPlist({ x: 'x' })).numObjects, 2);
   });
 
   test('numbers dedupe by type and value: 1 and real 1 stay two objects', () => {
     const doc = encodeBinaryPlist([1, 1, new PlistReal(1), new PlistReal(1), 1n]);
-    assert.equal(trailer(doc).numObjects, 3);
+    assert.equal(bplistTrailer(doc).numObjects, 3);
     assertSameValue(decodeBinaryPlist(doc, { exactReals: true }), [1, 1, new PlistReal(1), new PlistReal(1), 1]);
   });
 
   test('reals 0 and -0 stay distinct; NaN dedupes', () => {
     const doc = encodeBinaryPlist([new PlistReal(0), new PlistReal(-0), NaN, NaN]);
-    assert.equal(trailer(doc).numObjects, 4);
+    assert.equal(bplistTrailer(doc).numObjects, 4);
     const decoded = decodeBinaryPlist(doc) as number[];
     assert.ok(Object.is(decoded[0], 0) && Object.is(decoded[1], -0) && Number.isNaN(decoded[3]));
   });
@@ -428,7 +418,7 @@ describe('bplist deduplication', () => {
       new Uint8Array([1, 2]), new Uint8Array([1, 2]), new Uint8Array([1, 3]),
     ];
     const doc = encodeBinaryPlist(value);
-    assert.equal(trailer(doc).numObjects, 1 + 2 + 1 + 1 + 2);
+    assert.equal(bplistTrailer(doc).numObjects, 1 + 2 + 1 + 1 + 2);
     assertSameValue(decodeBinaryPlist(doc), value);
   });
 
@@ -437,7 +427,7 @@ describe('bplist deduplication', () => {
     const b = new Uint8Array(1000);
     b[1] = 1; // the dedup hash samples every 15th byte of 1000; the full comparison decides
     const doc = encodeBinaryPlist([a, b, new Uint8Array(1000)]);
-    assert.equal(trailer(doc).numObjects, 3);
+    assert.equal(bplistTrailer(doc).numObjects, 3);
     const decoded = decodeBinaryPlist(doc) as Uint8Array[];
     assert.equal(decoded[1][1], 1);
     assert.equal(decoded[2][1], 0);
@@ -446,20 +436,20 @@ describe('bplist deduplication', () => {
   test('many distinct data blobs of one length are all kept', () => {
     const blobs = Array.from({ length: 300 }, (_, i) => new Uint8Array([i & 255, i >> 8, 0, 0]));
     const doc = encodeBinaryPlist([...blobs, ...blobs.map((blob) => blob.slice())]);
-    assert.equal(trailer(doc).numObjects, 301);
+    assert.equal(bplistTrailer(doc).numObjects, 301);
     assertSameValue(decodeBinaryPlist(doc), [...blobs, ...blobs]);
   });
 
   test('a container shared by identity is written once and decodes shared', () => {
     const shared = { name: 'entry' };
     const doc = encodeBinaryPlist([shared, shared]);
-    assert.equal(trailer(doc).numObjects, 4); // array, dict, "name", "entry"
+    assert.equal(bplistTrailer(doc).numObjects, 4); // array, dict, "name", "entry"
     const decoded = decodeBinaryPlist(doc) as PlistValue[];
     assert.equal(decoded[0], decoded[1]);
   });
 
   test('equal but distinct containers are written separately', () => {
-    assert.equal(trailer(encodeBinaryPlist([[1], [1]])).numObjects, 4);
+    assert.equal(bplistTrailer(encodeBinaryPlist([[1], [1]])).numObjects, 4);
   });
 });
 
@@ -628,7 +618,7 @@ describe('bplist hostile input', () => {
   test('limits on input size and object count apply', () => {
     throwsPlistError(() => decodeBinaryPlist(valid, { limits: { maxBytes: valid.length - 1 } }), /exceeds the limit of/);
     assert.ok(decodeBinaryPlist(valid, { limits: { maxBytes: valid.length } }));
-    const count = trailer(valid).numObjects;
+    const count = bplistTrailer(valid).numObjects;
     throwsPlistError(() => decodeBinaryPlist(valid, { limits: { maxObjects: count - 1 } }), new RegExp(`numObjects ${count} exceeds`));
     assert.ok(decodeBinaryPlist(valid, { limits: { maxObjects: count, maxDepth: undefined } }));
   });
@@ -706,6 +696,6 @@ describe('bplist encoding errors', () => {
   test('exponential sharing encodes once per distinct container', () => {
     let value: PlistValue = 'leaf';
     for (let i = 0; i < 50; i++) value = [value, value];
-    assert.equal(trailer(encodeBinaryPlist(value)).numObjects, 51);
+    assert.equal(bplistTrailer(encodeBinaryPlist(value)).numObjects, 51);
   });
 });
