@@ -13,18 +13,11 @@ import {
   hasFeature,
   parseFeatures,
 } from '../../src/discovery/index';
+import { assertThrowsKind } from '../support/throws';
 
-function assertDiscoveryError(fn: () => unknown, pattern: RegExp): void {
-  let caught: unknown = undefined;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  if (caught === undefined) assert.fail(`expected a DiscoveryError matching ${pattern}`);
-  assert.ok(caught instanceof DiscoveryError, `expected a DiscoveryError, got ${String(caught)}`);
-  assert.match((caught as Error).message, pattern);
-}
+/** Fails unless `fn` throws a DiscoveryError whose message matches `pattern`. */
+const throwsDiscoveryError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, DiscoveryError, pattern);
+
 
 test('every named feature bit has the number and name of spec 2.3', () => {
   // Copied by hand from the spec's table, so a typo in the source table fails here.
@@ -95,7 +88,7 @@ test('featureMask sets the named bits', () => {
 });
 
 test('featureMask rejects a name that is not in the table', () => {
-  assertDiscoveryError(() => featureMask(['Teleport' as never]), /unknown feature name "Teleport"/);
+  throwsDiscoveryError(() => featureMask(['Teleport' as never]), /unknown feature name "Teleport"/);
 });
 
 test('featureNames lists the set bits lowest first, unnamed ones as bit<N>', () => {
@@ -138,8 +131,8 @@ test('featureNames lists the set bits lowest first, unnamed ones as bit<N>', () 
 });
 
 test('featureNames rejects values outside 64 unsigned bits', () => {
-  assertDiscoveryError(() => featureNames(-1n), /not an unsigned 64-bit value/);
-  assertDiscoveryError(() => featureNames(1n << 64n), /not an unsigned 64-bit value/);
+  throwsDiscoveryError(() => featureNames(-1n), /not an unsigned 64-bit value/);
+  throwsDiscoveryError(() => featureNames(1n << 64n), /not an unsigned 64-bit value/);
 });
 
 test('hasFeature reads one bit', () => {
@@ -163,8 +156,8 @@ test('featuresText writes low word, comma, high word when the high word is set',
 });
 
 test('featuresText rejects values outside 64 unsigned bits', () => {
-  assertDiscoveryError(() => featuresText(1n << 64n), /not an unsigned 64-bit value/);
-  assertDiscoveryError(() => featuresText(-5n), /not an unsigned 64-bit value/);
+  throwsDiscoveryError(() => featuresText(1n << 64n), /not an unsigned 64-bit value/);
+  throwsDiscoveryError(() => featuresText(-5n), /not an unsigned 64-bit value/);
 });
 
 test('parseFeatures reads both forms, either case, with or without 0x', () => {
@@ -187,14 +180,14 @@ test('parseFeatures round-trips featuresText', () => {
 });
 
 test('parseFeatures names what is wrong with garbage', () => {
-  assertDiscoveryError(() => parseFeatures(''), /low word of "" is empty/);
-  assertDiscoveryError(() => parseFeatures('0x'), /low word of "0x" is empty/);
-  assertDiscoveryError(() => parseFeatures('0x1,'), /high word of "0x1," is empty/);
-  assertDiscoveryError(() => parseFeatures('xyz'), /low word "xyz" is not hex/);
-  assertDiscoveryError(() => parseFeatures('0x1,0xG1'), /high word "0xG1" is not hex/);
-  assertDiscoveryError(() => parseFeatures('-0x1'), /low word "-0x1" is not hex/);
-  assertDiscoveryError(() => parseFeatures('0x123456789'), /low word "0x123456789" is wider than 32 bits/);
-  assertDiscoveryError(() => parseFeatures('0x1,0x2,0x3'), /has 3 words; at most 2/);
+  throwsDiscoveryError(() => parseFeatures(''), /low word of "" is empty/);
+  throwsDiscoveryError(() => parseFeatures('0x'), /low word of "0x" is empty/);
+  throwsDiscoveryError(() => parseFeatures('0x1,'), /high word of "0x1," is empty/);
+  throwsDiscoveryError(() => parseFeatures('xyz'), /low word "xyz" is not hex/);
+  throwsDiscoveryError(() => parseFeatures('0x1,0xG1'), /high word "0xG1" is not hex/);
+  throwsDiscoveryError(() => parseFeatures('-0x1'), /low word "-0x1" is not hex/);
+  throwsDiscoveryError(() => parseFeatures('0x123456789'), /low word "0x123456789" is wider than 32 bits/);
+  throwsDiscoveryError(() => parseFeatures('0x1,0x2,0x3'), /has 3 words; at most 2/);
 });
 
 test('featuresDecimal is exact for all 64 bits', () => {

@@ -13,18 +13,11 @@ import {
   parseFlags,
   withFlag,
 } from '../../src/discovery/index';
+import { assertThrowsKind } from '../support/throws';
 
-function assertDiscoveryError(fn: () => unknown, pattern: RegExp): void {
-  let caught: unknown = undefined;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  if (caught === undefined) assert.fail(`expected a DiscoveryError matching ${pattern}`);
-  assert.ok(caught instanceof DiscoveryError, `expected a DiscoveryError, got ${String(caught)}`);
-  assert.match((caught as Error).message, pattern);
-}
+/** Fails unless `fn` throws a DiscoveryError whose message matches `pattern`. */
+const throwsDiscoveryError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, DiscoveryError, pattern);
+
 
 test('every status flag has the bit, name and note of spec 2.4', () => {
   const expected: [number, string, string][] = [
@@ -62,7 +55,7 @@ test('flagMask sets the named bits', () => {
   assert.equal(flagMask([]), 0);
   assert.equal(flagMask(['AudioCableAttached']), 0x4);
   assert.equal(flagMask(['PINRequired', 'PasswordRequired', 'ReceiverSessionIsActive']), 0x20088);
-  assertDiscoveryError(() => flagMask(['Sleepy' as never]), /unknown flag name "Sleepy"/);
+  throwsDiscoveryError(() => flagMask(['Sleepy' as never]), /unknown flag name "Sleepy"/);
 });
 
 test('flagNames lists set bits lowest first, unused ones as bit<N>', () => {
@@ -77,7 +70,7 @@ test('flagNames lists set bits lowest first, unused ones as bit<N>', () => {
   ]);
   assert.deepEqual(flagNames(0x110), ['bit4', 'bit8']);
   assert.deepEqual(flagNames(0xc0000), ['bit18', 'bit19']);
-  assertDiscoveryError(() => flagNames(0x100000), /not a 20-bit value/);
+  throwsDiscoveryError(() => flagNames(0x100000), /not a 20-bit value/);
 });
 
 test('hasFlag and withFlag read and change one bit', () => {
@@ -94,9 +87,9 @@ test('flagsText writes 0x and upper-case hex without leading zeros', () => {
   assert.equal(flagsText(0x18644), '0x18644');
   assert.equal(flagsText(0x8c), '0x8C');
   assert.equal(flagsText(0xfffff), '0xFFFFF');
-  assertDiscoveryError(() => flagsText(0x100000), /not a 20-bit value/);
-  assertDiscoveryError(() => flagsText(-1), /not a 20-bit value/);
-  assertDiscoveryError(() => flagsText(1.5), /not a 20-bit value/);
+  throwsDiscoveryError(() => flagsText(0x100000), /not a 20-bit value/);
+  throwsDiscoveryError(() => flagsText(-1), /not a 20-bit value/);
+  throwsDiscoveryError(() => flagsText(1.5), /not a 20-bit value/);
 });
 
 test('parseFlags reads hex in either case, with or without 0x, leading zeros allowed', () => {
@@ -111,12 +104,12 @@ test('parseFlags reads hex in either case, with or without 0x, leading zeros all
 });
 
 test('parseFlags rejects values beyond 20 bits and non-hex text', () => {
-  assertDiscoveryError(() => parseFlags('0x100000'), /"0x100000" is beyond 20 bits/);
-  assertDiscoveryError(() => parseFlags('0xFFFFFFFFFFFF'), /beyond 20 bits/);
-  assertDiscoveryError(() => parseFlags(''), /"" is not hex/);
-  assertDiscoveryError(() => parseFlags('0x'), /"0x" is not hex/);
-  assertDiscoveryError(() => parseFlags('0x4g'), /"0x4g" is not hex/);
-  assertDiscoveryError(() => parseFlags('-4'), /"-4" is not hex/);
+  throwsDiscoveryError(() => parseFlags('0x100000'), /"0x100000" is beyond 20 bits/);
+  throwsDiscoveryError(() => parseFlags('0xFFFFFFFFFFFF'), /beyond 20 bits/);
+  throwsDiscoveryError(() => parseFlags(''), /"" is not hex/);
+  throwsDiscoveryError(() => parseFlags('0x'), /"0x" is not hex/);
+  throwsDiscoveryError(() => parseFlags('0x4g'), /"0x4g" is not hex/);
+  throwsDiscoveryError(() => parseFlags('-4'), /"-4" is not hex/);
 });
 
 test('parseFlags round-trips flagsText', () => {

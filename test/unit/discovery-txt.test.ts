@@ -19,18 +19,11 @@ import {
   type DiscoveryIdentity,
   type TxtEntry,
 } from '../../src/discovery/index';
+import { assertThrowsKind } from '../support/throws';
 
-function assertDiscoveryError(fn: () => unknown, pattern: RegExp): void {
-  let caught: unknown = undefined;
-  try {
-    fn();
-  } catch (error) {
-    caught = error;
-  }
-  if (caught === undefined) assert.fail(`expected a DiscoveryError matching ${pattern}`);
-  assert.ok(caught instanceof DiscoveryError, `expected a DiscoveryError, got ${String(caught)}`);
-  assert.match((caught as Error).message, pattern);
-}
+/** Fails unless `fn` throws a DiscoveryError whose message matches `pattern`. */
+const throwsDiscoveryError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, DiscoveryError, pattern);
+
 
 const GID = '5b1e2a3c-4d5e-4f60-8172-8394a5b6c7d8';
 const PI = '0b9d9c3c-1e6a-4f0e-9d1f-2a3b4c5d6e7f';
@@ -208,20 +201,20 @@ test('metadataTypesFor maps metadata feature bits to md codes', () => {
 
 test('the records refuse values they cannot carry', () => {
   const identity = sampleIdentity();
-  assertDiscoveryError(() => mediaServiceTxt({ ...identity, deviceId: 'AABBCCDDEEFF' }, idle), /not a MAC address/);
-  assertDiscoveryError(() => mediaServiceTxt({ ...identity, pk: new Uint8Array(31) }, idle), /32 bytes, got 31/);
-  assertDiscoveryError(
+  throwsDiscoveryError(() => mediaServiceTxt({ ...identity, deviceId: 'AABBCCDDEEFF' }, idle), /not a MAC address/);
+  throwsDiscoveryError(() => mediaServiceTxt({ ...identity, pk: new Uint8Array(31) }, idle), /32 bytes, got 31/);
+  throwsDiscoveryError(
     () => mediaServiceTxt({ ...identity, pi: 'not-a-uuid' }, idle),
     /pi: "not-a-uuid" is not a UUID/,
   );
-  assertDiscoveryError(() => mediaServiceTxt(identity, { ...idle, gid: 'x' }), /gid: "x" is not a UUID/);
-  assertDiscoveryError(() => mediaServiceTxt({ ...identity, flags: 0x100000 }, idle), /not a 20-bit value/);
-  assertDiscoveryError(() => mediaServiceTxt({ ...identity, acl: 1.5 }, idle), /acl: 1.5 is not an integer/);
-  assertDiscoveryError(
+  throwsDiscoveryError(() => mediaServiceTxt(identity, { ...idle, gid: 'x' }), /gid: "x" is not a UUID/);
+  throwsDiscoveryError(() => mediaServiceTxt({ ...identity, flags: 0x100000 }, idle), /not a 20-bit value/);
+  throwsDiscoveryError(() => mediaServiceTxt({ ...identity, acl: 1.5 }, idle), /acl: 1.5 is not an integer/);
+  throwsDiscoveryError(
     () => audioServiceTxt({ ...identity, audio: { ...identity.audio, codecs: [] } }, idle),
     /cn: the list is empty/,
   );
-  assertDiscoveryError(
+  throwsDiscoveryError(
     () => audioServiceTxt({ ...identity, audio: { ...identity.audio, encryptionTypes: [-1] } }, idle),
     /et: -1 is not a code/,
   );
@@ -230,7 +223,7 @@ test('the records refuse values they cannot carry', () => {
 test('audio instance name is upper-case MAC hex, @, name', () => {
   assert.equal(audioInstanceName(sampleIdentity()), 'AABBCCDDEEFF@Living Room');
   assert.equal(audioInstanceName({ ...sampleIdentity(), deviceId: 'aa:bb:cc:dd:ee:0f' }), 'AABBCCDDEE0F@Living Room');
-  assertDiscoveryError(
+  throwsDiscoveryError(
     () => audioInstanceName({ ...sampleIdentity(), name: 'x'.repeat(51) }),
     /64 bytes; DNS-SD allows 63/,
   );
@@ -258,7 +251,7 @@ test('discoveryServices gives the dialect media type and _raop._tcp with their r
   );
   const alone = discoveryServices(identity, idle, { dialect: 'vendor', port: 7000, audioService: false });
   assert.equal(alone.length, 1);
-  assertDiscoveryError(
+  throwsDiscoveryError(
     () => discoveryServices({ ...identity, name: 'é'.repeat(32) }, idle, { dialect: 'vendor', port: 7000 }),
     /DNS-SD allows 63/,
   );
@@ -289,17 +282,17 @@ test('a TXT string holds at most 255 bytes', () => {
   const longest = txtBytes([['k', 'x'.repeat(253)]]);
   assert.equal(longest.length, 256);
   assert.equal(longest[0], 255);
-  assertDiscoveryError(() => txtBytes([['k', 'x'.repeat(254)]]), /k is 256 bytes; a TXT string holds at most 255/);
+  throwsDiscoveryError(() => txtBytes([['k', 'x'.repeat(254)]]), /k is 256 bytes; a TXT string holds at most 255/);
   // UTF-8 bytes count, not characters.
   assert.equal(txtBytes([['k', 'é'.repeat(126) + 'x']])[0], 255);
-  assertDiscoveryError(() => txtBytes([['k', 'é'.repeat(127)]]), /k is 256 bytes/);
+  throwsDiscoveryError(() => txtBytes([['k', 'é'.repeat(127)]]), /k is 256 bytes/);
 });
 
 test('txtBytes refuses keys RFC 6763 6.4 forbids and repeated keys', () => {
-  assertDiscoveryError(() => txtBytes([['', 'x']]), /empty key/);
-  assertDiscoveryError(() => txtBytes([['a=b', 'x']]), /forbids at index 1/);
-  assertDiscoveryError(() => txtBytes([['clé', 'x']]), /forbids at index 2/);
-  assertDiscoveryError(
+  throwsDiscoveryError(() => txtBytes([['', 'x']]), /empty key/);
+  throwsDiscoveryError(() => txtBytes([['a=b', 'x']]), /forbids at index 1/);
+  throwsDiscoveryError(() => txtBytes([['clé', 'x']]), /forbids at index 2/);
+  throwsDiscoveryError(
     () =>
       txtBytes([
         ['pw', 'false'],
@@ -329,11 +322,11 @@ test('parseTxtBytes follows RFC 6763 6.4', () => {
 });
 
 test('parseTxtBytes refuses a string that runs past the end', () => {
-  assertDiscoveryError(
+  throwsDiscoveryError(
     () => parseTxtBytes(new Uint8Array([5, 0x61, 0x3d, 0x31])),
     /offset 0 claims 5 bytes but only 3 remain/,
   );
-  assertDiscoveryError(() => parseTxtBytes(new Uint8Array([1, 0x61, 4])), /offset 2 claims 4 bytes but only 0 remain/);
+  throwsDiscoveryError(() => parseTxtBytes(new Uint8Array([1, 0x61, 4])), /offset 2 claims 4 bytes but only 0 remain/);
 });
 
 test('parseTxtBytes decodes malformed UTF-8 in a value as U+FFFD', () => {

@@ -9,20 +9,13 @@ import { PlistError, PlistReal, PlistUid, type PlistDict, type PlistValue } from
 import { makeRng, randomPlistValue } from '../support/arbitrary';
 import { toTagged } from '../support/tagged';
 import { bplistTrailer } from '../support/plist-cases';
-
-const MAGIC_HEX = '62706c6973743030'; // "bplist00"
+import { assertThrowsKind } from '../support/throws';
 
 /** Fails unless `fn` throws a PlistError whose message matches `pattern`. */
-function throwsPlistError(fn: () => unknown, pattern?: RegExp): void {
-  try {
-    fn();
-  } catch (error) {
-    if (!(error instanceof PlistError)) assert.fail(`expected a PlistError, got ${String(error)}`);
-    if (pattern) assert.match(error.message, pattern);
-    return;
-  }
-  assert.fail('expected a PlistError, nothing was thrown');
-}
+const throwsPlistError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, PlistError, pattern);
+
+
+const MAGIC_HEX = '62706c6973743030'; // "bplist00"
 
 /** Compares two values in the canonical tagged form (integers and reals kept apart). */
 function assertSameValue(actual: PlistValue, expected: PlistValue): void {

@@ -10,14 +10,11 @@ import {
   encodeParametersBytes,
 } from '../../src/plist/parameters';
 import { PlistError } from '../../src/plist/value';
+import { assertThrowsKind } from '../support/throws';
 
-function throwsPlistError(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (error: unknown) => {
-    if (!(error instanceof PlistError)) return false;
-    if (!pattern.test(error.message)) assert.fail(`message ${JSON.stringify(error.message)} does not match ${pattern}`);
-    return true;
-  });
-}
+/** Fails unless `fn` throws a PlistError whose message matches `pattern`. */
+const throwsPlistError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, PlistError, pattern);
+
 
 const entries = (map: Map<string, string>) => Array.from(map.entries());
 

@@ -4,14 +4,11 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { expandDotted, getPath, setPath } from '../../src/plist/path';
 import { PlistError, PlistReal, type PlistDict } from '../../src/plist/value';
+import { assertThrowsKind } from '../support/throws';
 
-function throwsPlistError(fn: () => unknown, pattern: RegExp): void {
-  assert.throws(fn, (error: unknown) => {
-    if (!(error instanceof PlistError)) return false;
-    if (!pattern.test(error.message)) assert.fail(`message ${JSON.stringify(error.message)} does not match ${pattern}`);
-    return true;
-  });
-}
+/** Fails unless `fn` throws a PlistError whose message matches `pattern`. */
+const throwsPlistError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, PlistError, pattern);
+
 
 test('getPath reads nested entries by dotted path (spec 2.7 settings.slideDuration)', () => {
   const body: PlistDict = { settings: { slideDuration: 5, theme: 'Dissolve' }, state: 'playing' };

@@ -14,6 +14,11 @@ import {
 } from '../../src/plist/xml';
 import { makeRng, randomPlistValue } from '../support/arbitrary';
 import { toTagged } from '../support/tagged';
+import { assertThrowsKind } from '../support/throws';
+
+/** Fails unless `fn` throws a PlistError whose message matches `pattern`. */
+const throwsPlistError = (fn: () => unknown, pattern?: RegExp) => assertThrowsKind(fn, PlistError, pattern);
+
 
 const HEAD =
   '<?xml version="1.0" encoding="UTF-8"?>\n' +
@@ -36,14 +41,6 @@ function tile(prefix: string, pattern: string, count: number): Uint8Array {
   out.set(head, 0);
   for (let i = 0; i < count; i++) out.set(unit, head.length + i * unit.length);
   return out;
-}
-
-function throwsPlistError(fn: () => unknown, pattern?: RegExp): void {
-  assert.throws(fn, (error: unknown) => {
-    if (!(error instanceof PlistError)) return false;
-    if (pattern && !pattern.test(error.message)) assert.fail(`message ${JSON.stringify(error.message)} does not match ${pattern}`);
-    return true;
-  });
 }
 
 // -----------------------------------------------------------------------------------------------
