@@ -18,7 +18,11 @@ export type TimerHandle = unknown;
 /** Cryptographically strong random bytes (the host seeds it from hardware where it can). */
 export type RandomSource = (length: number) => Uint8Array;
 
-/** One TCP connection, accepted by a listener or opened by the host. */
+/**
+ * One TCP connection, accepted by a listener or opened by the host. The core never calls it
+ * directly: a ConnectionDriver (src/connection-driver.ts) moves bytes between it and a sans-I/O
+ * connection, and does the flow control.
+ */
 export interface Connection {
   readonly remoteAddress: string;
   readonly remotePort: number;
@@ -28,6 +32,12 @@ export interface Connection {
   write(bytes: Uint8Array): boolean;
   /** Closes after queued bytes are sent. */
   close(): void;
+  /**
+   * Stops delivering bytes until resume() (the core holds enough): Node's `socket.pause()`, on
+   * ECMA-419 simply not reading. Bytes wait in the host's and the peer's buffers (TCP flow control).
+   */
+  pause(): void;
+  resume(): void;
   /** Set by the core: bytes arrived. */
   onData: (bytes: Uint8Array) => void;
   /** Set by the core: the peer closed or the connection failed (`error` names why). */

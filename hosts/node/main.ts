@@ -6,12 +6,12 @@ import { networkInterfaces, homedir } from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
-import { toHex } from '../../src/bytes';
 import { isDialectName } from '../../src/dialect';
 import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
-import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { installFrameKernel } from './kernels';
@@ -118,7 +118,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...(values.password !== undefined && { password: values.password }),
     ...(values['pin-required'] && { pinRequired: true }),
     ...readAuthFiles(values['auth-key'], values['auth-certificate']),
-    deviceId: values['device-id'] ?? storedDeviceId(dataDir),
+    deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
     port: parsePort('port', values.port, 7000),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
     limits: parseLimits(values.limit ?? []),
@@ -174,21 +174,6 @@ function parseLimits(settings: string[]): Partial<ReceiverLimits> {
   return limits;
 }
 
-/**
- * The device id kept in the data directory, made on first start: a random, locally
- * administered unicast MAC (IEEE 802: bit 1 of the first byte set, bit 0 clear), so two
- * desktop receivers on one network never share one.
- */
-function storedDeviceId(dataDir: string): string {
-  const store = fileStore(dataDir);
-  const stored = store.get('device-id');
-  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
-  const mac = nodeRandom(6);
-  mac[0] = (mac[0] & 0xfc) | 0x02;
-  store.put('device-id', mac);
-  return toHex(mac, ':').toUpperCase();
-}
-
 /** The addresses to listen on: every address of the named interfaces, or all when none is named. */
 function listenAddresses(interfaces: string[]): (string | undefined)[] {
   if (interfaces.length === 0) return [undefined];
@@ -215,25 +200,15 @@ async function main(): Promise<void> {
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
-  let receiver: Receiver;
-  try {
-    receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
-  } catch (error) {
-    // A device key or certificate that cannot be read is a configuration error, found at start.
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
-    process.exitCode = 2;
-    await advertiser?.shutdown();
-    return;
-  }
-
+  let receiver: Receiver | undefined;
   const servers: net.Server[] = [];
   let port = config.port;
   for (const address of listenAddresses(interfaces)) {
     // The first listener may pick a free port (--port 0); the others take the same one.
     let server: net.Server;
     try {
-      server = await listen(port, address, (connection) => receiver.accept(connection));
+      // Connections that arrive before the receiver is built (a moment) are closed.
+      server = await listen(port, address, (connection) => (receiver ? receiver.accept(connection) : connection.close()));
     } catch (error) {
       // An address can be unusable for a while (an IPv6 address still tentative just after the
       // link came up): serve on the others rather than not at all.
@@ -251,7 +226,20 @@ async function main(): Promise<void> {
     await advertiser?.shutdown();
     return;
   }
-  config.port = port;
+  // The configuration is complete (the port it got) and frozen before the receiver exists.
+  const frozen = freezeConfig({ ...config, port });
+  try {
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
+  } catch (error) {
+    // A device key or certificate that cannot be read is a configuration error, found at start.
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
+    process.exitCode = 2;
+    await advertiser?.shutdown();
+    for (const server of servers) server.close();
+    return;
+  }
+
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {

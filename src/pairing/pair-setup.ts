@@ -23,7 +23,7 @@
 
 import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
-import { SessionKey, type ConnectionSession } from '../receiver/session';
+import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
 import { PairingError } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
@@ -70,11 +70,11 @@ type SetupProgress =
   | { readonly step: 'M2'; readonly srp: SrpServer; readonly method: number; readonly transient: boolean }
   | { readonly step: 'M4'; readonly sessionKey: Uint8Array };
 
-const PROGRESS = new SessionKey<SetupProgress>('pair-setup');
+const PROGRESS = new StateKey<SetupProgress>('pair-setup');
 
 export class PairSetup {
   /** The connection whose pair-setup holds the receiver, and when it last made a step. */
-  private holder: { session: ConnectionSession; lastStepAt: number } | undefined;
+  private holder: { session: ConnectionState; lastStepAt: number } | undefined;
   private failures: number;
   private lastFailureAt = -Infinity;
 
@@ -91,7 +91,7 @@ export class PairSetup {
   }
 
   /** One request of a connection's pair-setup. Throws a PairingError without tlvError for a malformed body (400). */
-  handle(body: Uint8Array, session: ConnectionSession): PairingReply {
+  handle(body: Uint8Array, session: ConnectionState): PairingReply {
     const { items, state } = readRequest(body);
     try {
       switch (state) {
@@ -112,7 +112,7 @@ export class PairSetup {
     }
   }
 
-  private m1(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m1(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { clock } = this.options;
     const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
     const flags = readUint(items, TLV.Flags, 0);
@@ -150,7 +150,7 @@ export class PairSetup {
     };
   }
 
-  private m3(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m3(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const progress = this.progressOf(session, 'M2');
     const { srp, method, transient } = progress;
     const clientKey = readItem(items, TLV.PublicKey, 'PublicKey (A)', TLV_ERROR.Authentication, { min: 1, max: 384 });
@@ -194,7 +194,7 @@ export class PairSetup {
     return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, plaintext);
   }
 
-  private m5(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m5(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { sessionKey } = this.progressOf(session, 'M4');
     const { identity, identifier, peers, log } = this.options;
     const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt);
@@ -237,7 +237,7 @@ export class PairSetup {
   }
 
   /** The connection's progress if it is at `step` and still holds the receiver; else the step fails with Unknown. */
-  private progressOf<S extends SetupProgress['step']>(session: ConnectionSession, step: S): Extract<SetupProgress, { step: S }> {
+  private progressOf<S extends SetupProgress['step']>(session: ConnectionState, step: S): Extract<SetupProgress, { step: S }> {
     const progress = session.get(PROGRESS);
     if (!progress || progress.step !== step) {
       throw new PairingError(`pair-setup step out of order: expected the reply to ${step}${progress ? `, connection is after ${progress.step}` : ', no pair-setup started'}`, TLV_ERROR.Unknown);
@@ -251,12 +251,12 @@ export class PairSetup {
     return progress as Extract<SetupProgress, { step: S }>;
   }
 
-  private touch(session: ConnectionSession): void {
+  private touch(session: ConnectionState): void {
     if (this.holder?.session === session) this.holder.lastStepAt = this.options.clock.now();
   }
 
   /** Forgets the connection's pair-setup and lets the receiver go if it held it. */
-  private end(session: ConnectionSession): void {
+  private end(session: ConnectionState): void {
     const progress = session.get(PROGRESS);
     if (progress) {
       if (progress.step === 'M2') progress.srp.dispose();

@@ -3,7 +3,7 @@
 // land): senders trust the bits, and a bit we cannot honour breaks them.
 
 import type { FeatureName } from '../discovery/features';
-import type { ReceiverConfig, ReceiverLimits } from './config';
+import type { ReceiverLimits } from './limits';
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';
 
@@ -103,7 +103,7 @@ export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching',
  * when a device key and certificate are configured; without them neither can be honoured.
  * SCREEN_FEATURES only when the host has a screen (`hasDisplay`).
  */
-export function implementedFeatures(config: Pick<ReceiverConfig, 'authKey' | 'authCertificate'>, hasDisplay = false): FeatureName[] {
+export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false): FeatureName[] {
   const implemented = IMPLEMENTED_FEATURES.filter((name) => hasDisplay || !SCREEN_FEATURES.includes(name));
   if (config.authKey !== undefined && config.authCertificate !== undefined) {
     implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
@@ -118,4 +118,12 @@ export function isProfileName(name: string): name is ProfileName {
 /** The feature bits a profile advertises: what it intends and the core implements. */
 export function advertisedFeatures(profile: Profile, implemented: readonly FeatureName[] = IMPLEMENTED_FEATURES): FeatureName[] {
   return profile.intended.filter((name) => implemented.includes(name));
+}
+
+/**
+ * Whether a host should give this profile a screen (the Display port) where it has one: the
+ * profile means to show pictures. A speaker on a board with a panel still shows none.
+ */
+export function profileShowsPictures(name: ProfileName): boolean {
+  return PROFILES[name].intended.some((feature) => SCREEN_FEATURES.includes(feature));
 }

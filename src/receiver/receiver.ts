@@ -1,6 +1,10 @@
 // The receiver: configuration, identity, activity, advertised services, routes and connections.
-// Hosts create one, hand it accepted connections, and give it the ports it needs.
+// The composition root of src/receiver: it builds each feature with the narrow context that
+// feature needs (no feature sees the Receiver), and hands out sans-I/O connections.
+// Hosts create one with a complete configuration, give it the ports it needs, and drive its
+// connections (src/connection-driver.ts).
 
+import { ConnectionDriver } from '../connection-driver';
 import { DIALECTS, type Dialect } from '../dialect';
 import {
   activityFields,
@@ -16,19 +20,20 @@ import {
 } from '../discovery';
 import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, RandomSource, Store } from '../platform';
 import { uuidFromBytes } from '../uuid';
-import type { ReceiverConfig } from './config';
-import { ReceiverConnection, type ConnectionContext } from './connection';
-import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
-import { registerInfoRoutes } from './info';
+import { freezeConfig, type ReceiverConfig } from './config';
+import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection';
 import { EventSender } from './events';
-import { ReverseRegistry } from './reverse';
-import { registerReverseRoute } from './reverse-route';
+import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
+import { registerInfoRoutes, type InfoContext } from './info';
+import { MediaSession } from './media-session';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
+import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
+import { ReverseRegistry } from './reverse';
+import { registerReverseRoute } from './reverse-route';
+import { Router } from './router';
 import type { Slideshow } from './slideshow';
 import { registerSlideshowRoutes } from './slideshow-routes';
-import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
-import { Router } from './router';
 import { registerStopRoute } from './stop-route';
 
 /** The ports a receiver uses. The advertiser is optional (`--no-mdns`). */
@@ -45,17 +50,15 @@ export interface ReceiverPorts {
   readonly display?: Display;
 }
 
-/** A feature's part of POST /stop: the sender's session, and the stop request's Request.order. */
-export type StopHandler = (sessionId: string | undefined, order: number) => void | Promise<void>;
-
-export class Receiver {
+export class Receiver implements InfoContext {
+  readonly config: Readonly<ReceiverConfig>;
   readonly router = new Router();
   /** Reverse connections of every sender (spec 1.6), by session and purpose. */
   readonly reverse = new ReverseRegistry();
   /** Events to senders over their reverse connections (spec 6). */
-  readonly events = new EventSender(this);
-  /** What POST /stop stops (spec 3, 4.1): each feature with a session registers here. */
-  private readonly stopHandlers: StopHandler[] = [];
+  readonly events: EventSender;
+  /** The screen, the activity and the media events of photos and slideshows. */
+  readonly media: MediaSession;
   /** Photos (spec 4.1), when the receiver has a screen and its profile offers them. */
   readonly photos: PhotoFeature | undefined;
   /** What the screen's status line shows. */
@@ -77,35 +80,51 @@ export class Receiver {
   private readonly connectionContext: ConnectionContext;
 
   constructor(
-    readonly config: ReceiverConfig,
+    config: ReceiverConfig,
     readonly ports: ReceiverPorts,
   ) {
-    this.dialect = DIALECTS[config.dialect];
-    this.identity = loadOrCreateIdentity(ports.store, ports.random, ports.log);
-    this.features = featureMask(advertisedFeatures(PROFILES[config.profile], implementedFeatures(config, ports.display !== undefined)));
+    // Complete and frozen before anything reads it (a copy: the caller's object stays its own).
+    this.config = Object.isFrozen(config) ? config : freezeConfig({ ...config, limits: { ...config.limits } });
+    const { clock, log, display } = ports;
+    this.dialect = DIALECTS[this.config.dialect];
+    this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
+    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined)));
     this.activityState = { activity: 'idle', gid: this.randomUuid() };
+    const { limits } = this.config;
     this.connectionContext = {
-      clock: ports.clock,
-      log: ports.log,
+      log,
       router: this.router,
-      limits: config.limits,
+      limits,
       dialect: this.dialect,
-      serverHeader: `${this.dialect.serverProduct}/${config.sourceVersion}`,
+      serverHeader: `${this.dialect.serverProduct}/${this.config.sourceVersion}`,
+      wallTime: () => clock.wallTime(),
+      now: () => clock.now(),
       // spec 5.2: a password or a PIN the sender must enter closes everything but pairing.
-      pairingRequired: config.password !== '' || config.pinRequired,
-      reverseLimits: { requestTimeoutMs: config.limits.reverseRequestTimeoutMs, maxBodyBytes: config.limits.maxReverseBodyBytes },
+      pairingRequired: this.config.password !== '' || this.config.pinRequired,
       onClosed: (connection) => this.connections.delete(connection),
       nextRequestOrder: () => ++this.requestsSeen,
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
       holdEvents: (sessionId) => this.events.hold(sessionId),
     };
-    this.status = { name: config.name, activity: this.activityState.activity };
-    registerInfoRoutes(this);
-    this.pairing = registerPairingRoutes(this, ports.display);
-    registerReverseRoute(this);
-    registerStopRoute(this);
-    this.photos = ports.display && this.features & featureMask(['Photo']) ? registerPhotoRoutes(this, ports.display) : undefined;
-    if (ports.display && this.features & featureMask(['Slideshow'])) this.slideshow = registerSlideshowRoutes(this);
+    this.status = { name: this.config.name, activity: this.activityState.activity };
+    this.events = new EventSender({ log, mime: this.dialect.mime, reverse: this.reverse, maxSessions: limits.maxEventSessions });
+    this.media = new MediaSession({
+      log,
+      display,
+      events: this.events,
+      setActivity: (activity) => this.setActivity(activity),
+      updateStatus: (change) => this.updateStatus(change),
+    });
+    registerInfoRoutes(this.router, this);
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display });
+    registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
+    registerStopRoute(this.router, this.media);
+    if (display && this.features & featureMask(['Photo'])) {
+      this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits });
+    }
+    if (display && this.features & featureMask(['Slideshow'])) {
+      this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+    }
   }
 
   get activity(): Activity {
@@ -190,36 +209,31 @@ export class Receiver {
     this.updateStatus({ activity });
   }
 
-  /** Registers something POST /stop stops (a photo session, a slideshow, video playback). */
-  onStop(handler: StopHandler): void {
-    this.stopHandlers.push(handler);
-  }
-
   /**
-   * Stops every session feature (POST /stop, spec 3); a failing handler is logged, the others
-   * still run. `order` is the stop request's Request.order (requests asked before it must not
-   * start anything when they finish later); the newest head's when omitted.
+   * A new sans-I/O connection (DESIGN 6), or undefined at the connection limit (the caller closes
+   * the transport). The caller feeds it bytes and time and polls it; `accept` does that with a
+   * ConnectionDriver.
    */
-  async stopSessions(sessionId: string | undefined, order = this.requestsSeen): Promise<void> {
-    for (const handler of this.stopHandlers) {
-      try {
-        await handler(sessionId, order);
-      } catch (error) {
-        this.ports.log('error', `stop handler failed: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
-  }
-
-  /** Takes a new connection, or closes it at once when the connection limit is reached. */
-  accept(port: Connection): ReceiverConnection | undefined {
+  open(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
     const { limits } = this.config;
     if (this.connections.size >= limits.maxConnections) {
-      this.ports.log('warn', `${port.remoteAddress}:${port.remotePort} refused: ${limits.maxConnections} connections open (limits.maxConnections)`);
+      this.ports.log('warn', `${addresses.remoteAddress}:${addresses.remotePort} refused: ${limits.maxConnections} connections open (limits.maxConnections)`);
+      return undefined;
+    }
+    const connection = new ReceiverConnection(addresses, this.connectionContext, now);
+    this.connections.add(connection);
+    return connection;
+  }
+
+  /** Takes a host connection and drives it; closes it at once at the connection limit. */
+  accept(port: Connection): ReceiverConnection | undefined {
+    const { clock } = this.ports;
+    const connection = this.open(port, clock.now());
+    if (!connection) {
       port.close();
       return undefined;
     }
-    const connection = new ReceiverConnection(port, this.connectionContext);
-    this.connections.add(connection);
+    new ConnectionDriver(connection, port, clock);
     return connection;
   }
 

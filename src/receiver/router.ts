@@ -1,9 +1,11 @@
-// Routing on (protocol, method, path): the table of endpoints, and the 404/405/501 answers.
+// Routing on (protocol, method, path): the table of endpoints, the 404/405/501 answers, and the
+// shapes handlers see: a Request in, an Answer out (a Response now, or LATER and a Response
+// through `request.respond` when it is ready).
 
-import type { HeadersInit, Protocol, RequestHead } from '../http';
+import type { ConnectionState } from '../connection-state';
+import type { HeadersInit, Protocol, RequestHead, SecureChannel } from '../http';
 import { readMakerHeader } from '../dialect';
 import type { ReverseConnection } from './reverse';
-import type { ConnectionSession, SecureChannel } from './session';
 
 /** A request as handlers see it: the parsed head, its path and query, and the whole body. */
 export interface Request {
@@ -22,7 +24,7 @@ export interface Request {
   readonly localAddress: string;
   readonly localPort: number;
   /** State kept for the life of the connection (pairing steps, encryption). */
-  readonly session: ConnectionSession;
+  readonly state: ConnectionState;
   /**
    * Arrival order of the request's head among all the receiver's requests (1, 2, ...). Requests
    * on different connections finish in any order (a big body takes longer); a handler that must
@@ -30,10 +32,21 @@ export interface Request {
    * asked for).
    */
   readonly order: number;
+  /**
+   * Answers a request whose handler returned LATER (once; requests behind it on the connection
+   * wait for it, in order). Ignored after the connection has closed.
+   */
+  respond(response: Response): void;
 }
 
 export interface Response {
   readonly status: number;
+  /**
+   * Why a request is refused, in words a person can act on (`photo is 17.8 MB; this receiver
+   * takes up to 8 MB`). The connection logs it once with the request line and, for an error
+   * status without a body of its own, sends it as a one-line text body.
+   */
+  readonly reason?: string;
   readonly headers?: HeadersInit;
   readonly body?: Uint8Array;
   /** Close the connection once this response is written. */
@@ -51,7 +64,17 @@ export interface Response {
   readonly reverse?: (connection: ReverseConnection) => void;
 }
 
-export type Handler = (request: Request) => Response | Promise<Response>;
+/** Returned by a handler that answers later through `request.respond`. */
+export const LATER: unique symbol = Symbol('answer later');
+
+export type Answer = Response | typeof LATER;
+
+export type Handler = (request: Request) => Answer;
+
+/** A refusal: the status, and the reason the connection logs and sends (see Response.reason). */
+export function refuse(status: number, reason: string, headers?: HeadersInit): Response {
+  return headers ? { status, reason, headers } : { status, reason };
+}
 
 export interface Route {
   /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */

@@ -14,7 +14,7 @@ import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
 import type { Clock, Display, Logger, TimerHandle } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
-import type { ReverseRequest, ReverseResponse } from './reverse';
+import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from './reverse';
 
 /** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
 export const SLIDESHOW_PURPOSE = 'slideshow';
@@ -66,7 +66,8 @@ export class SlideshowError extends Error {
 export interface AssetConnection {
   readonly peer: string;
   readonly closed: boolean;
-  request(request: ReverseRequest): Promise<ReverseResponse>;
+  /** Sends a request; the callback gets the response or a ReverseError. */
+  request(request: ReverseRequest, callback: ReverseCallback): void;
   /** Called once when the connection ends. */
   onClose(listener: () => void): void;
 }
@@ -283,10 +284,10 @@ export class Slideshow {
     const place = this.nextPlace++;
     this.fetching.set(connection, place);
     log('debug', `slideshow: GET ${SLIDESHOW_ASSET_TARGET} on ${connection.peer}`);
-    connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }).then(
-      (response) => this.replied(connection, generation, place, response),
-      (error: unknown) => this.failed(connection, generation, place, error),
-    );
+    connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }, (result) => {
+      if (result instanceof ReverseError) this.failed(connection, generation, place, result);
+      else this.replied(connection, generation, place, result);
+    });
   }
 
   /** Files a reply (or a failed request, as null) at its place and moves what is due to `ready`. */

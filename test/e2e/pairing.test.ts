@@ -27,7 +27,7 @@ import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { PAIR_METHOD, TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import type { SecureChannel } from '../../src/receiver/session';
+import type { SecureChannel } from '../../src/http';
 import { nodeRandom } from '../../hosts/node/ports';
 import { PairVerifyClient, pairSetupM1, srpClientStep, type SenderIdentity } from '../support/pairing-client';
 import { delay, freshDataDir, ReceiverProcess, within } from './receiver-process';

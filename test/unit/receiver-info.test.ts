@@ -8,7 +8,7 @@ import { PlistReal, isPlistDict, type PlistDict } from '../../src/plist/value';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom } from '../support/memory-ports';
 
 function makeReceiver(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(), seed = 9) {
   const advertiser = new RecordingAdvertiser();
@@ -26,7 +26,6 @@ async function body(receiver: Receiver, request: string): Promise<{ head: string
   const connection = new MemoryConnection();
   receiver.accept(connection);
   connection.send(request);
-  await settle();
   const bytes = connection.written;
   let end = 0;
   while (!(bytes[end] === 13 && bytes[end + 1] === 10 && bytes[end + 2] === 13 && bytes[end + 3] === 10)) end++;
