@@ -103,7 +103,7 @@ test('a handler may answer later: no deadline while it works, pipelined requests
 
 test('a flood of pipelined requests while a handler works stays under maxHeldBytes: the connection stops reading', () => {
   const maxHeldBytes = 16 * 1024;
-  const { receiver, clock } = setup({ maxHeldBytes });
+  const { receiver } = setup({ maxHeldBytes });
   let held: Request | undefined;
   receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/slow', handler: (request) => ((held = request), LATER) });
   // Through the portable driver and an in-memory transport, as a host runs it.
