@@ -94,7 +94,11 @@ export interface DisplayStatus {
  * decodes JPEGs with commodetto onto the panel. A host without a screen (a speaker) has none.
  */
 export interface Display {
-  /** Shows a JPEG picture at once, with a transition by name (spec 4.1 X-Vendor-Transition) when given. */
+  /**
+   * Shows a JPEG picture, with a transition when given: one of TRANSITIONS
+   * (src/receiver/transitions.ts), resolved by the core from the sender's name (spec 4.1
+   * X-Vendor-Transition, 2.7 settings.theme); without one, at once.
+   */
   showPhoto(jpeg: Uint8Array, transition?: string): void;
   /** Clears the picture (photo session or slideshow stopped). */
   clear(): void;

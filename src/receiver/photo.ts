@@ -32,6 +32,7 @@ import type { ReceiverLimits } from './limits';
 import type { MediaFeature, MediaSession } from './media-session';
 import { PhotoCache } from './photo-cache';
 import { refuse, type Request, type Response, type Router } from './router';
+import { transitionOf } from './transitions';
 
 /** spec 4.1: the values of X-Vendor-AssetAction. */
 export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
@@ -168,7 +169,8 @@ export class PhotoFeature implements MediaFeature {
       log('debug', `PUT /photo ${key ?? '(no key)'} (request #${request.order}) not shown: request #${this.decidedAt} was asked for later`);
       return;
     }
-    display.showPhoto(jpeg, transition);
+    // The sender's name for the transition, resolved to the one the screen draws (transitions.ts).
+    display.showPhoto(jpeg, transition === undefined ? undefined : transitionOf(transition));
     this.decidedAt = request.order;
     if (this.active && this.owner !== undefined && sessionId !== undefined && this.owner !== sessionId) {
       // Another sender took the screen: the previous session has ended.

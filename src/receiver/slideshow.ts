@@ -14,6 +14,7 @@ import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
 import type { Clock, Display, Logger, TimerHandle } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
+import { transitionOf } from './transitions';
 import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from './reverse';
 
 /** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
@@ -366,7 +367,7 @@ export class Slideshow {
     this.waiting = false;
     this.shownAt = clock.now();
     log('info', `slideshow: showing asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes, theme ${this.settings.theme})`);
-    display?.showPhoto(slide.jpeg, this.settings.theme);
+    display?.showPhoto(slide.jpeg, transitionOf(this.settings.theme));
     this.phase = 'playing';
     this.report('playing');
     this.armSlideTimer(this.settings.slideDurationMs);

@@ -227,7 +227,7 @@ test('PUT /slideshows/1 playing is answered with an empty dictionary and starts 
   sender.answer(assetReply(7));
   flush();
   assert.deepEqual(shownPictures(display), [7]);
-  assert.equal(display.photos[0].transition, 'Cube', 'the theme is the transition');
+  assert.equal(display.photos[0].transition, 'cube', 'the theme is the transition');
   assert.deepEqual(states(events), ['loading 0', 'playing 7']);
   assert.equal(receiver.slideshow?.state, 'playing');
 });
@@ -431,8 +431,8 @@ test('new settings for a running show apply to it: the current slide counts from
   await play(5, 'WipeDown');
   await advance(1000);
   assert.deepEqual(display.photos.map((photo) => [pictureOf(photo.jpeg), photo.at, photo.transition]), [
-    [1, 0, 'Dissolve'],
-    [2, 5000, 'WipeDown'],
+    [1, 0, 'dissolve'],
+    [2, 5000, 'wipe-down'],
   ]);
   assert.deepEqual(states(events), ['loading 0', 'playing 1'], 'no second loading for a settings change');
 });
@@ -473,7 +473,7 @@ test('another sender starting a slideshow stops the first one, which is told sto
     events.map((event) => `${String(event.sessionID)} ${String(event.state)}`),
     ['1 loading', '1 playing', '1 stopped', '2 loading', '2 playing'],
   );
-  assert.deepEqual(display.photos.map((photo) => photo.transition), ['Dissolve', 'Flip']);
+  assert.deepEqual(display.photos.map((photo) => photo.transition), ['dissolve', 'flip']);
 });
 
 // ---------------------------------------------------------------------------------------------
