@@ -98,7 +98,8 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     }),
   });
   router.add({
-    protocol: 'RTSP',
+    // RTSP/1.0 as spec 2.11 shows it; some senders and scripts fetch http://host:port/info, so
+    // HTTP/1.1 too: the same handler, the status line in the request's protocol.
     method: 'GET',
     path: '/info',
     // spec 5.2: answered before pairing, like real receivers (senders read it to decide how to pair).

@@ -150,7 +150,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     },
   });
   router.add({
-    protocol: 'RTSP',
+    // RTSP/1.0 in spec 5.6; one known client sends it over HTTP/1.1: both, one handler.
     method: 'POST',
     path: '/auth-setup',
     open: true,

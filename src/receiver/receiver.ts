@@ -4,6 +4,7 @@
 // Hosts create one with a complete configuration, give it the ports it needs, and drive its
 // connections (src/connection-driver.ts).
 
+import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from '../connection-driver';
 import { DIALECTS, type Dialect } from '../dialect';
 import {
@@ -24,6 +25,7 @@ import { freezeConfig, type ReceiverConfig } from './config';
 import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection';
 import { EventSender } from './events';
 import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
+import { registerUnservedAudioRoutes } from './audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info';
 import { MediaSession } from './media-session';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
@@ -35,6 +37,9 @@ import { Router } from './router';
 import type { Slideshow } from './slideshow';
 import { registerSlideshowRoutes } from './slideshow-routes';
 import { registerStopRoute } from './stop-route';
+
+/** Store key of the group id (spec 2.1 gid), kept across restarts. */
+export const GID_KEY = 'gid';
 
 /** The ports a receiver uses. The advertiser is optional (`--no-mdns`). */
 export interface ReceiverPorts {
@@ -89,7 +94,8 @@ export class Receiver implements InfoContext {
     this.dialect = DIALECTS[this.config.dialect];
     this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
     this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined)));
-    this.activityState = { activity: 'idle', gid: this.randomUuid() };
+    // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
+    this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;
     this.connectionContext = {
       log,
@@ -116,6 +122,7 @@ export class Receiver implements InfoContext {
       updateStatus: (change) => this.updateStatus(change),
     });
     registerInfoRoutes(this.router, this);
+    registerUnservedAudioRoutes(this.router);
     this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
@@ -203,6 +210,7 @@ export class Receiver implements InfoContext {
     const next = changeActivity(this.activityState, activity, () => this.randomUuid());
     if (next === this.activityState) return;
     this.activityState = next;
+    this.keepGid(activity, next.gid);
     this.ports.log('info', `activity: ${activity} (gid ${next.gid})`);
     this.published = this.services();
     for (const service of this.published) this.ports.advertiser?.update(service);
@@ -249,6 +257,27 @@ export class Receiver implements InfoContext {
     this.slideshow?.stop('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
+  }
+
+  /**
+   * The group id an earlier start kept (spec 2.1 gid), when it was the gid of `activity` (a
+   * receiver stopped while receiving starts idle: another activity, so another gid).
+   */
+  private storedGid(activity: Activity): string | undefined {
+    const stored = this.ports.store.get(GID_KEY);
+    if (!stored) return undefined;
+    const [kept, gid] = utf8Decode(stored, false).split(' ');
+    return kept === activity && /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/i.test(gid ?? '') ? gid : undefined;
+  }
+
+  /** Keeps the group id for the next start; a failed write costs only a new gid then, so it is logged. */
+  private keepGid(activity: Activity, gid: string): string {
+    try {
+      this.ports.store.put(GID_KEY, utf8Encode(`${activity} ${gid}`));
+    } catch (error) {
+      this.ports.log('warn', `group id not kept (the next start makes a new one): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return gid;
   }
 
   private randomUuid(): string {

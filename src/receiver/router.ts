@@ -86,6 +86,12 @@ export interface Route {
   /** Largest body this route accepts; the receiver's limit when omitted. */
   readonly maxBodyBytes?: number;
   /**
+   * A request the receiver recognises and does not serve (audio streaming on a receiver that
+   * only answers the audio information request): routed, so it is answered 501 with a reason
+   * rather than 404, but not listed by OPTIONS `Public` or `Allow`.
+   */
+  readonly unserved?: boolean;
+  /**
    * Served before the connection is paired even when access control is on (spec 5.2): the
    * pairing endpoints themselves, RTSP OPTIONS and GET /info. Every other route then answers
    * 403 (RTSP 470) until the connection is encrypted by pairing.
@@ -112,7 +118,7 @@ export class Router {
   /** Every method served on a protocol, for RTSP OPTIONS `Public` and HTTP `Allow`. */
   methods(protocol: Protocol): string[] {
     const methods = new Set<string>();
-    for (const route of this.routes) if (!route.protocol || route.protocol === protocol) methods.add(route.method);
+    for (const route of this.routes) if (!route.unserved && (!route.protocol || route.protocol === protocol)) methods.add(route.method);
     return [...methods];
   }
 
@@ -126,7 +132,7 @@ export class Router {
       onProtocol.find((candidate) => candidate.path === ANY_PATH && candidate.method === wanted);
     const route = find(method) ?? (protocol === 'HTTP' && method === 'HEAD' ? find('GET') : undefined);
     if (route) return { kind: 'route', route };
-    const allow = onPath.map((candidate) => candidate.method);
+    const allow = onPath.filter((candidate) => !candidate.unserved).map((candidate) => candidate.method);
     if (protocol === 'HTTP' && allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
     if (protocol === 'HTTP' && method === 'HEAD' && onProtocol.some((candidate) => candidate.method === 'GET')) {
       return onPath.length === 0 ? { kind: 'refuse', status: 404, allow } : { kind: 'refuse', status: 405, allow };
