@@ -343,7 +343,7 @@ test('with one slideshow connection one request is outstanding; the next follows
   assert.deepEqual(shownPictures(display), [1]);
 });
 
-test('pictures are shown in the order their requests went out, whatever order the replies arrive in', async () => {
+test('pictures are shown in asset order (info.id), whatever order the replies arrive in', async () => {
   const { play, openSlideshow, display, advance } = setup();
   const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
   await play(1);
@@ -357,6 +357,24 @@ test('pictures are shown in the order their requests went out, whatever order th
   senders[1].answer(assetReply(2));
   await advance(2000);
   assert.deepEqual(shownPictures(display).slice(0, 3), [1, 2, 3]);
+});
+
+test('the sender\'s asset order wins over the order requests were sent: ids handed out across connections in any order', async () => {
+  const { play, openSlideshow, openEvents, display, advance, events } = setup();
+  await openEvents();
+  const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
+  await play(1);
+  // The requests reached the sender in the order 2nd, 3rd, 1st connection: it numbered them so.
+  senders[0].answer(assetReply(3));
+  flush();
+  senders[2].answer(assetReply(2));
+  flush();
+  assert.deepEqual(shownPictures(display), [], 'the first asset may still come on the second connection');
+  senders[1].answer(assetReply(1));
+  flush();
+  await advance(3000);
+  assert.deepEqual(shownPictures(display).slice(0, 3), [1, 2, 3]);
+  assert.deepEqual(states(events).slice(0, 2), ['loading 0', 'playing 1'], 'lastAssetID is the info.id shown');
 });
 
 test('a failed request gives up its place: later pictures are not held for it', async () => {
