@@ -3,7 +3,7 @@
 // through `request.respond` when it is ready).
 
 import type { ConnectionState } from '../connection-state';
-import type { HeadersInit, Protocol, RequestHead, SecureChannel } from '../http';
+import { STATUS, type HeadersInit, type Protocol, type RequestHead, type SecureChannel } from '../http';
 import { readMakerHeader } from '../dialect';
 import type { ReverseConnection } from './reverse';
 
@@ -102,7 +102,7 @@ export interface Route {
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: Route }
   /** 404 unknown path, 405 known path with another method, 501 a method the receiver never serves. */
-  | { readonly kind: 'refuse'; readonly status: 404 | 405 | 501; readonly allow: string[] };
+  | { readonly kind: 'refuse'; readonly status: typeof STATUS.notFound | typeof STATUS.methodNotAllowed | typeof STATUS.notImplemented; readonly allow: string[] };
 
 /** A route path that matches every path. */
 export const ANY_PATH = '*';
@@ -135,12 +135,14 @@ export class Router {
     const allow = onPath.filter((candidate) => !candidate.unserved).map((candidate) => candidate.method);
     if (protocol === 'HTTP' && allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
     if (protocol === 'HTTP' && method === 'HEAD' && onProtocol.some((candidate) => candidate.method === 'GET')) {
-      return onPath.length === 0 ? { kind: 'refuse', status: 404, allow } : { kind: 'refuse', status: 405, allow };
+      return onPath.length === 0 ? { kind: 'refuse', status: STATUS.notFound, allow } : { kind: 'refuse', status: STATUS.methodNotAllowed, allow };
     }
-    // RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the server implements for no resource is 501.
-    if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: 501, allow };
-    if (onPath.length === 0) return { kind: 'refuse', status: 404, allow };
-    return { kind: 'refuse', status: 405, allow };
+    // A path that exists answers 405 with what it takes, whatever the method (GET /photo and
+    // DELETE /photo alike). Elsewhere, RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the
+    // server implements for no resource is 501; else the path is unknown, 404.
+    if (onPath.length > 0) return { kind: 'refuse', status: STATUS.methodNotAllowed, allow };
+    if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: STATUS.notImplemented, allow };
+    return { kind: 'refuse', status: STATUS.notFound, allow };
   }
 }
 

@@ -3,6 +3,7 @@
 // photo event, feature bits with and without a screen; the JPEG check; the photo cache itself.
 
 import assert from 'node:assert/strict';
+import { latin1Decode, latin1Encode } from '../../src/bytes';
 import { test } from 'node:test';
 import { featureMask } from '../../src/discovery';
 import { writeRequest } from '../../src/http';
@@ -453,6 +454,19 @@ test('the speaker profile offers no photos even on a host with a screen', async 
   const response = await putPhoto(new MemorySender(receiver), { key: KEY_A }, PHOTO_A);
   assert.notEqual(response.head.status, 200);
   assert.deepEqual(display.kinds, []);
+});
+
+test('a receiver without photos answers PUT /photo the same whatever its size: 501 with the reason, the body not read', () => {
+  const { receiver } = setup({ profile: 'speaker' });
+  for (const size of [17_800, 269_000, 17_800_000]) {
+    const sender = new MemorySender(receiver);
+    // Only the head and the first bytes of the body are sent: the answer does not wait for the rest.
+    sender.sendBytes(latin1Encode(`PUT /photo HTTP/1.1\r\nContent-Length: ${size}\r\n\r\n`));
+    sender.sendBytes(PHOTO_A.subarray(0, 100));
+    const response = sender.response();
+    assert.equal(response.head.status, 501, `${size} bytes`);
+    assert.equal(latin1Decode(response.body), 'this receiver does not implement this method\n');
+  }
 });
 
 // ---------------------------------------------------------------------------------------------
