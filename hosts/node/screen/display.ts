@@ -22,8 +22,6 @@ export interface ScreenSnapshot {
     readonly url: string;
     /** The animation (screen.css `t-<name>`). */
     readonly transition: Transition;
-    /** The transition name the sender gave, if any. */
-    readonly requested: string | null;
     readonly bytes: number;
   } | null;
 }
@@ -32,7 +30,6 @@ interface ShownPhoto {
   readonly version: number;
   readonly jpeg: Uint8Array;
   readonly transition: Transition;
-  readonly requested: string | null;
 }
 
 /** The URL of picture `version` on the screen server. */
@@ -57,8 +54,8 @@ export class VirtualScreen implements Display {
 
   showPhoto(jpeg: Uint8Array, transition?: string): void {
     // The bytes are the request's own (the core does not reuse them): kept without a copy.
-    this.photo = { version: ++this.photoVersion, jpeg, transition: drawable(transition), requested: transition ?? null };
-    this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}${transition ? ` (${transition})` : ''}`);
+    this.photo = { version: ++this.photoVersion, jpeg, transition: drawable(transition) };
+    this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}`);
     this.changed();
   }
 
@@ -95,7 +92,7 @@ export class VirtualScreen implements Display {
       slideshow: status.slideshow ?? null,
       pin: this.pin ?? null,
       photo: photo
-        ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, requested: photo.requested, bytes: photo.jpeg.length }
+        ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, bytes: photo.jpeg.length }
         : null,
     };
   }
