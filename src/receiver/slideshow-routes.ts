@@ -99,7 +99,7 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
   });
 
   const plistReply = (body: PlistValue): Response => ({
-    status: 200,
+    status: STATUS.ok,
     headers: { [HEADER.contentType]: mime.plistXml },
     body: encodeXmlPlistBytes(body),
   });

@@ -7,7 +7,7 @@
 //                     ^                          |
 //                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
 
-import { HEADER } from '../http';
+import { HEADER, STATUS } from '../http';
 import { decodePlist } from '../plist/any';
 import { getPath } from '../plist/path';
 import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
@@ -323,7 +323,7 @@ export class Slideshow {
     }
     let slide: Slide;
     try {
-      if (response.head.status !== 200) throw new SlideshowError(`sender answered ${response.head.status}`);
+      if (response.head.status !== STATUS.ok) throw new SlideshowError(`sender answered ${response.head.status}`);
       slide = readAssetReply(response.body);
     } catch (error) {
       this.arrived(null);
