@@ -76,8 +76,11 @@ export interface ConnectionContext {
   holdEvents(sessionId: string | undefined): () => void;
 }
 
-/** A named deadline of the connection; at most one of each is armed. */
-type TimerName = 'head' | 'idle';
+/**
+ * A named deadline of the connection; at most one of each is armed. `turn` is due at once: the
+ * connection gave up its turn after maxRequestsPerTurn requests and continues when called back.
+ */
+type TimerName = 'head' | 'body' | 'idle' | 'turn';
 
 /** Bytes to send and what their leaving releases (held events). */
 interface Outgoing {
@@ -113,7 +116,14 @@ export class ReceiverConnection implements SansIoConnection {
   /** What the bytes last handed out release, once the driver has written them. */
   private justSent: (() => void) | undefined;
   private readonly events: ConnectionEvent[] = [];
-  private readonly timers: Record<TimerName, number | undefined> = { head: undefined, idle: undefined };
+  private readonly timers: Record<TimerName, number | undefined> = { head: undefined, body: undefined, idle: undefined, turn: undefined };
+  /** When the body of the current request started (its head was read), and its bytes so far. */
+  private bodyStartedAt: number | undefined;
+  private bodyBytes = 0;
+  /** Requests answered since this connection's turn began (fairness, maxRequestsPerTurn). */
+  private requestsThisTurn = 0;
+  /** When the connection last did anything (bytes in, an answer out): the oldest idle one makes room first. */
+  lastActivity: number;
   /** When the first byte of the current unfinished head arrived (slow-loris guard). */
   private headStartedAt: number | undefined;
   private reverse: ReverseConnection | undefined;
@@ -126,6 +136,7 @@ export class ReceiverConnection implements SansIoConnection {
     now: number,
   ) {
     this.now = now;
+    this.lastActivity = now;
     this.assembler = this.newAssembler();
     this.timers.idle = now + context.limits.idleTimeoutMs;
   }
@@ -160,6 +171,9 @@ export class ReceiverConnection implements SansIoConnection {
     }
     if (this.mode === 'closed' || bytes.length === 0) return;
     this.now = now;
+    this.lastActivity = now;
+    this.requestsThisTurn = 0;
+    if (this.bodyStartedAt !== undefined) this.bodyBytes += bytes.length;
     if (this.headStartedAt === undefined && !this.assembler.current) this.headStartedAt = now;
     try {
       this.assembler.receive(bytes);
@@ -208,9 +222,21 @@ export class ReceiverConnection implements SansIoConnection {
 
   pollTimeout(): number | undefined {
     if (this.reverse) return this.reverse.pollTimeout();
-    const { head, idle } = this.timers;
-    if (head === undefined) return idle;
-    return idle === undefined ? head : Math.min(head, idle);
+    let next: number | undefined;
+    for (const name of TIMER_NAMES) {
+      const at = this.timers[name];
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
+    return next;
+  }
+
+  /**
+   * True while nothing is under way: no request being read or answered, no bytes held, not a
+   * reverse connection (those carry a sender's session). Such a connection may make room for
+   * a new one at the connection limit.
+   */
+  get idle(): boolean {
+    return (this.mode === 'request' || this.mode === 'encrypted') && !this.answering && !this.assembler.current && this.assembler.buffered === 0;
   }
 
   handleTimeout(now: number): void {
@@ -226,7 +252,23 @@ export class ReceiverConnection implements SansIoConnection {
       this.close(`request head not complete within ${limits.headerTimeoutMs} ms`);
       return;
     }
-    if (this.timers.idle !== undefined && now >= this.timers.idle) this.close(`idle for ${limits.idleTimeoutMs} ms`);
+    if (this.timers.body !== undefined && now >= this.timers.body) {
+      const why = `request body arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
+      const head = this.assembler.current;
+      if (head) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
+      else this.close(why);
+      return;
+    }
+    if (this.timers.idle !== undefined && now >= this.timers.idle) {
+      this.close(`idle for ${limits.idleTimeoutMs} ms`);
+      return;
+    }
+    if (this.timers.turn !== undefined && now >= this.timers.turn) {
+      // The others have had their turn: go on with the requests waiting here.
+      this.timers.turn = undefined;
+      this.requestsThisTurn = 0;
+      this.pump();
+    }
   }
 
   pollEvent(): ConnectionEvent | undefined {
@@ -260,8 +302,7 @@ export class ReceiverConnection implements SansIoConnection {
     if (this.mode === 'closed') return;
     this.mode = 'closed';
     this.state.closed = true;
-    this.timers.head = undefined;
-    this.timers.idle = undefined;
+    for (const name of TIMER_NAMES) this.timers[name] = undefined;
     this.context.log('debug', `${this.peer} closing: ${reason}`);
     this.answering?.releaseEvents();
     this.answering = undefined;
@@ -277,7 +318,13 @@ export class ReceiverConnection implements SansIoConnection {
 
   /** Reads messages until more bytes are needed or a handler answers later; then sets the deadlines. */
   private pump(): void {
+    const { maxRequestsPerTurn } = this.context.limits;
     while ((this.mode === 'request' || this.mode === 'encrypted') && !this.answering) {
+      if (this.requestsThisTurn >= maxRequestsPerTurn) {
+        // Fairness: the rest wait for the next turn, after the driver has served the others.
+        if (this.assembler.buffered > 0) this.timers.turn = this.now;
+        break;
+      }
       const event = this.assembler.next();
       if (!event) break;
       switch (event.type) {
@@ -288,9 +335,13 @@ export class ReceiverConnection implements SansIoConnection {
         case 'chunk':
           break; // no route streams its body yet
         case 'message':
+          this.bodyStartedAt = undefined;
+          this.requestsThisTurn++;
           this.complete(event.head, event.body);
           break;
         case 'error':
+          this.bodyStartedAt = undefined;
+          this.requestsThisTurn++;
           this.refuseMessage(event.error);
           break;
       }
@@ -307,12 +358,18 @@ export class ReceiverConnection implements SansIoConnection {
     if (this.mode === 'closed' || this.reverse) return;
     const { limits } = this.context;
     this.timers.head = undefined;
+    this.timers.body = undefined;
     if (this.answering) {
       // A handler is at work: the sender is waiting for us, not the other way round.
       this.timers.idle = undefined;
       return;
     }
     this.timers.idle = this.now + limits.idleTimeoutMs;
+    if (this.bodyStartedAt !== undefined) {
+      // At time t after the head, (t - grace) x rate bytes must have come: the deadline is
+      // when the bytes so far stop being enough.
+      this.timers.body = this.bodyStartedAt + limits.bodyGraceMs + Math.floor((this.bodyBytes * 1000) / limits.minBodyBytesPerSecond);
+    }
     if (this.headStartedAt !== undefined && this.assembler.buffered > 0 && !this.assembler.current) {
       this.timers.head = this.headStartedAt + limits.headerTimeoutMs;
     }
@@ -329,6 +386,7 @@ export class ReceiverConnection implements SansIoConnection {
       if (!this.context.pairingRequired || match.route.open || this.state.encrypted) {
         this.route = match.route;
         this.assembler.readBody('whole', match.route.maxBodyBytes ?? limits.maxBodyBytes);
+        if (head.framing !== 'none') this.beginBody(head);
         return;
       }
       // spec 5.2: until the sender has paired with the PIN or password, only the pairing
@@ -344,10 +402,22 @@ export class ReceiverConnection implements SansIoConnection {
     // connection kept, a large or unknown one closes it (reading it would only cost time).
     this.route = undefined;
     const length = head.contentLength;
-    const skippable = head.framing === 'none' || (length !== undefined && length <= limits.maxBodyBytes);
+    // A sender that waits for 100 Continue will not send the body: it is not there to skip.
+    const skippable = head.framing === 'none' || (length !== undefined && length <= limits.maxBodyBytes && !expectsContinue(head));
     this.assembler.readBody('skip', skippable ? limits.maxBodyBytes : 0);
     this.answer(head, skippable ? refusal : { ...refusal, close: true }, undefined);
     if (!skippable) log('debug', `${this.peer} body of the refused request not read (${length ?? 'unknown'} bytes)`);
+  }
+
+  /**
+   * A body follows an accepted head: its deadline starts, and a sender that waits for leave to
+   * send it (`Expect: 100-continue`, RFC 9110 10.1.1) gets a 100 Continue first.
+   */
+  private beginBody(head: RequestHead): void {
+    this.bodyStartedAt = this.now;
+    // Bytes of the body already received with the head count towards its rate.
+    this.bodyBytes = this.assembler.buffered;
+    if (expectsContinue(head)) this.outgoing.push({ bytes: this.assembler.seal(CONTINUE) });
   }
 
   private complete(head: RequestHead, body: Uint8Array): void {
@@ -436,8 +506,7 @@ export class ReceiverConnection implements SansIoConnection {
   private turnAround(head: RequestHead, accept: (connection: ReverseConnection) => void): void {
     const pipelined = this.assembler.takeRemaining();
     this.mode = 'reverse';
-    this.timers.head = undefined;
-    this.timers.idle = undefined;
+    for (const name of TIMER_NAMES) this.timers[name] = undefined;
     const { log, dialect, limits } = this.context;
     const purpose = readMakerHeader(head.headers, 'Purpose');
     const reverse = new ReverseConnection(
@@ -493,6 +562,17 @@ export class ReceiverConnection implements SansIoConnection {
     const bytes = writeResponse({ protocol, version, status, headers, body });
     this.outgoing.push({ bytes: this.assembler.seal(bytes), sent });
   }
+}
+
+const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn'];
+
+/** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
+const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');
+
+/** Whether an HTTP/1.1 request waits for 100 Continue before sending its body. */
+function expectsContinue(head: RequestHead): boolean {
+  const expect = head.headers.get(HEADER.expect);
+  return expect !== undefined && head.protocol === 'HTTP' && head.version === '1.1' && head.framing !== 'none' && /(^|,)\s*100-continue\s*($|,)/i.test(expect);
 }
 
 /** Why the router refused, in words (logged and sent as the body). */

@@ -2,12 +2,29 @@
 // profiles of boards override some (profiles.ts), `--limit NAME=VALUE` any.
 
 export interface ReceiverLimits {
-  /** Most simultaneous connections on all listeners; more are closed at once with a log line. */
+  /**
+   * Most simultaneous connections on all listeners. A new one past it takes the place of the
+   * connection idle longest; with none idle it is answered 503 with Retry-After and closed.
+   */
   maxConnections: number;
+  /** Most simultaneous connections from one address (the same rule within that address). */
+  maxConnectionsPerAddress: number;
   /** A connection idle this long between requests is closed. */
   idleTimeoutMs: number;
   /** A request head must arrive whole within this time of its first byte (slow-loris guard). */
   headerTimeoutMs: number;
+  /**
+   * A body must keep up at least this rate once bodyGraceMs has passed: at time t after its head,
+   * (t - bodyGraceMs) x rate bytes must have arrived, or the answer is 408 and a close.
+   */
+  minBodyBytesPerSecond: number;
+  /** How long a body may take before the minimum rate applies. */
+  bodyGraceMs: number;
+  /**
+   * Most pipelined requests of one connection answered in one turn before the others get theirs
+   * (fairness: a connection with a thousand costly requests queued does not stall the rest).
+   */
+  maxRequestsPerTurn: number;
   /** Largest request head (request line and headers) in bytes. */
   maxHeadBytes: number;
   /** Most header lines in one request. */
@@ -49,9 +66,15 @@ export interface ReceiverLimits {
 }
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
-  maxConnections: 16,
+  // A desktop takes hundreds; the profiles of boards set what their RAM allows (profiles.ts).
+  maxConnections: 256,
+  // A sender uses a handful (control, events, three slideshow fetches, mirroring).
+  maxConnectionsPerAddress: 32,
   idleTimeoutMs: 120_000,
   headerTimeoutMs: 10_000,
+  minBodyBytesPerSecond: 1024,
+  bodyGraceMs: 10_000,
+  maxRequestsPerTurn: 4,
   maxHeadBytes: 8 * 1024,
   maxHeaderCount: 64,
   maxBodyBytes: 64 * 1024,

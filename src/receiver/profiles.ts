@@ -42,7 +42,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     model: 'VendorFrame1,1',
     // A few MB of PSRAM: one picture of up to 1 MB in flight, and three cached (the previous,
     // the shown and the next photo) within 2 MB.
-    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3 },
+    // Sockets: lwIP on an ESP32-S3 has about 16; a sender needs a handful.
+    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3, maxConnections: 12, maxConnectionsPerAddress: 8 },
   },
   speaker: {
     name: 'speaker',
@@ -50,6 +51,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
+    // The information request and pairing only: a few connections.
+    limits: { maxConnections: 8, maxConnectionsPerAddress: 4 },
   },
   'media-board': {
     name: 'media-board',
@@ -57,7 +60,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
-    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8 },
+    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8, maxConnections: 48, maxConnectionsPerAddress: 16 },
   },
   desktop: {
     name: 'desktop',

@@ -7,6 +7,7 @@
 import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from '../connection-driver';
 import { DIALECTS, type Dialect } from '../dialect';
+import { HEADER, STATUS, httpDate, writeResponse } from '../http';
 import {
   activityFields,
   changeActivity,
@@ -37,6 +38,40 @@ import { Router } from './router';
 import type { Slideshow } from './slideshow';
 import { registerSlideshowRoutes } from './slideshow-routes';
 import { registerStopRoute } from './stop-route';
+
+/** At most one log line about refused connections per this many milliseconds. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/** How long a refused sender should wait before it tries again (Retry-After, RFC 9110 10.2.3). */
+const RETRY_AFTER_SECONDS = 2;
+
+/** The connection idle longest, if any is idle. */
+function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnection | undefined {
+  let oldest: ReceiverConnection | undefined;
+  for (const connection of connections) if (connection.idle && (!oldest || connection.lastActivity < oldest.lastActivity)) oldest = connection;
+  return oldest;
+}
+
+/**
+ * The answer to a connection the receiver cannot take: 503 with Retry-After, sent at once (its
+ * request is not read, so HTTP/1.1: RTSP senders read the status line alike).
+ */
+export function busyResponse(serverHeader: string, wallTime: number): Uint8Array {
+  const reason = utf8Encode('this receiver has as many connections as it can take; try again shortly\n');
+  return writeResponse({
+    protocol: 'HTTP',
+    version: '1.1',
+    status: STATUS.serviceUnavailable,
+    headers: [
+      [HEADER.retryAfter, RETRY_AFTER_SECONDS],
+      [HEADER.contentType, 'text/plain; charset=utf-8'],
+      [HEADER.date, httpDate(wallTime)],
+      [HEADER.server, serverHeader],
+      [HEADER.connection, 'close'],
+    ],
+    body: reason,
+  });
+}
 
 /** Store key of the group id (spec 2.1 gid), kept across restarts. */
 export const GID_KEY = 'gid';
@@ -83,6 +118,8 @@ export class Receiver implements InfoContext {
   private readonly connections = new Set<ReceiverConnection>();
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
+  /** Connections refused since the last log line about them. */
+  private refusals: { count: number; loggedAt: number | undefined } = { count: 0, loggedAt: undefined };
 
   constructor(
     config: ReceiverConfig,
@@ -218,31 +255,54 @@ export class Receiver implements InfoContext {
   }
 
   /**
-   * A new sans-I/O connection (DESIGN 6), or undefined at the connection limit (the caller closes
-   * the transport). The caller feeds it bytes and time and polls it; `accept` does that with a
-   * ConnectionDriver.
+   * A new sans-I/O connection (DESIGN 6), or undefined when it cannot be taken (the caller
+   * answers BUSY_RESPONSE and closes the transport). At maxConnections, or at
+   * maxConnectionsPerAddress for its address, the connection idle longest (of that address)
+   * makes room; with none idle the new one is refused. The caller feeds the connection bytes and
+   * time and polls it; `accept` does that with a ConnectionDriver.
    */
   open(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
     const { limits } = this.config;
-    if (this.connections.size >= limits.maxConnections) {
-      this.ports.log('warn', `${addresses.remoteAddress}:${addresses.remotePort} refused: ${limits.maxConnections} connections open (limits.maxConnections)`);
-      return undefined;
+    const fromAddress = [...this.connections].filter((connection) => connection.addresses.remoteAddress === addresses.remoteAddress);
+    const full = this.connections.size >= limits.maxConnections ? { pool: [...this.connections], limit: 'maxConnections' } : undefined;
+    const addressFull = fromAddress.length >= limits.maxConnectionsPerAddress ? { pool: fromAddress, limit: 'maxConnectionsPerAddress' } : undefined;
+    const crowded = addressFull ?? full;
+    if (crowded) {
+      const victim = oldestIdle(crowded.pool);
+      if (!victim) {
+        this.refused(addresses, now, crowded.limit);
+        return undefined;
+      }
+      victim.close(`idle longest: makes room for ${addresses.remoteAddress}:${addresses.remotePort} (limits.${crowded.limit})`);
     }
     const connection = new ReceiverConnection(addresses, this.connectionContext, now);
     this.connections.add(connection);
     return connection;
   }
 
-  /** Takes a host connection and drives it; closes it at once at the connection limit. */
+  /** Takes a host connection and drives it; at the limits with none idle, answers 503 and closes it. */
   accept(port: Connection): ReceiverConnection | undefined {
     const { clock } = this.ports;
     const connection = this.open(port, clock.now());
     if (!connection) {
+      port.write(busyResponse(this.connectionContext.serverHeader, clock.wallTime()));
       port.close();
       return undefined;
     }
     new ConnectionDriver(connection, port, clock);
     return connection;
+  }
+
+  /**
+   * Counts a refused connection; logs the first at once and then one line per
+   * REFUSAL_LOG_INTERVAL_MS with the count (a flood must not flood the log too).
+   */
+  private refused(addresses: ConnectionAddresses, now: number, limit: string): void {
+    this.refusals.count++;
+    if (this.refusals.loggedAt !== undefined && now - this.refusals.loggedAt < REFUSAL_LOG_INTERVAL_MS) return;
+    const { count } = this.refusals;
+    this.refusals = { count: 0, loggedAt: now };
+    this.ports.log('warn', `${count === 1 ? `${addresses.remoteAddress}:${addresses.remotePort} refused` : `${count} connections refused in the last ${REFUSAL_LOG_INTERVAL_MS / 1000} s, the last from ${addresses.remoteAddress}`} (503): ${this.connections.size} connections open, none idle (limits.${limit})`);
   }
 
   get connectionCount(): number {

@@ -189,19 +189,68 @@ test('a head still incomplete after headerTimeoutMs gets 408 and is closed, howe
   assert.equal(responses(connection)[0].head.status, 408);
 });
 
-test('refuses connections beyond maxConnections and logs why', () => {
-  const { receiver, log } = setup({ maxConnections: 2 });
+test('at maxConnections the connection idle longest makes room; with none idle a new one gets 503 with Retry-After, logged', () => {
+  const { receiver, log, clock } = setup({ maxConnections: 2 });
   const first = new MemoryConnection();
   const second = new MemoryConnection();
-  const third = new MemoryConnection();
+  second.remotePort = 50001;
   assert.ok(receiver.accept(first));
+  clock.advance(10);
   assert.ok(receiver.accept(second));
-  assert.equal(receiver.accept(third), undefined);
-  assert.equal(third.closed, true);
-  assert.ok(log.lines.some((line) => /maxConnections/.test(line.message)));
-  first.close();
+  // Both idle: the third takes the place of the one idle longest.
+  const third = new MemoryConnection();
+  third.remotePort = 50002;
+  assert.ok(receiver.accept(third));
+  assert.equal(first.closed, true, 'the oldest idle connection was closed');
+  assert.equal(second.closed, false);
+  // Now none is idle (each is in the middle of a request head): a fourth is refused.
+  second.send('GET /server-info HTTP/1.1\r\nHo');
+  third.send('GET /server-info HTTP/1.1\r\nHo');
+  const fourth = new MemoryConnection();
+  fourth.remotePort = 50003;
+  assert.equal(receiver.accept(fourth), undefined);
+  assert.equal(fourth.closed, true);
+  assert.match(fourth.text, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
+  assert.match(fourth.text, /\r\nRetry-After: 2\r\n/);
+  assert.match(fourth.text, /\r\nConnection: close\r\n/);
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /refused \(503\): 2 connections open, none idle \(limits\.maxConnections\)/.test(line.message)));
+  second.close();
   assert.equal(receiver.connectionCount, 1);
   assert.ok(receiver.accept(new MemoryConnection()));
+});
+
+test('refusals are logged once per interval with a count, not once each', () => {
+  const { receiver, log, clock } = setup({ maxConnections: 1, headerTimeoutMs: 60_000 });
+  const busy = new MemoryConnection();
+  receiver.accept(busy);
+  busy.send('GET /server-info HTTP/1.1\r\nHo');
+  for (let i = 0; i < 500; i++) receiver.accept(new MemoryConnection());
+  clock.advance(10_000);
+  busy.send('s');
+  receiver.accept(new MemoryConnection());
+  const lines = log.lines.filter((line) => /refused/.test(line.message));
+  assert.equal(lines.length, 2, lines.map((line) => line.message).join('\n'));
+  assert.match(lines[1].message, /^500 connections refused in the last 10 s/);
+});
+
+test('one address may hold maxConnectionsPerAddress; another address is still served', () => {
+  const { receiver } = setup({ maxConnectionsPerAddress: 2 });
+  const greedy = [0, 1, 2].map((i) => {
+    const connection = new MemoryConnection();
+    connection.remoteAddress = '192.0.2.66';
+    connection.remotePort = 40000 + i;
+    return connection;
+  });
+  for (const connection of greedy.slice(0, 2)) {
+    receiver.accept(connection);
+    connection.send('POST /stop HTTP/1.1\r\nContent-Length: 10\r\n\r\nabc');
+  }
+  assert.equal(receiver.accept(greedy[2]), undefined, 'its third is refused: its two are busy');
+  assert.match(greedy[2].text, /^HTTP\/1\.1 503 /);
+  const other = new MemoryConnection();
+  assert.ok(receiver.accept(other), 'another address is served');
+  other.send('GET /server-info HTTP/1.1\r\n\r\n');
+  assert.equal(responses(other)[0].head.status, 200);
 });
 
 test('a handler that throws gets 500 and the connection keeps serving', async () => {

@@ -103,7 +103,7 @@ test('a handler may answer later: no deadline while it works, pipelined requests
 
 test('a flood of pipelined requests while a handler works stays under maxHeldBytes: the connection stops reading', () => {
   const maxHeldBytes = 16 * 1024;
-  const { receiver } = setup({ maxHeldBytes });
+  const { receiver, clock } = setup({ maxHeldBytes });
   let held: Request | undefined;
   receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/slow', handler: (request) => ((held = request), LATER) });
   // Through the portable driver and an in-memory transport, as a host runs it.
@@ -131,6 +131,8 @@ test('a flood of pipelined requests while a handler works stays under maxHeldByt
   assert.equal(transport.chunks.length, 0, 'nothing answered while the first request waits');
   // The handler answers: the waiting requests are answered and reading resumes.
   held!.respond({ status: 200 });
+  // Answered a few per turn (maxRequestsPerTurn): each turn is a timer due at once.
+  clock.advance(0);
   assert.equal(transport.paused, false, 'reading resumes once the held requests are answered');
   assert.equal(connection.heldBytes, 0);
   const answers = latin1Decode(transport.written).match(/^HTTP\/1\.1 200 OK\r\n/gm) ?? [];
@@ -162,4 +164,51 @@ test('a closed connection wipes its secure channel (spec 5.4: the session keys g
   assert.equal(disposed, 0);
   connection.transportClosed(undefined, 2);
   assert.equal(disposed, 1);
+});
+
+test('a body must keep up the minimum rate after its grace: a trickle gets 408 and a close', () => {
+  const { receiver } = setup({ bodyGraceMs: 10_000, minBodyBytesPerSecond: 100, idleTimeoutMs: 600_000 });
+  const connection = receiver.open(ADDRESSES, 0)!;
+  feed(connection, 'POST /stop HTTP/1.1\r\nContent-Length: 4000\r\n\r\n', 0);
+  assert.equal(connection.pollTimeout(), 10_000, 'the grace, with nothing of the body yet');
+  // 500 bytes buy 5 s at 100 bytes/s.
+  feed(connection, 'x'.repeat(500), 9_000);
+  assert.equal(connection.pollTimeout(), 15_000);
+  // One byte every 10 s does not keep it alive (each byte buys 10 ms).
+  feed(connection, 'x', 14_000);
+  assert.equal(connection.pollTimeout(), 15_010);
+  connection.handleTimeout(15_010);
+  const text = drain(connection);
+  assert.match(text, /^HTTP\/1\.1 408 Request Timeout\r\n/);
+  assert.match(text, /\r\nConnection: close\r\n/);
+  assert.match(text, /request body arrived slower than 100 bytes\/s/);
+  assert.equal(connection.pollEvent()?.type, 'close');
+});
+
+test('fairness: a connection answers maxRequestsPerTurn pipelined requests, then yields until called back', () => {
+  const { receiver } = setup({ maxRequestsPerTurn: 3 });
+  const connection = receiver.open(ADDRESSES, 0)!;
+  feed(connection, 'OPTIONS * RTSP/1.0\r\nCSeq: 1\r\n\r\n'.repeat(7), 100);
+  assert.equal(drain(connection).match(/RTSP\/1\.0 200 OK/g)?.length, 3);
+  assert.equal(connection.pollTimeout(), 100, 'its next turn is due at once: the driver comes back after the others');
+  connection.handleTimeout(100);
+  assert.equal(drain(connection).match(/RTSP\/1\.0 200 OK/g)?.length, 3);
+  connection.handleTimeout(100);
+  assert.equal(drain(connection).match(/RTSP\/1\.0 200 OK/g)?.length, 1);
+  assert.equal(connection.pollTimeout(), 100 + 120_000, 'then only the idle deadline');
+});
+
+test('Expect: 100-continue gets 100 Continue before the body; a refused one gets its final status and a close', () => {
+  const { receiver } = setup();
+  const connection = receiver.open(ADDRESSES, 0)!;
+  feed(connection, 'POST /stop HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n', 1);
+  assert.equal(drain(connection), 'HTTP/1.1 100 Continue\r\n\r\n');
+  feed(connection, '{}', 2);
+  assert.match(drain(connection), /^HTTP\/1\.1 200 OK\r\n/);
+  feed(connection, 'PUT /nowhere HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n', 3);
+  const refused = drain(connection);
+  assert.match(refused, /^HTTP\/1\.1 501 Not Implemented\r\n/);
+  assert.doesNotMatch(refused, /100 Continue/);
+  assert.match(refused, /\r\nConnection: close\r\n/, 'the body it holds back is not there to skip');
+  assert.equal(connection.pollEvent()?.type, 'close');
 });
