@@ -442,6 +442,8 @@ export class ReceiverConnection implements SansIoConnection {
       order: this.order,
       respond: (response) => this.respond(id, response),
     };
+    // A costly request ends the connection's turn (see Route.costly).
+    if (route.costly) this.requestsThisTurn = this.context.limits.maxRequestsPerTurn;
     const releaseEvents = this.context.holdEvents(this.sessionId);
     let answer: Response | typeof LATER;
     try {

@@ -111,6 +111,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     method: 'POST',
     path: '/pair-setup',
     open: true,
+    costly: true,
     maxBodyBytes: MAX_PAIR_SETUP_BYTES,
     handler: (request) => {
       try {
@@ -124,6 +125,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     method: 'POST',
     path: '/pair-verify',
     open: true,
+    costly: true,
     maxBodyBytes: MAX_PAIR_VERIFY_BYTES,
     handler: (request) => {
       try {

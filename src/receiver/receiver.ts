@@ -273,7 +273,9 @@ export class Receiver implements InfoContext {
         this.refused(addresses, now, crowded.limit);
         return undefined;
       }
-      victim.close(`idle longest: makes room for ${addresses.remoteAddress}:${addresses.remotePort} (limits.${crowded.limit})`);
+      const why = `idle longest: makes room for ${addresses.remoteAddress}:${addresses.remotePort} (limits.${crowded.limit})`;
+      this.ports.log('info', `${victim.peer} closed, ${why}`);
+      victim.close(why);
     }
     const connection = new ReceiverConnection(addresses, this.connectionContext, now);
     this.connections.add(connection);

@@ -86,6 +86,12 @@ export interface Route {
   /** Largest body this route accepts; the receiver's limit when omitted. */
   readonly maxBodyBytes?: number;
   /**
+   * Answering takes long (pair-setup and pair-verify: big-number and curve arithmetic, tens of
+   * milliseconds on a desktop, far more on a board): the connection ends its turn after each, so
+   * one connection's pipelined pairing steps never hold up the others (fairness).
+   */
+  readonly costly?: boolean;
+  /**
    * A request the receiver recognises and does not serve (audio streaming on a receiver that
    * only answers the audio information request): routed, so it is answered 501 with a reason
    * rather than 404, but not listed by OPTIONS `Public` or `Allow`.
