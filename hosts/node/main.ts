@@ -212,7 +212,7 @@ async function main(): Promise<void> {
   const log = consoleLogger(logLevel);
   installFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
-  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
+  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   let receiver: Receiver;
