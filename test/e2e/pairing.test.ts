@@ -442,7 +442,7 @@ describe('pairing as senders do it against a receiver started with --pin 1234', 
   });
 
   test('the PIN stays on the screen when a sender gives up mid-way and the next one starts (M1), until it pairs', async () => {
-    const hidden = () => receiver.log().split('\n').filter((line) => line.includes('screen: pairing PIN hidden')).length;
+    const hidden = () => receiver.stderr.split('\n').filter((line) => line.includes('screen: pairing PIN hidden')).length;
     const before = hidden();
     const gone = await SocketSender.connect(receiver.port);
     assert.equal((await gone.request('POST', '/pair-pin-start')).head.status, 200);
@@ -454,7 +454,7 @@ describe('pairing as senders do it against a receiver started with --pin 1234', 
       assert.equal((await next.request('POST', '/pair-pin-start')).head.status, 200);
       items(await next.request('POST', '/pair-setup', { body: pairSetupM1() }), 2);
       await delay(100);
-      assert.equal(hidden(), before, `the PIN was hidden at the next M1:\n${receiver.log()}`);
+      assert.equal(hidden(), before, `the PIN was hidden at the next M1:\n${receiver.stderr}`);
     } finally {
       next.close();
     }
@@ -463,6 +463,6 @@ describe('pairing as senders do it against a receiver started with --pin 1234', 
     const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
     await client.pairSetup(OWN_PIN, PairMethods.PairSetup);
     await delay(100);
-    assert.equal(hidden(), before + 1, `hidden once, when hap-controller paired:\n${receiver.log()}`);
+    assert.equal(hidden(), before + 1, `hidden once, when hap-controller paired:\n${receiver.stderr}`);
   });
 });

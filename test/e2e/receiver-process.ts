@@ -135,11 +135,6 @@ export class ReceiverProcess {
     return entry[1];
   }
 
-  /** The log (stderr) so far. */
-  log(): string {
-    return this.err;
-  }
-
   /** Waits up to `timeoutMs` for a log line (stderr) matching `pattern`; returns it, or throws. */
   async waitForLog(pattern: RegExp, timeoutMs = 2000): Promise<string> {
     const deadline = Date.now() + timeoutMs;
