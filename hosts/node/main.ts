@@ -28,10 +28,12 @@ Options:
   --name NAME            name shown to senders (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
   --mirror-port PORT     screen mirroring port (default: 7100); not served yet: this version has
-                         no mirroring, the port is only reported in /info
+                         no screen mirroring, so nothing listens there
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
+  --no-mdns-unicast      do not answer DNS queries sent straight to this host's port 5353 (an
+                         avahi on the same host answers them for its own services otherwise)
   --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: 7080;
                          0 picks a free one); start-up stops if it is taken
   --no-screen            no virtual screen: a receiver without a display (no photos)
@@ -57,6 +59,7 @@ interface CommandLine {
   config: ReceiverConfig;
   interfaces: string[];
   mdns: boolean;
+  mdnsUnicast: boolean;
   dataDir: string;
   logLevel: LogLevel;
   activitySignal: boolean;
@@ -138,6 +141,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
         'mirror-port': { type: 'string' },
         interface: { type: 'string', multiple: true },
         'no-mdns': { type: 'boolean' },
+        'no-mdns-unicast': { type: 'boolean' },
         'screen-port': { type: 'string' },
         'no-screen': { type: 'boolean' },
         profile: { type: 'string' },
@@ -189,6 +193,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     config,
     interfaces,
     mdns: !values['no-mdns'],
+    mdnsUnicast: !values['no-mdns-unicast'],
     dataDir,
     logLevel,
     activitySignal: values['activity-signal'] === true,
@@ -276,7 +281,7 @@ async function main(): Promise<void> {
   const log = consoleLogger(logLevel);
   installFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
-  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log }) : undefined;
+  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   let receiver: Receiver;

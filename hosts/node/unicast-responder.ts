@@ -8,6 +8,10 @@
 // match, so the kernel gives it every unicast query to that address; multicast (224.0.0.251)
 // still goes only to ciao's sockets. ciao never asks for unicast replies to its own queries (it
 // clears the QU bit, RFC 6762 15.1), so nothing it waits for arrives here instead.
+//
+// What it costs: another responder on the same host (avahi) no longer gets unicast queries to
+// that address while the receiver runs, so those for its own services (ssh, printers) go
+// unanswered until the receiver stops; multicast is unaffected. --no-mdns-unicast turns this off.
 
 import dgram from 'node:dgram';
 import { networkInterfaces } from 'node:os';
