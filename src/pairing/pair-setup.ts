@@ -18,6 +18,16 @@
 // MAX_TRIES pairing is refused (MaxTries, HAP 5.6.2) until a person deletes the `pair-tries`
 // record. A single wrong PIN blocks nothing: the next M1 starts afresh.
 //
+// The setup code (setupCodeFor): a configured password always; else with a PIN required the PIN
+// (what a person reads off the screen); else transient pairing takes the fixed 3939 (spec 5.3:
+// senders that pair transiently always send it) and normal pairing the PIN.
+//
+// How a pair-setup ends, for whoever shows the PIN (onEnded): `paired` (M6, or M4 when
+// transient), `failed` (a step answered with an error: wrong PIN, bad signature, timed out),
+// or `abandoned` (its connection closed or went quiet and the next M1 took over, or the same
+// connection sent M1 again). A PIN shown for pair-pin-start stays up through an abandoned one:
+// the user may still be typing it into the sender that comes next.
+//
 // Every failure of a step is a 200 with State n+1 and an Error item (HomeKit behaviour); a body
 // that is not TLV8 or has no State is a PairingError without tlvError, which the route answers 400.
 
@@ -44,14 +54,33 @@ export const BACKOFF_AFTER = 10;
 export const MAX_BACKOFF_SECONDS = 60;
 /** Store key of the failed-attempt count (4 bytes, big-endian). */
 export const TRIES_KEY = 'pair-tries';
+/** spec 5.3: the code of home-based (transient) pairing, which senders always send. */
+export const TRANSIENT_SETUP_CODE = '3939';
+
+/** How a pair-setup ended (see the header). */
+export type PairSetupOutcome = 'paired' | 'failed' | 'abandoned';
+
+/** The configuration the setup code comes from. */
+export interface SetupCodeConfig {
+  readonly password: string;
+  readonly pin: string;
+  readonly pinRequired: boolean;
+}
+
+/** The SRP password of a pair-setup (see the header for the rule and why). */
+export function setupCodeFor(config: SetupCodeConfig, transient: boolean): string {
+  if (config.password !== '') return config.password;
+  if (transient && !config.pinRequired) return TRANSIENT_SETUP_CODE;
+  return config.pin;
+}
 
 export interface PairSetupOptions {
   /** The receiver's pairing identifier (M6 Identifier; pair-verify M2 sends the same). */
   readonly identifier: string;
   /** The receiver's Ed25519 long-term key pair (TXT pk). */
   readonly identity: { readonly secretKey: Uint8Array; readonly publicKey: Uint8Array };
-  /** The SRP password: the configured password when there is one, otherwise the PIN. */
-  readonly setupCode: () => string;
+  /** The SRP password for a transient or a normal pair-setup (setupCodeFor). */
+  readonly setupCode: (transient: boolean) => string;
   /** The device key and certificate of certificate authentication (spec 5.5), when configured. */
   readonly device: AuthSetupDevice | undefined;
   readonly peers: PeerStore;
@@ -61,8 +90,8 @@ export interface PairSetupOptions {
   readonly log: Logger;
   /** An unfinished pair-setup stops holding the receiver after this long without a step. */
   readonly timeoutMs: number;
-  /** Called when a pair-setup ends, however it ends (the PIN comes off the screen). */
-  readonly onEnded?: () => void;
+  /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
+  readonly onEnded?: (outcome: PairSetupOutcome) => void;
 }
 
 /** Per connection: how far its pair-setup got. */
@@ -107,7 +136,7 @@ export class PairSetup {
     } catch (error) {
       if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
       // A failed step ends this connection's pair-setup; the next M1 starts afresh.
-      this.end(session);
+      this.end(session, 'failed');
       return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);
     }
   }
@@ -117,7 +146,7 @@ export class PairSetup {
     const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
     const flags = readUint(items, TLV.Flags, 0);
     // A new M1 on the same connection restarts its pair-setup.
-    this.end(session);
+    this.end(session, 'abandoned');
     if (method !== PAIR_METHOD.PairSetup && method !== PAIR_METHOD.PairSetupWithAuth) {
       throw new PairingError(`pair-setup Method ${method} is neither Pair Setup (0) nor Pair Setup with Auth (1)`, TLV_ERROR.Unknown);
     }
@@ -137,8 +166,8 @@ export class PairSetup {
     }
     if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
 
-    const srp = new SrpServer({ password: this.options.setupCode(), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random });
     const transient = (flags & PAIR_FLAG.Transient) !== 0;
+    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random });
     session.set(PROGRESS, { step: 'M2', srp, method, transient });
     this.holder = { session, lastStepAt: clock.now() };
     return {
@@ -173,7 +202,7 @@ export class PairSetup {
     this.recordSuccess();
     if (transient) {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
-      this.end(session);
+      this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
       return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey) };
     }
@@ -227,7 +256,7 @@ export class PairSetup {
     ]);
     const sealedReply = chachaSealWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM6, plaintext);
     sessionKey.fill(0);
-    this.end(session);
+    this.end(session, 'paired');
     return {
       body: encodeTlv8([
         [TLV.State, encodeTlvUint(PAIR_STATE.M6)],
@@ -256,7 +285,7 @@ export class PairSetup {
   }
 
   /** Forgets the connection's pair-setup and lets the receiver go if it held it. */
-  private end(session: ConnectionState): void {
+  private end(session: ConnectionState, outcome: PairSetupOutcome): void {
     const progress = session.get(PROGRESS);
     if (progress) {
       if (progress.step === 'M2') progress.srp.dispose();
@@ -265,7 +294,7 @@ export class PairSetup {
     }
     if (this.holder?.session === session) {
       this.holder = undefined;
-      this.options.onEnded?.();
+      this.options.onEnded?.(outcome);
     }
   }
 
@@ -274,7 +303,7 @@ export class PairSetup {
     if (!holder) return false;
     if (!holder.session.closed && this.options.clock.now() - holder.lastStepAt <= this.options.timeoutMs) return true;
     // Its connection closed, or it went quiet: the receiver is free again.
-    this.end(holder.session);
+    this.end(holder.session, 'abandoned');
     return false;
   }
 

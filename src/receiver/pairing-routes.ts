@@ -5,7 +5,7 @@
 import { HEADER, STATUS } from '../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
 import { PairingError } from '../pairing/errors';
-import { PairSetup } from '../pairing/pair-setup';
+import { PairSetup, setupCodeFor } from '../pairing/pair-setup';
 import { PairVerify } from '../pairing/pair-verify';
 import { PeerStore } from '../pairing/peers';
 import { parseRsaPrivateKey } from '../pairing/rsa';
@@ -85,8 +85,8 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const setup = new PairSetup({
     identifier,
     identity,
-    // spec 5.2-5.3: a configured password is what senders type; otherwise the PIN (3939 by default).
-    setupCode: () => (config.password !== '' ? config.password : config.pin),
+    // spec 5.2-5.3: the password, the PIN, or 3939 for transient pairing (setupCodeFor).
+    setupCode: (transient) => setupCodeFor(config, transient),
     device,
     peers,
     store: ports.store,
@@ -94,7 +94,10 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     clock,
     log,
     timeoutMs: config.limits.pairingTimeoutMs,
-    onEnded: hidePin,
+    // An abandoned pair-setup leaves the PIN up: the next sender's user may be typing it.
+    onEnded: (outcome) => {
+      if (outcome !== 'abandoned') hidePin();
+    },
   });
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log });
 
