@@ -1,0 +1,25 @@
+// Every fuzz campaign, in one list: the runner (run.ts), the npm test file (fuzz.test.ts) and
+// the portable smoke in test/unit all take them from here. Portable: ECMAScript only.
+
+import { channelOpen, jpeg, mdnsUnicast, plistBinary, plistParameters, plistXml, slideshowAssetReply, tlv8 } from './codecs';
+import type { Campaign } from './engine';
+import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
+import { receiverConnection } from './receiver';
+
+export const CAMPAIGNS: readonly Campaign<never>[] = [
+  httpRequestParser,
+  httpResponseParser,
+  httpAssembler,
+  plistXml,
+  plistBinary,
+  plistParameters,
+  tlv8,
+  channelOpen,
+  jpeg,
+  slideshowAssetReply,
+  mdnsUnicast,
+  receiverConnection,
+] as unknown as Campaign<never>[];
+
+/** The seed every campaign uses unless told another (so runs are comparable). */
+export const DEFAULT_SEED = 0x5eed;
