@@ -1,12 +1,14 @@
 // `npm run fuzz -- --count N [--only NAME[,NAME]] [--seed S] [--index I] [--time-limit MS] [--hang-ms MS]`:
 // long fuzz campaigns on Node, one JSON line per campaign (name, inputs, crashes, hangs, max ms
 // per input, heap MB before/after, inputs/s), failures as replayable lines on stderr. Exits 1
-// when any campaign crashed or hung. `--index I` replays one input (count 1 from index I).
+// when any campaign crashed or hung. `--index I` replays one input (count 1 from index I) and
+// prints it on stderr.
 
 import { setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import { CAMPAIGNS, DEFAULT_SEED } from './campaigns';
-import { failureLines, runCampaign } from './engine';
+import { makeRng } from '../support/arbitrary';
+import { failureLines, inputSeed, runCampaign } from './engine';
 
 setFlagsFromString('--expose_gc');
 const gc = runInNewContext('gc') as () => void;
@@ -54,6 +56,12 @@ for (const campaign of CAMPAIGNS) {
     clock: () => performance.now(),
     heapBytes,
   });
+  if (index !== undefined) {
+    // Replaying one input: show it, bytes as Latin-1 text, to turn it into a unit test.
+    const input = campaign.generate(makeRng(inputSeed(seed, numeric('index', 0))));
+    const shown = JSON.stringify(input, (_, value) => (value instanceof Uint8Array ? `bytes(${value.length}) ${String.fromCharCode(...value.subarray(0, 4096))}` : value), 1);
+    console.error(`input ${index} of ${campaign.name} (seed ${seed}):\n${shown}`);
+  }
   const { failures, ...figures } = report;
   console.log(JSON.stringify(figures));
   for (const line of failureLines(report)) console.error(line);
