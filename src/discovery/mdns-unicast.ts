@@ -171,8 +171,9 @@ function readName(message: Uint8Array, start: number): { labels: string[]; end: 
  * cache-flush bits and TTLs of at most 10 s, in at most 512 bytes (or the size its OPT record
  * gives); what does not fit is left out, additional records first, and the TC bit tells when an
  * answer had to go (RFC 6762 18.5). A query from port 5353 gets a multicast DNS response
- * (ID 0, no questions: RFC 6762 6, 18.1) up to 9000 bytes. Throws a DiscoveryError for a
- * message that cannot be read.
+ * (ID 0, no questions: RFC 6762 6, 18.1) up to 9000 bytes. A legacy query whose questions,
+ * repeated, would already exceed that size gets no reply: one over the size is one the querier
+ * may not take (RFC 1035 4.2.1). Throws a DiscoveryError for a message that cannot be read.
  */
 export function answerQuery(message: Uint8Array, zone: Zone, origin: QueryOrigin): Uint8Array | undefined {
   const query = readQuery(message);
@@ -297,9 +298,11 @@ function writeResponse(response: {
   additionals: readonly ResourceRecord[];
   legacy: boolean;
   sizeMax: number;
-}): Uint8Array {
+}): Uint8Array | undefined {
   const questions = response.questions.map(questionBytes);
   let size = 12 + questions.reduce((sum, bytes) => sum + bytes.length, 0);
+  // The repeated questions are not ours to leave out (RFC 6762 6.7), so nothing fits.
+  if (size > response.sizeMax) return undefined;
   let truncated = false;
   const answers: Uint8Array[] = [];
   for (const record of response.answers) {

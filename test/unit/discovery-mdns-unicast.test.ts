@@ -150,3 +150,20 @@ test('keeps a legacy reply within 512 bytes: additionals left out first, TC when
   assert.equal(withOpt.flags & 0x0200, 0);
   assert.deepEqual(withOpt.answers[0].rdata, bigTxt);
 });
+
+test('a legacy query whose echoed questions alone exceed what the querier takes gets no reply (found by fuzzing)', () => {
+  // RFC 6762 6.7: a legacy reply repeats the questions; RFC 1035 4.2.1: within 512 bytes over UDP.
+  // Three questions about long names that are not ours, then one about ours.
+  const long = ['x'.repeat(63), 'y'.repeat(63), 'z'.repeat(63), 'local'];
+  const questions: [string[], number][] = [[long, DNS_TYPES.A], [long, DNS_TYPES.TXT], [long, DNS_TYPES.SRV], [['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]];
+  const message = query(6, questions);
+  assert.ok(message.length > 512);
+  assert.equal(answerQuery(message, ZONE, LEGACY), undefined, 'no reply rather than one over 512 bytes');
+  // With room to spare (its OPT record says 1232), the same query is answered within that size.
+  const opt = [0, 0, 41, 1232 >> 8, 1232 & 0xff, 0, 0, 0, 0, 0, 0];
+  const answer = answerQuery(query(6, questions, opt, 1), ZONE, LEGACY)!;
+  assert.ok(answer.length <= 1232, `${answer.length} bytes`);
+  assert.equal(readReply(answer).answers[0].type, DNS_TYPES.PTR);
+  // From port 5353 no questions are echoed: answered as usual.
+  assert.ok(answerQuery(message, ZONE, MDNS));
+});
