@@ -75,6 +75,16 @@ export class Headers implements Iterable<[string, string]> {
     return this.names.length;
   }
 
+  /** The name of field `index` (0 to size - 1) as spelled: for iterating without an iterator. */
+  nameAt(index: number): string {
+    return this.names[index];
+  }
+
+  /** The value of field `index` (0 to size - 1). */
+  valueAt(index: number): string {
+    return this.values[index];
+  }
+
   /** The first value of `name`, or undefined. List fields: see getAll. */
   get(name: string): string | undefined {
     const index = this.keys.indexOf(name.toLowerCase());
@@ -141,6 +151,22 @@ export class Headers implements Iterable<[string, string]> {
     this.keys.splice(index, 1);
     this.values.splice(index, 1);
   }
+}
+
+/**
+ * The fields of `init` flattened into `out` as name, value, name, value... in order: what the
+ * writer walks, with no Headers (three arrays and a lower-cased copy of each name) built for it.
+ */
+export function flattenHeaders(init: HeadersInit | undefined, out: string[]): string[] {
+  if (init === undefined) return out;
+  if (init instanceof Headers) {
+    for (let i = 0; i < init.size; i++) out.push(init.nameAt(i), init.valueAt(i));
+  } else if (isIterable(init)) {
+    for (const [name, value] of init) out.push(name, String(value));
+  } else {
+    for (const name of Object.keys(init)) out.push(name, String(init[name]));
+  }
+  return out;
 }
 
 function isIterable(value: object): value is Iterable<readonly [string, string | number]> {

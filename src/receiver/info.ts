@@ -6,6 +6,7 @@ import { encodeBinaryPlist } from '../plist/binary';
 import { real, type PlistDict } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
 import { hostPort } from './connection';
+import { ReplyCache } from './reply-cache';
 import type { Receiver } from './receiver';
 import type { Request, Response } from './router';
 
@@ -70,19 +71,26 @@ export function audioServiceInfo(receiver: Receiver, request: Request): PlistDic
 export function registerInfoRoutes(receiver: Receiver): void {
   const { router } = receiver;
   const mime = receiver.dialect.mime;
-  let serverInfoBody: Uint8Array | undefined;
+  // Each reply is built once per state it depends on (reply-cache.ts); the Response objects
+  // are shared between requests, which only read them.
+  const serverInfoReplies = new ReplyCache<Response>(1);
+  const optionsReplies = new ReplyCache<Response>(1);
   router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/server-info',
     maxBodyBytes: 0,
-    // The record depends only on the configuration: encode it once.
-    handler: (): Response => ({
-      status: 200,
-      headers: { [HEADER.contentType]: mime.plistXml },
-      body: (serverInfoBody ??= encodeXmlPlistBytes(serverInfo(receiver))),
-    }),
+    // The record depends only on these (see serverInfo).
+    handler: (): Response => {
+      const { config } = receiver;
+      return serverInfoReplies.get([config.deviceId, receiver.features, config.model, config.protocolVersion, config.sourceVersion], 'server-info', () => ({
+        status: 200,
+        headers: { [HEADER.contentType]: mime.plistXml },
+        body: encodeXmlPlistBytes(serverInfo(receiver)),
+      }));
+    },
   });
+  const infoReplies = new ReplyCache<Response>(64);
   router.add({
     protocol: 'RTSP',
     method: 'GET',
@@ -91,11 +99,15 @@ export function registerInfoRoutes(receiver: Receiver): void {
     open: true,
     // Some senders send a small binary plist asking for particular keys; all keys are answered.
     maxBodyBytes: 16 * 1024,
-    handler: (request): Response => ({
-      status: 200,
-      headers: { [HEADER.contentType]: mime.plistBinary },
-      body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
-    }),
+    // The record changes with the activity (status flags, gid and the TXT records, spec 2.1)
+    // and the port (TXT); the rest is fixed once the receiver is built. senderAddress differs per
+    // connection: one reply per sender address, up to ReplyCache's bound.
+    handler: (request): Response =>
+      infoReplies.get([receiver.activity, receiver.activityFields().gid, receiver.config.port, receiver.config.name], hostPort(request.remoteAddress, request.remotePort), () => ({
+        status: 200,
+        headers: { [HEADER.contentType]: mime.plistBinary },
+        body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
+      })),
   });
   router.add({
     protocol: 'RTSP',
@@ -104,6 +116,8 @@ export function registerInfoRoutes(receiver: Receiver): void {
     open: true,
     maxBodyBytes: 0,
     // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
-    handler: (): Response => ({ status: 200, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),
+    // Routes are all added while the Receiver is built, before any request: the table, and so
+    // the reply, is fixed for the router's life.
+    handler: (): Response => optionsReplies.get([router], 'options', () => ({ status: 200, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } })),
   });
 }

@@ -8,6 +8,7 @@ import { getPath } from '../plist/path';
 import { isPlistDict, type PlistValue } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
 import type { Receiver } from './receiver';
+import { ReplyCache } from './reply-cache';
 import type { Request, Response } from './router';
 import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
@@ -94,13 +95,18 @@ export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
     body: encodeXmlPlistBytes(body),
   });
 
+  const featuresReplies = new ReplyCache<Response>();
   receiver.router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/slideshow-features',
     maxBodyBytes: 0,
-    // spec 4.1: the themes, named in the language of Accept-Language.
-    handler: (request) => plistReply(slideshowFeatures(themeLanguage(request.head.headers.get(HEADER.acceptLanguage)))),
+    // spec 4.1: the themes, named in the language of Accept-Language. The theme table is fixed
+    // and the dialect's MIME type with it: one reply per language, built once (reply-cache.ts).
+    handler: (request) => {
+      const language = themeLanguage(request.head.headers.get(HEADER.acceptLanguage));
+      return featuresReplies.get([receiver.dialect], language, () => plistReply(slideshowFeatures(language)));
+    },
   });
 
   receiver.router.add({
