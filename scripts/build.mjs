@@ -71,20 +71,22 @@ export function staleReason() {
  * esbuild keeps `import.meta.url` as it is, which in dist/ names the bundle, not the source file
  * (hosts/node/screen/server.ts reads its page next to itself; hosts/node/kernels.ts finds the
  * .wasm by a relative path). This rewrites it, in the files that use it, to the URL of the
- * source file, computed from the bundle's own URL, so a moved checkout still works.
+ * source file, computed from the bundle's own URL (in `outdir`), so a moved checkout still works.
  */
-const sourceUrlPlugin = {
-  name: 'source-import-meta-url',
-  setup(build) {
-    build.onLoad({ filter: /\.ts$/ }, (args) => {
-      const text = readFileSync(args.path, 'utf8');
-      if (!text.includes('import.meta.url')) return undefined;
-      const fromDist = path.relative(DIST, args.path).split(path.sep).join('/');
-      // Chunks sit in dist/ next to the entries (chunkNames below), so one relative path serves.
-      return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromDist)}, import.meta.url).href`), loader: 'ts' };
-    });
-  },
-};
+export function sourceUrlPlugin(outdir) {
+  return {
+    name: 'source-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        // Chunks sit in `outdir` next to the entries (chunkNames below): one relative path serves.
+        const fromOut = path.relative(outdir, args.path).split(path.sep).join('/');
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`), loader: 'ts' };
+      });
+    },
+  };
+}
 
 /** Builds dist/ now. Returns the milliseconds it took. */
 export async function build() {
@@ -106,7 +108,7 @@ export async function build() {
     keepNames: false,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceUrlPlugin],
+    plugins: [sourceUrlPlugin(DIST)],
   });
   // Written beside their final names and renamed: several commands starting at once on a stale
   // build (the end-to-end tests) each build, and none reads a half-written file.
