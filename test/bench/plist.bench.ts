@@ -91,7 +91,7 @@ export function runPlistBench(): void {
     const creatorValue = forCreator(value) as Record<string, unknown>;
     const encodings = { ours: encodeBinaryPlist(value), 'bplist-creator': new Uint8Array(bplistCreator(creatorValue)) };
     for (const [encodedBy, encoded] of Object.entries(encodings)) checkEncoding(encoded, value, encodedBy);
-    const extra = note === undefined ? {} : { note };
+    const extra: Record<string, string> = note === undefined ? {} : { note };
 
     for (const [encodedBy, encoded] of Object.entries(encodings)) {
       const buffer = Buffer.from(encoded.buffer, encoded.byteOffset, encoded.byteLength);
