@@ -157,7 +157,14 @@ export async function ensureBuild(output, command) {
       process.stderr.write(`${command}: ${reason}, and esbuild (a devDependency) is not installed to rebuild it: run \`npm install\` and \`npm run build\` in ${ROOT}\n`);
       process.exit(1);
     }
-    const ms = await build();
+    let ms;
+    try {
+      ms = await build();
+    } catch (error) {
+      // esbuild's message lists each error with its file and line.
+      process.stderr.write(`${command}: ${reason}, and rebuilding it failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
     process.stderr.write(`${command}: rebuilt dist/ (${reason}; ${ms} ms)\n`);
   }
   return pathToFileURL(path.join(DIST, `${output}.js`)).href;
