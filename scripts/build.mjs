@@ -4,14 +4,16 @@
 // stays for the tests).
 //
 // `node scripts/build.mjs` always builds (`npm run build`); with --if-stale (`prepare`, `npm
-// test`) only when a file under src/ or hosts/, or this script, is newer than the last build.
+// test`) only when a file under src/ or hosts/, this script, package.json or the
+// installed packages' lock is newer than the last build.
 // The bin/ commands call ensureBuild(): a stale build is rebuilt when esbuild is installed (a
 // normal `npm install` installs devDependencies) and refused with a message saying what to run
 // when it is not (an install with --omit=dev and no dist/).
 //
-// Dependencies stay outside the bundle: Node resolves them from node_modules at run time, so an
-// `npm update` never leaves an old copy of a library inside dist/ (bundling @noble/* too was
-// measured: no difference in start to first answer within this machine's noise).
+// The @noble libraries are bundled too: loaded as separate ES modules from node_modules they took
+// 35-60 ms of every start, bundled 12-15 ms. An install that changes node_modules (npm writes
+// node_modules/.package-lock.json) therefore makes the build stale. @homebridge/ciao stays
+// outside: it is loaded only when advertising, with its own dependencies.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -22,8 +24,12 @@ export const DIST = path.join(ROOT, 'dist');
 /** Written last by a build: its mtime is the build's time, its text what was built from what. */
 const STAMP = path.join(DIST, 'build.json');
 const THIS_SCRIPT = fileURLToPath(import.meta.url);
-/** Trees whose files the build depends on (brief: src/ and hosts/; hosts/moddable is cheap to stat). */
+/** Trees whose files the build depends on (hosts/moddable is not built, but cheap to stat). */
 const SOURCE_TREES = ['src', 'hosts'];
+/** Single files it depends on: this script, and what says which library versions are installed. */
+const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+/** Loaded from node_modules at run time, not bundled. */
+const EXTERNAL = ['@homebridge/ciao'];
 
 /** The commands: output name (dist/NAME.js) -> entry file. */
 export const ENTRIES = {
@@ -59,10 +65,14 @@ export function staleReason() {
   }
   const newest = newestUnder(path.join(ROOT, SOURCE_TREES[0]));
   for (const tree of SOURCE_TREES.slice(1)) newestUnder(path.join(ROOT, tree), newest);
-  const script = statSync(THIS_SCRIPT).mtimeMs;
-  if (script > newest.mtimeMs) {
-    newest.file = THIS_SCRIPT;
-    newest.mtimeMs = script;
+  for (const name of SOURCE_FILES) {
+    const file = path.resolve(ROOT, name);
+    if (!existsSync(file)) continue;
+    const { mtimeMs } = statSync(file);
+    if (mtimeMs > newest.mtimeMs) {
+      newest.file = file;
+      newest.mtimeMs = mtimeMs;
+    }
   }
   if (newest.mtimeMs > built) return `${path.relative(ROOT, newest.file)} is newer than dist/`;
   return undefined;
@@ -105,7 +115,7 @@ export async function build() {
     format: 'esm',
     platform: 'node',
     target: 'node20',
-    packages: 'external',
+    external: EXTERNAL,
     sourcemap: 'linked',
     // No `__name` wrappers (tsx adds them: ~4% of request CPU, issue 11); names are not read.
     keepNames: false,
