@@ -37,6 +37,21 @@ export type WellKnownHeader = (typeof HEADER)[keyof typeof HEADER];
 const CANONICAL = new Map<string, string>();
 for (const name of Object.values(HEADER)) CANONICAL.set(name.toLowerCase(), name);
 
+/**
+ * The lookup key (lower case) of each well-known name as spelled here and in lower case: most
+ * names a message carries are these, and a lookup here allocates nothing where toLowerCase
+ * makes a new string for every mixed-case name (issue 11: less allocation per request).
+ */
+const KEYS = new Map<string, string>();
+for (const name of Object.values(HEADER)) {
+  KEYS.set(name, name.toLowerCase());
+  KEYS.set(name.toLowerCase(), name.toLowerCase());
+}
+
+function keyOf(name: string): string {
+  return KEYS.get(name) ?? name.toLowerCase();
+}
+
 /** The canonical spelling of a well-known header name (any case in), else `name` unchanged. */
 export function canonicalHeaderName(name: string): string {
   return CANONICAL.get(name.toLowerCase()) ?? name;
@@ -87,20 +102,20 @@ export class Headers implements Iterable<[string, string]> {
 
   /** The first value of `name`, or undefined. List fields: see getAll. */
   get(name: string): string | undefined {
-    const index = this.keys.indexOf(name.toLowerCase());
+    const index = this.keys.indexOf(keyOf(name));
     return index < 0 ? undefined : this.values[index];
   }
 
   /** Every value of `name`, in order (a field may be repeated, RFC 9110 5.3). */
   getAll(name: string): string[] {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     const out: string[] = [];
     for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === key) out.push(this.values[i]);
     return out;
   }
 
   has(name: string): boolean {
-    return this.keys.indexOf(name.toLowerCase()) >= 0;
+    return this.keys.indexOf(keyOf(name)) >= 0;
   }
 
   /**
@@ -108,7 +123,7 @@ export class Headers implements Iterable<[string, string]> {
    * spelling) and removes the others; appends when absent.
    */
   set(name: string, value: string | number): this {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     const first = this.keys.indexOf(key);
     if (first < 0) return this.append(name, value);
     this.names[first] = name;
@@ -119,14 +134,14 @@ export class Headers implements Iterable<[string, string]> {
 
   append(name: string, value: string | number): this {
     this.names.push(name);
-    this.keys.push(name.toLowerCase());
+    this.keys.push(keyOf(name));
     this.values.push(String(value));
     return this;
   }
 
   /** Removes every field of `name`; true when there was one. */
   delete(name: string): boolean {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     let removed = false;
     for (let i = this.keys.length - 1; i >= 0; i--) {
       if (this.keys[i] === key) {
