@@ -1,5 +1,7 @@
-// End-to-end helpers: start the real `vendorplay-receiver` command on loopback, read what it
-// prints, stop it; and a raw socket client that splits HTTP/RTSP responses with our parser.
+// End-to-end helpers: start the real `vendorplay-receiver` command on loopback (the compiled
+// build in dist/, as a user runs it; the command rebuilds it first when a source is newer), read
+// what it prints, stop it; and a raw socket client that splits HTTP/RTSP responses with our
+// parser.
 //
 // Network safety: the receiver always runs with --no-mdns and listens on the loopback interface
 // only (--interface lo: 127.0.0.1, and ::1 where it exists); the clients here connect to loopback only.
