@@ -45,10 +45,17 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 /** How long a refused sender should wait before it tries again (Retry-After, RFC 9110 10.2.3). */
 const RETRY_AFTER_SECONDS = 2;
 
-/** The connection idle longest, if any is idle. */
+/**
+ * The connection idle longest, if any is idle. A paired (encrypted) connection is a sender's
+ * session, kept open between requests on purpose, and only a sender that knows the PIN can make
+ * one: it never makes room for a newcomer.
+ */
 function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnection | undefined {
   let oldest: ReceiverConnection | undefined;
-  for (const connection of connections) if (connection.idle && (!oldest || connection.lastActivity < oldest.lastActivity)) oldest = connection;
+  for (const connection of connections) {
+    if (!connection.idle || connection.state.encrypted) continue;
+    if (!oldest || connection.lastActivity < oldest.lastActivity) oldest = connection;
+  }
   return oldest;
 }
 
