@@ -278,7 +278,9 @@ async function requestRate(port: number, pid: number, request: string, expected:
 export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<void> {
   const most = Math.max(...load.connections);
   // The default log level (info) logs nothing for a successful request, as a person runs it.
-  const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--limit', `maxConnections=${most + 8}`] });
+  // The load comes from one address: room for all of it there too (a sender uses a handful).
+  const room = most + 8;
+  const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--limit', `maxConnections=${room}`, '--limit', `maxConnectionsPerAddress=${room}`] });
   let nodeHttp: NodeHttpServer | undefined;
   try {
     const receiverPid = receiver.child.pid ?? 0;
