@@ -14,7 +14,7 @@ import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
-import { installFrameKernel } from './kernels';
+import { selectFrameKernel } from './kernels';
 import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
 import { VirtualScreen } from './screen/display';
 import { startScreenServer, type ScreenServer } from './screen/server';
@@ -210,14 +210,14 @@ async function main(): Promise<void> {
   if (!commandLine) return;
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
-  installFrameKernel(log);
+  const { crypto } = selectFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   let receiver: Receiver;
   try {
-    receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
+    receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start.
     if (!(error instanceof ConfigError)) throw error;

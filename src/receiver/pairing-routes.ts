@@ -83,8 +83,9 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
     log,
     timeoutMs: config.limits.pairingTimeoutMs,
     onEnded: hidePin,
+    crypto: ports.crypto,
   });
-  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log });
+  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   const answer = (request: Request, reply: PairingReply): Response => {
     if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
@@ -156,7 +157,7 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
         return { status: 400 };
       }
       try {
-        const body = authSetupReply(request.body, device, ports.random);
+        const body = authSetupReply(request.body, device, ports.random, ports.crypto);
         return { status: 200, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
       } catch (error) {
         return malformed(request, error);

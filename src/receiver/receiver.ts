@@ -23,6 +23,7 @@ import { registerInfoRoutes } from './info';
 import { EventSender } from './events';
 import { ReverseRegistry } from './reverse';
 import { registerReverseRoute } from './reverse-route';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
 import type { Slideshow } from './slideshow';
@@ -43,6 +44,8 @@ export interface ReceiverPorts {
    * no photos: feature bits Photo and PhotoCaching stay clear and PUT /photo is not served.
    */
   readonly display?: Display;
+  /** Pairing's and the channel's cryptography (natives on XS, WebAssembly frames on Node); portable @noble when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 /** A feature's part of POST /stop: the sender's session, and the stop request's Request.order. */

@@ -5,7 +5,8 @@
 
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import { createControlChannel, createSenderChannel } from '../../src/pairing/channel';
-import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
+import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import type { FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
 import { compare, report, round } from './measure';
@@ -23,7 +24,7 @@ export function runChannelBench(): void {
 
   // Each round opens the whole stream from counter 0, so each needs a fresh channel (one HKDF).
   const ours = () => {
-    const opened = createControlChannel(shared, portableFrameKernel).open(framed);
+    const opened = createControlChannel(shared, portableCryptoKernels).open(framed);
     if (opened.length !== frames) throw new Error('ours: lost frames');
   };
   // `npm run bench` builds the module first; without it the wasm figures are left out, and said so.
@@ -34,7 +35,7 @@ export function runChannelBench(): void {
     report({ bench: 'channel.open', lib: 'ours-wasm-kernel', skipped: `${FRAME_KERNEL_WASM}: ${(error as Error).message}` });
   }
   const oursWasm = () => {
-    const opened = createControlChannel(shared, wasmKernel).open(framed);
+    const opened = createControlChannel(shared, withFrameKernel(portableCryptoKernels, wasmKernel!)).open(framed);
     if (opened.length !== frames) throw new Error('ours-wasm: lost frames');
   };
   const openssl = () => {
