@@ -11,6 +11,8 @@ import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import * as nativeCrypto from '../../modules/native/vp-crypto';
+import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { toHex } from '../../src/bytes';
 import type { Display, Logger, Store } from '../../src/platform';
 import { PROFILES } from '../../src/receiver/profiles';
@@ -72,8 +74,13 @@ function start(): void {
     if (screen) display = new PocoDisplay(screen, log);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
+  // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
+  // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
+  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
+  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
+  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
   const started = Time.ticks;
-  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser, display });
+  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser, display, crypto });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
 
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>

@@ -2,6 +2,9 @@
 // vp-crypto.c); each function is described in natives.ts.
 import type { NativeCrypto } from './natives';
 
+/** False on the platforms whose manifest links no natives (vp-crypto-absent.js); the functions are then missing. */
+export declare const available: boolean;
+
 export declare const aeadSeal: NativeCrypto['aeadSeal'];
 export declare const aeadOpen: NativeCrypto['aeadOpen'];
 export declare const x25519Base: NativeCrypto['x25519Base'];
