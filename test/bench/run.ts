@@ -1,11 +1,12 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout.
-// Run one group with `npm run bench -- plist` (names: plist, http, channel, photo, slideshow).
+// Run one group with `npm run bench -- plist` (names: plist, http, channel, photo, slideshow, xs).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
 import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
+import { runXsBench } from './xs.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
@@ -13,6 +14,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   channel: runChannelBench,
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
+  xs: runXsBench,
 };
 
 const wanted = process.argv.slice(2);

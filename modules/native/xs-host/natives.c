@@ -2,8 +2,8 @@
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
  * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), the same C
- * functions the Moddable module vp-crypto.js binds with xsc. Also the heap figures the
- * benchmarks read, and the stand-in for the function lengths the SDK's linker leaves out.
+ * functions the Moddable module vp-crypto.js binds with xsc. Also the heap and meter figures
+ * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the function lengths the SDK's linker leaves out.
  */
 
 #include "xsAll.h"
@@ -42,6 +42,13 @@ static void xs_vp_heap(xsMachine *the)
 	xsSet(xsResult, xsID("peakSlots"), xsNumber((double)the->peakHeapCount * sizeof(txSlot)));
 }
 
+/* __vpHeapReset(): the peaks start again from the current sizes (a benchmark's baseline). */
+static void xs_vp_heap_reset(xsMachine *the)
+{
+	the->peakChunksSize = the->currentChunksSize;
+	the->peakHeapCount = the->currentHeapCount;
+}
+
 /* __vpMeter(): XS's compute meter (byte-code steps so far in this evaluation). */
 static void xs_vp_meter(xsMachine *the)
 {
@@ -74,6 +81,8 @@ void vpInstallNatives(xsMachine *the)
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
 	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
 	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
+	xsVar(0) = xsNewHostFunction(xs_vp_heap_reset, 0);
+	xsSet(xsGlobal, xsID("__vpHeapReset"), xsVar(0));
 	xsVar(0) = xsNewHostFunction(xs_vp_meter, 0);
 	xsSet(xsGlobal, xsID("__vpMeter"), xsVar(0));
 }
