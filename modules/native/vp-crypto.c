@@ -215,7 +215,7 @@ void xs_vp_modexp(xsMachine *the)
 	if (!error) error = mbedtls_mpi_read_binary(&N, modulus.data, modulus.length);
 	if (!error) error = mbedtls_mpi_exp_mod(&X, &A, &E, &N, NULL);
 	if (!error) error = mbedtls_mpi_write_binary(&X, out.data, out.length);
-	/* The exponents are secrets (SRP's b, RSA's d mod p-1): wiped, not just freed. */
+	/* The exponents are secrets (SRP's b, RSA's d mod p-1): mbedtls_mpi_free zeroes each number before freeing it. */
 	mbedtls_mpi_free(&A);
 	mbedtls_mpi_free(&E);
 	mbedtls_mpi_free(&N);

@@ -3,7 +3,8 @@
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
  * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), the same C
  * functions the Moddable module vp-crypto.js binds with xsc. Also the heap and meter figures
- * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the function lengths the SDK's linker leaves out.
+ * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
+ * function lengths the SDK's linker leaves out.
  */
 
 #include "xsAll.h"
