@@ -18,7 +18,11 @@ export type TimerHandle = unknown;
 /** Cryptographically strong random bytes (the host seeds it from hardware where it can). */
 export type RandomSource = (length: number) => Uint8Array;
 
-/** One TCP connection, accepted by a listener or opened by the host. */
+/**
+ * One TCP connection, accepted by a listener or opened by the host. The core never calls it
+ * directly: a ConnectionDriver (src/connection-driver.ts) moves bytes between it and a sans-I/O
+ * connection, and does the flow control.
+ */
 export interface Connection {
   readonly remoteAddress: string;
   readonly remotePort: number;
@@ -28,6 +32,12 @@ export interface Connection {
   write(bytes: Uint8Array): boolean;
   /** Closes after queued bytes are sent. */
   close(): void;
+  /**
+   * Stops delivering bytes until resume() (the core holds enough): Node's `socket.pause()`, on
+   * ECMA-419 simply not reading. Bytes wait in the host's and the peer's buffers (TCP flow control).
+   */
+  pause(): void;
+  resume(): void;
   /** Set by the core: bytes arrived. */
   onData: (bytes: Uint8Array) => void;
   /** Set by the core: the peer closed or the connection failed (`error` names why). */
@@ -84,7 +94,11 @@ export interface DisplayStatus {
  * decodes JPEGs with commodetto onto the panel. A host without a screen (a speaker) has none.
  */
 export interface Display {
-  /** Shows a JPEG picture at once, with a transition by name (spec 4.1 X-Vendor-Transition) when given. */
+  /**
+   * Shows a JPEG picture, with a transition when given: one of TRANSITIONS
+   * (src/receiver/transitions.ts), resolved by the core from the sender's name (spec 4.1
+   * X-Vendor-Transition, 2.7 settings.theme); without one, at once.
+   */
   showPhoto(jpeg: Uint8Array, transition?: string): void;
   /** Clears the picture (photo session or slideshow stopped). */
   clear(): void;

@@ -10,6 +10,8 @@
 //   choose (spec 2.2: `_raop._tcp` is `MAC@name`), so each service carries its instance name
 //   and the host's responder (advertiser.ts) writes records under it.
 
+import { hostLabel, instanceDomain as coreInstanceDomain, parseServiceType, sameLabel, serviceDomain as coreServiceDomain } from '../../src/discovery/dnssd-names';
+import { DNS_TYPES } from '../../src/discovery/mdns-unicast';
 import { txtBytes } from '../../src/discovery/txt-bytes';
 import type { ServiceRecord } from '../../src/platform';
 
@@ -26,14 +28,11 @@ export interface SdkService {
   instance: string;
 }
 
-/** RFC 6763 7: `_name._tcp` or `_name._udp`, the name 1 to 15 letters, digits and hyphens. */
-const SERVICE_TYPE = /^_([A-Za-z0-9-]{1,15})\._(tcp|udp)$/;
+/** The host name rule is the core's (one host label for every service of the receiver). */
+export { hostLabel };
 
-/** RFC 1035 2.3.4: a label is at most 63 bytes. */
-const LABEL_MAX = 63;
-
-/** DNS record types the responder answers for an instance name (RFC 1035 3.2.2, RFC 2782). */
-export const RR = { A: 1, TXT: 16, SRV: 33, ANY: 255 } as const;
+/** DNS record types the responder answers for an instance name (the core's table). */
+export const RR = { A: DNS_TYPES.A, TXT: DNS_TYPES.TXT, SRV: DNS_TYPES.SRV, ANY: DNS_TYPES.ANY } as const;
 
 /**
  * The SDK responder's record mask bits (mdns.js `reply`): which records one answer carries.
@@ -59,29 +58,24 @@ export class DnssdError extends Error {
  * `_name._tcp`/`_name._udp`, and the core's DiscoveryError for a TXT record RFC 6763 forbids.
  */
 export function sdkService(record: ServiceRecord): SdkService {
-  const type = SERVICE_TYPE.exec(record.type);
+  const type = parseServiceType(record.type);
   if (!type) throw new DnssdError(`service type "${record.type}" is not _name._tcp or _name._udp (RFC 6763 7)`);
   if (record.name === '') throw new DnssdError(`service ${record.type}: empty instance name`);
-  return { name: type[1], protocol: type[2], port: record.port, txt: txtBytes(record.txt), instance: record.name };
+  return { name: type.name, protocol: type.protocol, port: record.port, txt: txtBytes(record.txt), instance: record.name };
 }
 
-/**
- * The host name (first label of `<label>.local`) for a receiver called `name`: letters, digits
- * and hyphens only (RFC 952/1123 host names), so `Living Room` becomes `Living-Room`.
- */
-export function hostLabel(name: string): string {
-  const label = name.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, LABEL_MAX).replace(/-+$/, '');
-  return label || 'receiver';
+function typeOf(service: Pick<SdkService, 'name' | 'protocol'>): string {
+  return `_${service.name}._${service.protocol}`;
 }
 
 /** `_vendorplay._tcp.local` */
 export function serviceDomain(service: Pick<SdkService, 'name' | 'protocol'>): string {
-  return `_${service.name}._${service.protocol}.local`;
+  return coreServiceDomain(typeOf(service));
 }
 
 /** `Living Room._vendorplay._tcp.local`: the owner name of the service's SRV and TXT records. */
 export function instanceDomain(service: Pick<SdkService, 'name' | 'protocol' | 'instance'>): string {
-  return `${service.instance}.${serviceDomain(service)}`;
+  return coreInstanceDomain(service.instance, typeOf(service));
 }
 
 /**
@@ -92,9 +86,8 @@ export function instanceDomain(service: Pick<SdkService, 'name' | 'protocol' | '
 export function instanceAnswer(qname: readonly string[], qtype: number, service: Pick<SdkService, 'name' | 'protocol' | 'instance'>): number {
   if (qname.length !== 4) return 0;
   const [instance, name, protocol, local] = qname;
-  if (asciiLower(local) !== 'local') return 0;
-  if (asciiLower(name) !== `_${asciiLower(service.name)}` || asciiLower(protocol) !== `_${service.protocol}`) return 0;
-  if (asciiLower(instance) !== asciiLower(service.instance)) return 0;
+  if (!sameLabel(local, 'local') || !sameLabel(name, `_${service.name}`) || !sameLabel(protocol, `_${service.protocol}`)) return 0;
+  if (!sameLabel(instance, service.instance)) return 0;
   switch (qtype) {
     case RR.SRV:
       return RECORD.SRV | RECORD.A;
@@ -105,8 +98,4 @@ export function instanceAnswer(qname: readonly string[], qtype: number, service:
     default:
       return 0;
   }
-}
-
-function asciiLower(text: string): string {
-  return text.replace(/[A-Z]/g, (char) => String.fromCharCode(char.charCodeAt(0) + 32));
 }

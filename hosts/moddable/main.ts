@@ -13,9 +13,10 @@ import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
-import { toHex } from '../../src/bytes';
-import type { Display, Logger, Store } from '../../src/platform';
-import { PROFILES } from '../../src/receiver/profiles';
+import type { Display, Logger } from '../../src/platform';
+import { freezeConfig } from '../../src/receiver/config';
+import { loadOrCreateDeviceId } from '../../src/receiver/identity';
+import { profileShowsPictures } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
@@ -25,31 +26,13 @@ import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
 
-/** Store key of the device id made for a board without a MAC address (the simulators). */
-const DEVICE_ID_KEY = 'device-id';
-
-/**
- * The device id when the manifest names none: the network interface's MAC address, or one made
- * once and kept (a random, locally administered unicast MAC: IEEE 802, as the Node host does).
- */
-function deviceIdFrom(store: Store, random: (length: number) => Uint8Array): string {
-  const mac = (Net as unknown as { get(what: 'MAC'): string | undefined }).get('MAC');
-  if (mac) return mac;
-  const stored = store.get(DEVICE_ID_KEY);
-  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
-  const made = random(6);
-  made[0] = (made[0] & 0xfc) | 0x02;
-  store.put(DEVICE_ID_KEY, made);
-  return toHex(made, ':').toUpperCase();
-}
-
 function start(): void {
   const store = preferenceStore(Preference);
   const random = hostRandom;
 
   let host: HostConfig;
   try {
-    host = hostConfig(manifest, () => deviceIdFrom(store, random));
+    host = hostConfig(manifest, () => loadOrCreateDeviceId(store, random, (Net as unknown as { get(what: 'MAC'): string | undefined }).get('MAC')));
   } catch (error) {
     trace(`error vendorplay-receiver: ${error instanceof Error ? error.message : String(error)}\n`);
     return;
@@ -70,21 +53,15 @@ function start(): void {
   // Receiver offers Photo, PhotoCaching and Slideshow only with a display.
   let display: Display | undefined;
   const screen = boardScreen();
-  if (PROFILES[config.profile].intended.includes('Photo')) {
+  if (profileShowsPictures(config.profile)) {
     if (screen) display = new PocoDisplay(screen, log);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
-  // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
-  // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
-  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
-  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
-  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
-  const started = Time.ticks;
-  const receiver = new Receiver(config, { clock: moddableClock, random, store, log, advertiser, display, crypto });
-  log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
-
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
     new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
+  // Listen first: port 0 picks a free one, and the configuration the receiver is built with is
+  // complete (the port it advertises) and frozen.
+  let receiver: Receiver | undefined;
   let listener: Listener;
   try {
     listener = new Listener({
@@ -93,14 +70,14 @@ function start(): void {
         for (let i = 0; i < count; i++) {
           const from = this.read();
           if (!from) break;
-          receiver.accept(
-            adoptConnection(from, adopt, {
-              localPort: config.port,
-              localAddress: () => Net.get('IP') ?? '',
-              setTimer: moddableClock.setTimer,
-              clearTimer: moddableClock.clearTimer,
-            }),
-          );
+          const connection = adoptConnection(from, adopt, {
+            localPort: listener.port,
+            localAddress: () => Net.get('IP') ?? '',
+            setTimer: moddableClock.setTimer,
+            clearTimer: moddableClock.clearTimer,
+          });
+          if (receiver) receiver.accept(connection);
+          else connection.close();
         }
       },
     });
@@ -108,9 +85,15 @@ function start(): void {
     log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
-  // Port 0 picks a free one; it is what is advertised.
-  if (config.port === 0) config.port = listener.port;
-  log('info', `listening on port ${config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
+  // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
+  // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
+  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
+  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
+  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
+  const started = Time.ticks;
+  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display, crypto });
+  log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
+  log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();
   for (const service of receiver.services()) {
     const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');

@@ -61,6 +61,10 @@ export function adoptConnection(from: unknown, adopt: AdoptSocket, options: TcpH
   let closed = false;
   let closeTimer: unknown;
   let socket: TcpSocket | undefined;
+  /** The core holds enough: bytes stay in the socket (ECMA-419 pull reads) until resume(). */
+  let paused = false;
+  /** Bytes the socket said it has while paused. */
+  let unread = 0;
   let remoteAddress = '';
   let remotePort = 0;
 
@@ -137,9 +141,25 @@ export function adoptConnection(from: unknown, adopt: AdoptSocket, options: TcpH
         finish('peer did not take the queued bytes before the close timeout');
       });
     },
+    pause() {
+      paused = true;
+    },
+    resume() {
+      if (!paused) return;
+      paused = false;
+      if (unread > 0 && socket) {
+        unread = 0;
+        read(socket);
+      }
+    },
     onData: noop,
     onClose: noop,
     onDrain: noop,
+  };
+
+  const read = (from: TcpSocket): void => {
+    const bytes = from.read();
+    if (bytes instanceof ArrayBuffer && bytes.byteLength > 0 && !closing) connection.onData(new Uint8Array(bytes));
   };
 
   // The callbacks take the socket from `this`: a platform may call one before adopt() returns.
@@ -147,8 +167,11 @@ export function adoptConnection(from: unknown, adopt: AdoptSocket, options: TcpH
     onReadable(count) {
       socket ??= this;
       if (closed || count <= 0) return;
-      const bytes = this.read();
-      if (bytes instanceof ArrayBuffer && bytes.byteLength > 0 && !closing) connection.onData(new Uint8Array(bytes));
+      if (paused) {
+        unread = count;
+        return;
+      }
+      read(this);
     },
     onWritable(count) {
       socket ??= this;

@@ -1,15 +1,26 @@
 // The Advertiser port (src/platform.ts) on Node: DNS-SD services published by multicast DNS
-// through the `@homebridge/ciao` responder (RFC 6762/6763: probing, announcements, goodbyes).
+// through the `@homebridge/ciao` responder (RFC 6762/6763: probing, announcements, goodbyes),
+// every service on one host name, and unicast queries answered beside it (unicast-responder.ts).
 
 import { networkInterfaces } from 'node:os';
 import { getResponder, type CiaoService, type Protocol, type Responder, type ServiceTxt } from '@homebridge/ciao';
+import { hostLabel, parseServiceType } from '../../src/discovery/dnssd-names';
+import { txtBytes } from '../../src/discovery/txt-bytes';
+import type { ZoneService } from '../../src/discovery/mdns-unicast';
 import type { Advertiser, Logger, ServiceRecord } from '../../src/platform';
+import { shareHostNames } from './ciao-shared-host';
+import { startUnicastResponder, type UnicastResponder } from './unicast-responder';
 
 export interface MdnsAdvertiserOptions {
   /**
+   * The receiver's name: every service points at the one host `<hostLabel(name)>.local`
+   * (`Living Room` -> `Living-Room.local`). Absent: the first published instance name.
+   */
+  name?: string;
+  /**
    * Interface names (`eth0`, `wlan0`) or addresses to advertise on. ciao always adds the
-   * loopback interface to a restricted set. Absent or empty: every interface ciao finds
-   * (on Linux, every link `ip -o link show` lists that has an address).
+   * loopback interface to a restricted set. Absent or empty: every interface that has an
+   * address when the first service is published (see `defaultInterfaces`).
    */
   interfaces?: string[];
   /**
@@ -20,6 +31,8 @@ export interface MdnsAdvertiserOptions {
   log: Logger;
   /** Longest wait in shutdown() for goodbye packets before giving up on ciao (default 2000 ms). */
   shutdownTimeoutMs?: number;
+  /** Whether queries sent to the receiver's own address are answered (default true). */
+  unicast?: boolean;
 }
 
 export interface MdnsAdvertiser extends Advertiser {
@@ -33,11 +46,26 @@ export interface MdnsAdvertiser extends Advertiser {
 
 const DEFAULT_SHUTDOWN_TIMEOUT_MS = 2000;
 
-/** RFC 6763 7: `_name._tcp` or `_name._udp`, the name 1 to 15 letters, digits and hyphens. */
-const SERVICE_TYPE = /^_([A-Za-z0-9-]{1,15})\._(tcp|udp)$/;
-
-/** RFC 1035 2.3.4: a label is at most 63 bytes. */
-const HOST_LABEL_MAX = 63;
+/**
+ * The interfaces to advertise on when none are named: every non-loopback interface with an
+ * address (IPv4, or IPv6 unless `ipv6` is false), by the names the kernel gives them.
+ *
+ * Why not leave it to ciao: on Linux ciao lists links with `ip -o link show`, which prints a
+ * veth or container interface as `eth0@if12` (the `@if12` names its peer), and then looks that
+ * up in os.networkInterfaces() under `eth0`, finds nothing and skips it ("Initial networks [lo]
+ * ignoring [eth0]"): a receiver in a container or network namespace advertised on loopback
+ * only. Naming the interfaces ourselves is ciao's documented `interface` option. What it costs:
+ * ciao then follows address changes on these interfaces but not interfaces that appear later;
+ * a restart picks those up.
+ */
+export function defaultInterfaces(ipv6 = true): string[] {
+  const names: string[] = [];
+  for (const [name, infos] of Object.entries(networkInterfaces())) {
+    const usable = (infos ?? []).some((info) => !info.internal && (info.family === 'IPv4' || (ipv6 && info.family === 'IPv6')));
+    if (usable) names.push(name);
+  }
+  return names;
+}
 
 interface Published {
   /** The record as last published or updated (its original name: ciao may have renamed it). */
@@ -75,28 +103,24 @@ function txtObject(record: ServiceRecord, log: Logger): ServiceTxt {
   return txt;
 }
 
-/**
- * The host name a service's SRV record points at. ciao derives it from the instance name and
- * probes it like the name, so each service needs its own (two sharing one would conflict with
- * each other). A host name is kept to letters, digits and hyphens: `5855CA1AE288@Living Room`
- * becomes `5855CA1AE288-Living-Room.local`.
- */
-function hostnameFor(name: string): string {
-  const label = name.replace(/[^A-Za-z0-9-]+/g, '-').replace(/^-+|-+$/g, '').slice(0, HOST_LABEL_MAX).replace(/-+$/, '');
-  return label || 'receiver';
-}
-
 /** An Advertiser publishing by multicast DNS through ciao. Errors are logged, never thrown. */
 export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvertiser {
   const { log } = options;
-  const interfaces = options.interfaces?.filter((name) => name !== '') ?? [];
+  const named = options.interfaces?.filter((name) => name !== '') ?? [];
   const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-  const where = interfaces.length > 0 ? `on ${interfaces.join(', ')} (and loopback)` : 'on every interface';
+  /** Decided when the responder starts (the interfaces there are then). */
+  let interfaces: string[] = named;
+  let where = '';
   const published = new Map<string, Published>();
   /** Goodbyes under way (withdraw), which shutdown waits for. */
   const pending = new Set<Promise<void>>();
   let responder: Responder | undefined;
+  let unicast: UnicastResponder | undefined;
   let shutdownPromise: Promise<void> | undefined;
+  /** One host name for every service (RFC 6763: a host publishes its services on its name). */
+  let sharedHost = options.name === undefined ? undefined : hostLabel(options.name);
+  const hostsShared = shareHostNames();
+  if (!hostsShared) log('warn', 'mdns: this version of ciao cannot publish two services on one host name; each service gets its own');
 
   const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
 
@@ -104,17 +128,43 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
   function getOrCreateResponder(): Responder {
     if (responder) return responder;
     const known = networkInterfaces();
-    for (const name of interfaces) {
+    for (const name of named) {
       // ciao silently skips an interface it cannot find, which would leave only loopback.
       const isAddress = Object.values(known).some((infos) => infos?.some((info) => info.address === name));
       if (!known[name] && !isAddress) log('warn', `mdns: interface ${name} not found (have: ${Object.keys(known).join(', ')}); not advertising there`);
     }
+    interfaces = named.length > 0 ? named : defaultInterfaces(options.ipv6 !== false);
+    where = interfaces.length > 0 ? `on ${interfaces.join(', ')} (and loopback)` : 'on loopback only (no other interface has an address)';
+    // An empty list would have ciao fall back to its own interface discovery (see defaultInterfaces).
     responder = getResponder({
-      ...(interfaces.length > 0 && { interface: interfaces }),
+      interface: interfaces.length > 0 ? interfaces : [loopbackName(known)],
       ...(options.ipv6 === false && { disableIpv6: true }),
     });
-    log('debug', `mdns: responder started ${where}`);
+    log('info', `mdns: responder started ${where}`);
+    if (options.unicast !== false) {
+      unicast = startUnicastResponder({ interfaces: named.length > 0 ? named : [], services: zoneServices, log });
+    }
     return responder;
+  }
+
+  /** The announced services as the unicast responder answers for them: names as ciao probed them. */
+  function zoneServices(): ZoneService[] {
+    const zone: ZoneService[] = [];
+    for (const entry of published.values()) {
+      if (!entry.announced) continue;
+      // ciao's FQDN is `<instance>.<type>.local.` with the instance as probed (maybe renamed).
+      const fqdn = entry.service.getFQDN();
+      const instance = fqdn.slice(0, fqdn.length - entry.service.getTypePTR().length - 1);
+      let txt: Uint8Array;
+      try {
+        txt = txtBytes(entry.record.txt);
+      } catch {
+        continue; // ciao published it as an object; a record the core cannot write is not answered here
+      }
+      const host = entry.service.getHostname().replace(/\.local\.?$/, '');
+      zone.push({ instance, type: entry.record.type, port: entry.record.port, txt, host });
+    }
+    return zone;
   }
 
   function publish(record: ServiceRecord): void {
@@ -127,7 +177,7 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
       update(record);
       return;
     }
-    const type = SERVICE_TYPE.exec(record.type);
+    const type = parseServiceType(record.type);
     if (!type) {
       log('error', `mdns: ${describe(record)} not published: the type is not _name._tcp or _name._udp (RFC 6763 7)`);
       return;
@@ -136,10 +186,11 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
     try {
       service = getOrCreateResponder().createService({
         name: record.name,
-        type: type[1],
-        protocol: type[2] as Protocol,
+        type: type.name,
+        protocol: type.protocol as Protocol,
         port: record.port,
-        hostname: hostnameFor(record.name),
+        // Without the shared-host change, two services on one name would rename each other.
+        hostname: hostsShared ? (sharedHost ??= hostLabel(record.name)) : hostLabel(record.name),
         txt: txtObject(record, log),
       });
     } catch (error) {
@@ -148,7 +199,11 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
     }
     // ciao resolves a name taken on the network by numbering it ("Living Room (2)").
     service.on('name-change', (name) => log('warn', `mdns: ${describe(record)}: the name is taken on the network; published as "${name}"`));
-    service.on('hostname-change', (hostname) => log('info', `mdns: ${describe(record)}: host name taken on the network; now ${hostname}`));
+    service.on('hostname-change', (hostname) => {
+      log('info', `mdns: ${describe(record)}: host name taken on the network; now ${hostname}`);
+      // Services published later follow the new name, so they stay on one host.
+      if (hostsShared && hostname) sharedHost = hostname.replace(/\.local\.?$/, '');
+    });
     const entry: Published = { record, service, announced: false };
     published.set(key, entry);
     log('info', `mdns: publishing ${describe(record)} port ${record.port} ${where}`);
@@ -210,6 +265,7 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
     shutdownPromise ??= (async () => {
       const remaining = published.size;
       published.clear();
+      unicast?.close();
       const work = (async () => {
         await Promise.allSettled([...pending]);
         // Responder.shutdown sends goodbyes for every service still announced, then closes the sockets.
@@ -233,4 +289,10 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
   }
 
   return { publish, update, withdraw, shutdown };
+}
+
+/** The loopback interface's name (`lo` on Linux, `lo0` on macOS). */
+function loopbackName(known: ReturnType<typeof networkInterfaces>): string {
+  for (const [name, infos] of Object.entries(known)) if (infos?.some((info) => info.internal)) return name;
+  return 'lo';
 }

@@ -1,17 +1,17 @@
 // `vendorplay-receiver`: the desktop simulator host. Parses the command line, builds the ports on
 // Node, starts the receiver and its listeners, advertises it, and shuts down cleanly on a signal.
 
-import { readFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces, homedir } from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
-import { toHex } from '../../src/bytes';
 import { isDialectName } from '../../src/dialect';
 import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
-import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
@@ -27,12 +27,15 @@ A receiver for the wireless media protocol, on this computer.
 Options:
   --name NAME            name shown to senders (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
-  --mirror-port PORT     screen mirroring port (default: 7100)
+  --mirror-port PORT     screen mirroring port (default: 7100); not served yet: this version has
+                         no screen mirroring, so nothing listens there
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
+  --no-mdns-unicast      do not answer DNS queries sent straight to this host's port 5353 (an
+                         avahi on the same host answers them for its own services otherwise)
   --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: 7080;
-                         0 picks a free one)
+                         0 picks a free one); start-up stops if it is taken
   --no-screen            no virtual screen: a receiver without a display (no photos)
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
   --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
@@ -56,6 +59,7 @@ interface CommandLine {
   config: ReceiverConfig;
   interfaces: string[];
   mdns: boolean;
+  mdnsUnicast: boolean;
   dataDir: string;
   logLevel: LogLevel;
   activitySignal: boolean;
@@ -70,34 +74,95 @@ function parsePort(name: string, text: string | undefined, fallback: number): nu
   return port;
 }
 
+/**
+ * node:util parseArgs errors in one short line: `unknown option --bogus` rather than its advice
+ * about positionals; anything else keeps its first sentence.
+ */
+function usageMessage(error: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option ${quoted}`;
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) return `unexpected argument "${quoted}"`;
+  return error.message.split(/\.\s/)[0];
+}
+
+/** What a failed file-system call means to a person. */
+function fsCause(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const causes: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOTDIR: 'a part of the path is a file, not a directory',
+    EEXIST: 'it exists and is not a directory',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+  };
+  return code && causes[code] ? `${causes[code]} (${code})` : (error as Error).message;
+}
+
+/**
+ * The data directory, made if missing and checked by writing a file there, so that a directory
+ * the receiver cannot keep its identity in is said at start, naming it and why.
+ */
+function checkDataDir(dir: string): void {
+  const fail = (error: unknown): never => {
+    throw new ConfigError(`data directory ${dir} cannot be used: ${fsCause(error)}; choose another with --data-dir DIR`);
+  };
+  try {
+    mkdirSync(dir, { recursive: true });
+  } catch (error) {
+    fail(error);
+  }
+  try {
+    if (!statSync(dir).isDirectory()) fail(Object.assign(new Error('not a directory'), { code: 'EEXIST' }));
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    fail(error);
+  }
+  const probe = path.join(dir, `.write-check.${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (error) {
+    fail(error);
+  }
+}
+
 function parseCommandLine(argv: string[]): CommandLine | undefined {
-  const { values } = parseArgs({
-    args: argv,
-    strict: true,
-    allowNegative: false,
-    options: {
-      name: { type: 'string' },
-      port: { type: 'string' },
-      'mirror-port': { type: 'string' },
-      interface: { type: 'string', multiple: true },
-      'no-mdns': { type: 'boolean' },
-      'screen-port': { type: 'string' },
-      'no-screen': { type: 'boolean' },
-      profile: { type: 'string' },
-      dialect: { type: 'string' },
-      'device-id': { type: 'string' },
-      'data-dir': { type: 'string' },
-      pin: { type: 'string' },
-      'pin-required': { type: 'boolean' },
-      password: { type: 'string' },
-      'auth-key': { type: 'string' },
-      'auth-certificate': { type: 'string' },
-      'log-level': { type: 'string' },
-      limit: { type: 'string', multiple: true },
-      'activity-signal': { type: 'boolean' },
-      help: { type: 'boolean', short: 'h' },
-    },
-  });
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowNegative: false,
+      options: {
+        name: { type: 'string' },
+        port: { type: 'string' },
+        'mirror-port': { type: 'string' },
+        interface: { type: 'string', multiple: true },
+        'no-mdns': { type: 'boolean' },
+        'no-mdns-unicast': { type: 'boolean' },
+        'screen-port': { type: 'string' },
+        'no-screen': { type: 'boolean' },
+        profile: { type: 'string' },
+        dialect: { type: 'string' },
+        'device-id': { type: 'string' },
+        'data-dir': { type: 'string' },
+        pin: { type: 'string' },
+        'pin-required': { type: 'boolean' },
+        password: { type: 'string' },
+        'auth-key': { type: 'string' },
+        'auth-certificate': { type: 'string' },
+        'log-level': { type: 'string' },
+        limit: { type: 'string', multiple: true },
+        'activity-signal': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new ConfigError(usageMessage(error as Error));
+  }
+  const { values } = parsed;
   if (values.help) {
     process.stdout.write(HELP);
     return undefined;
@@ -107,6 +172,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
   const dataDir = values['data-dir'] ?? path.join(process.env.XDG_DATA_HOME ?? path.join(homedir(), '.local', 'share'), 'vendorplay-receiver');
+  checkDataDir(dataDir);
   const interfaces = values.interface ?? [];
   const known = networkInterfaces();
   for (const name of interfaces) if (!known[name]) throw new ConfigError(`--interface ${name}: no such interface (have: ${Object.keys(known).join(', ')})`);
@@ -118,7 +184,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...(values.password !== undefined && { password: values.password }),
     ...(values['pin-required'] && { pinRequired: true }),
     ...readAuthFiles(values['auth-key'], values['auth-certificate']),
-    deviceId: values['device-id'] ?? storedDeviceId(dataDir),
+    deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
     port: parsePort('port', values.port, 7000),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
     limits: parseLimits(values.limit ?? []),
@@ -127,6 +193,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     config,
     interfaces,
     mdns: !values['no-mdns'],
+    mdnsUnicast: !values['no-mdns-unicast'],
     dataDir,
     logLevel,
     activitySignal: values['activity-signal'] === true,
@@ -174,21 +241,6 @@ function parseLimits(settings: string[]): Partial<ReceiverLimits> {
   return limits;
 }
 
-/**
- * The device id kept in the data directory, made on first start: a random, locally
- * administered unicast MAC (IEEE 802: bit 1 of the first byte set, bit 0 clear), so two
- * desktop receivers on one network never share one.
- */
-function storedDeviceId(dataDir: string): string {
-  const store = fileStore(dataDir);
-  const stored = store.get('device-id');
-  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
-  const mac = nodeRandom(6);
-  mac[0] = (mac[0] & 0xfc) | 0x02;
-  store.put('device-id', mac);
-  return toHex(mac, ':').toUpperCase();
-}
-
 /** The addresses to listen on: every address of the named interfaces, or all when none is named. */
 function listenAddresses(interfaces: string[]): (string | undefined)[] {
   if (interfaces.length === 0) return [undefined];
@@ -203,7 +255,9 @@ async function main(): Promise<void> {
   try {
     commandLine = parseCommandLine(process.argv.slice(2));
   } catch (error) {
-    process.stderr.write(`vendorplay-receiver: ${error instanceof Error ? error.message : String(error)}\n\n${HELP}`);
+    if (!(error instanceof ConfigError)) throw error;
+    // One line a person can act on; the whole help is one --help away.
+    process.stderr.write(`vendorplay-receiver: ${error.message} (see --help)\n`);
     process.exitCode = 2;
     return;
   }
@@ -212,19 +266,25 @@ async function main(): Promise<void> {
   const log = consoleLogger(logLevel);
   const { crypto } = selectFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
-  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ interfaces, log }) : undefined;
+  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
-  let receiver: Receiver;
-  try {
-    receiver = new Receiver(config, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
-  } catch (error) {
-    // A device key or certificate that cannot be read is a configuration error, found at start.
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
-    process.exitCode = 2;
-    await advertiser?.shutdown();
-    return;
+  let receiver: Receiver | undefined;
+  // The screen first: a receiver that advertises photos must be able to show them. A taken
+  // --screen-port stops start-up (rather than advertising photo features nobody can see, or
+  // silently dropping them): the person picks another port, 0, or --no-screen.
+  let screenServer: ScreenServer | undefined;
+  if (display) {
+    try {
+      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
+      process.stderr.write(`vendorplay-receiver: --screen-port ${commandLine.screenPort}: ${why}; choose another port (0 picks a free one) or --no-screen\n`);
+      process.exitCode = 1;
+      await advertiser?.shutdown();
+      return;
+    }
   }
 
   const servers: net.Server[] = [];
@@ -233,7 +293,8 @@ async function main(): Promise<void> {
     // The first listener may pick a free port (--port 0); the others take the same one.
     let server: net.Server;
     try {
-      server = await listen(port, address, (connection) => receiver.accept(connection));
+      // Connections that arrive before the receiver is built (a moment) are closed.
+      server = await listen(port, address, (connection) => (receiver ? receiver.accept(connection) : connection.close()));
     } catch (error) {
       // An address can be unusable for a while (an IPv6 address still tentative just after the
       // link came up): serve on the others rather than not at all.
@@ -248,20 +309,25 @@ async function main(): Promise<void> {
   if (servers.length === 0) {
     log('error', `no address to listen on (port ${config.port}); is the port in use?`);
     process.exitCode = 1;
+    await screenServer?.close();
     await advertiser?.shutdown();
     return;
   }
-  config.port = port;
-  let screenServer: ScreenServer | undefined;
-  if (display) {
-    try {
-      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log });
-      process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
-    } catch (error) {
-      // The receiver still serves: pictures go to the screen nobody can see until a restart.
-      log('warn', `virtual screen not served: port ${commandLine.screenPort} on 127.0.0.1: ${(error as Error).message} (--screen-port)`);
-    }
+  // The configuration is complete (the port it got) and frozen before the receiver exists.
+  const frozen = freezeConfig({ ...config, port });
+  try {
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
+  } catch (error) {
+    // A device key or certificate that cannot be read is a configuration error, found at start.
+    if (!(error instanceof ConfigError)) throw error;
+    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
+    process.exitCode = 2;
+    await advertiser?.shutdown();
+    await screenServer?.close();
+    for (const server of servers) server.close();
+    return;
   }
+  if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
   receiver.start();
   process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
   for (const service of receiver.services()) {

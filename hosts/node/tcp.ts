@@ -16,6 +16,8 @@ export function socketConnection(socket: net.Socket): Connection {
       // A peer that never reads must not hold the socket forever.
       setTimeout(() => socket.destroy(), 5000).unref();
     },
+    pause: () => socket.pause(),
+    resume: () => socket.resume(),
     onData: () => {},
     onClose: () => {},
     onDrain: () => {},

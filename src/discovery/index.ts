@@ -75,3 +75,31 @@ export {
   type ServiceOptions,
 } from './services';
 export { MODEL_PREFIXES, classifyDevice, type DeviceClass, type DeviceClassification } from './classify';
+export {
+  LABEL_MAX,
+  LOCAL_DOMAIN,
+  hostLabel,
+  hostLabels,
+  instanceDomain,
+  instanceLabels,
+  parseServiceType,
+  sameLabel,
+  sameName,
+  serviceDomain,
+  serviceLabels,
+  type ServiceTypeParts,
+} from './dnssd-names';
+export {
+  CACHE_FLUSH_BIT,
+  DNS_CLASS_IN,
+  DNS_TYPES,
+  MDNS_PORT,
+  QU_BIT,
+  answerQuery,
+  readQuery,
+  type Query,
+  type QueryOrigin,
+  type Question,
+  type Zone,
+  type ZoneService,
+} from './mdns-unicast';

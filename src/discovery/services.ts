@@ -1,16 +1,17 @@
 // The two advertised services (spec 1.2, 2.1, 2.2): type, instance name, port and TXT record, for the Advertiser port.
 
-import { toHex, utf8Encode } from '../bytes';
 import { DIALECTS, type Dialect, type DialectName } from '../dialect';
 import type { ActivityFields } from './activity';
-import { DiscoveryError } from './error';
-import { audioServiceTxt, mediaServiceTxt, parseMacAddress, type DiscoveryIdentity } from './txt';
+import { audioInstanceName, LABEL_MAX, mediaInstanceName } from './dnssd-names';
+import { audioServiceTxt, mediaServiceTxt, type DiscoveryIdentity } from './txt';
+
+export { audioInstanceName, mediaInstanceName };
+
+/** RFC 6763 4.1.1: an instance name is at most 63 bytes of UTF-8 (one DNS label). */
+export const INSTANCE_NAME_MAX = LABEL_MAX;
 
 /** spec 2.2: the audio service type carries no maker name, so it is the same in every dialect. */
 export const AUDIO_SERVICE_TYPE = '_raop._tcp';
-
-/** RFC 6763 4.1.1: an instance name is at most 63 bytes of UTF-8. */
-export const INSTANCE_NAME_MAX = 63;
 
 /** One DNS-SD service to publish. */
 export interface ServiceAdvertisement {
@@ -20,30 +21,6 @@ export interface ServiceAdvertisement {
   readonly name: string;
   readonly port: number;
   readonly txt: [string, string][];
-}
-
-function checkInstanceName(name: string): string {
-  const length = utf8Encode(name).length;
-  if (length === 0) throw new DiscoveryError('instance name: empty');
-  if (length > INSTANCE_NAME_MAX) {
-    throw new DiscoveryError(
-      `instance name: ${JSON.stringify(name)} is ${length} bytes; DNS-SD allows ${INSTANCE_NAME_MAX}`,
-    );
-  }
-  return name;
-}
-
-/** The media service's instance name: the receiver's name as shown to senders. */
-export function mediaInstanceName(identity: DiscoveryIdentity): string {
-  return checkInstanceName(identity.name);
-}
-
-/**
- * The audio service's instance name (spec 2.2): the MAC address in hex without separators,
- * `@`, the name. Upper-case hex, as real receivers write it (`5855CA1AE288@Apple TV`).
- */
-export function audioInstanceName(identity: DiscoveryIdentity): string {
-  return checkInstanceName(`${toHex(parseMacAddress(identity.deviceId)).toUpperCase()}@${identity.name}`);
 }
 
 export interface ServiceOptions {

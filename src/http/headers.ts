@@ -21,6 +21,7 @@ export const HEADER = {
   location: 'Location',
   public: 'Public',
   range: 'Range',
+  retryAfter: 'Retry-After',
   rtpInfo: 'RTP-Info',
   server: 'Server',
   session: 'Session',

@@ -8,3 +8,6 @@ export type { BodyFraming, MessageHead, MessageHeadOf, MessageKind, Protocol, Pr
 export { MessageParser, type BodyEvent, type EndEvent, type ErrorEvent, type HeadEvent, type ParserEvent } from './parser';
 export { STATUS, isDefinedStatus, reasonPhrase, statusForbidsBody } from './status';
 export { HttpWriteError, writeRequest, writeResponse, type RequestToWrite, type ResponseToWrite } from './writer';
+export { ChannelError, MessageAssembler, type AssembledEvent, type BodyMode } from './assembler';
+export type { SecureChannel } from './secure-channel';
+export { applyKeepAlive } from './keep-alive';

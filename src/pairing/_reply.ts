@@ -1,7 +1,7 @@
 // Internal helpers of the pairing flows (pair-setup, pair-verify): what a step answers, the
 // error reply of HomeKit-style pairing, and reading the items of a request.
 
-import type { SecureChannel } from '../receiver/session';
+import type { SecureChannel } from '../http/secure-channel';
 import { PairingError } from './errors';
 import { decodeTlv8, decodeTlvUint, encodeTlv8, encodeTlvUint } from './tlv8';
 import { TLV, TLV_ERROR } from './tlv-types';

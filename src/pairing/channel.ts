@@ -2,7 +2,7 @@
 // length N (1 to 1024), N bytes of ChaCha20-Poly1305 ciphertext and the 16-byte tag, with the
 // length bytes as AAD and a 64-bit frame counter per direction as the nonce.
 
-import type { SecureChannel } from '../receiver/session';
+import type { SecureChannel } from '../http/secure-channel';
 import { PairingError } from './errors';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from './frame-kernel';
@@ -117,6 +117,11 @@ export class ControlChannel implements SecureChannel {
       position += LENGTH_BYTES + length + TAG_BYTES;
     }
     return out;
+  }
+
+  /** Ciphertext held until its frame is complete. */
+  get buffered(): number {
+    return this.pendingLength;
   }
 
   /** Wipes the keys and any buffered input; the channel refuses everything afterwards. */

@@ -18,12 +18,22 @@
 // MAX_TRIES pairing is refused (MaxTries, HAP 5.6.2) until a person deletes the `pair-tries`
 // record. A single wrong PIN blocks nothing: the next M1 starts afresh.
 //
+// The setup code (setupCodeFor): a configured password always; else with a PIN required the PIN
+// (what a person reads off the screen); else transient pairing takes the fixed 3939 (spec 5.3:
+// senders that pair transiently always send it) and normal pairing the PIN.
+//
+// How a pair-setup ends, for whoever shows the PIN (onEnded): `paired` (M6, or M4 when
+// transient), `failed` (a step answered with an error: wrong PIN, bad signature, timed out),
+// or `abandoned` (its connection closed or went quiet and the next M1 took over, or the same
+// connection sent M1 again). A PIN shown for pair-pin-start stays up through an abandoned one:
+// the user may still be typing it into the sender that comes next.
+//
 // Every failure of a step is a 200 with State n+1 and an Error item (HomeKit behaviour); a body
 // that is not TLV8 or has no State is a PairingError without tlvError, which the route answers 400.
 
 import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
-import { SessionKey, type ConnectionSession } from '../receiver/session';
+import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
@@ -45,14 +55,33 @@ export const BACKOFF_AFTER = 10;
 export const MAX_BACKOFF_SECONDS = 60;
 /** Store key of the failed-attempt count (4 bytes, big-endian). */
 export const TRIES_KEY = 'pair-tries';
+/** spec 5.3: the code of home-based (transient) pairing, which senders always send. */
+export const TRANSIENT_SETUP_CODE = '3939';
+
+/** How a pair-setup ended (see the header). */
+export type PairSetupOutcome = 'paired' | 'failed' | 'abandoned';
+
+/** The configuration the setup code comes from. */
+export interface SetupCodeConfig {
+  readonly password: string;
+  readonly pin: string;
+  readonly pinRequired: boolean;
+}
+
+/** The SRP password of a pair-setup (see the header for the rule and why). */
+export function setupCodeFor(config: SetupCodeConfig, transient: boolean): string {
+  if (config.password !== '') return config.password;
+  if (transient && !config.pinRequired) return TRANSIENT_SETUP_CODE;
+  return config.pin;
+}
 
 export interface PairSetupOptions {
   /** The receiver's pairing identifier (M6 Identifier; pair-verify M2 sends the same). */
   readonly identifier: string;
   /** The receiver's Ed25519 long-term key pair (TXT pk). */
   readonly identity: { readonly secretKey: Uint8Array; readonly publicKey: Uint8Array };
-  /** The SRP password: the configured password when there is one, otherwise the PIN. */
-  readonly setupCode: () => string;
+  /** The SRP password for a transient or a normal pair-setup (setupCodeFor). */
+  readonly setupCode: (transient: boolean) => string;
   /** The device key and certificate of certificate authentication (spec 5.5), when configured. */
   readonly device: AuthSetupDevice | undefined;
   readonly peers: PeerStore;
@@ -62,8 +91,8 @@ export interface PairSetupOptions {
   readonly log: Logger;
   /** An unfinished pair-setup stops holding the receiver after this long without a step. */
   readonly timeoutMs: number;
-  /** Called when a pair-setup ends, however it ends (the PIN comes off the screen). */
-  readonly onEnded?: () => void;
+  /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
+  readonly onEnded?: (outcome: PairSetupOutcome) => void;
   /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
 }
@@ -73,11 +102,11 @@ type SetupProgress =
   | { readonly step: 'M2'; readonly srp: SrpServer; readonly method: number; readonly transient: boolean }
   | { readonly step: 'M4'; readonly sessionKey: Uint8Array };
 
-const PROGRESS = new SessionKey<SetupProgress>('pair-setup');
+const PROGRESS = new StateKey<SetupProgress>('pair-setup');
 
 export class PairSetup {
   /** The connection whose pair-setup holds the receiver, and when it last made a step. */
-  private holder: { session: ConnectionSession; lastStepAt: number } | undefined;
+  private holder: { session: ConnectionState; lastStepAt: number } | undefined;
   private failures: number;
   private lastFailureAt = -Infinity;
   private readonly crypto: CryptoKernels;
@@ -96,7 +125,7 @@ export class PairSetup {
   }
 
   /** One request of a connection's pair-setup. Throws a PairingError without tlvError for a malformed body (400). */
-  handle(body: Uint8Array, session: ConnectionSession): PairingReply {
+  handle(body: Uint8Array, session: ConnectionState): PairingReply {
     const { items, state } = readRequest(body);
     try {
       switch (state) {
@@ -112,17 +141,17 @@ export class PairSetup {
     } catch (error) {
       if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
       // A failed step ends this connection's pair-setup; the next M1 starts afresh.
-      this.end(session);
+      this.end(session, 'failed');
       return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);
     }
   }
 
-  private m1(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m1(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { clock } = this.options;
     const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
     const flags = readUint(items, TLV.Flags, 0);
     // A new M1 on the same connection restarts its pair-setup.
-    this.end(session);
+    this.end(session, 'abandoned');
     if (method !== PAIR_METHOD.PairSetup && method !== PAIR_METHOD.PairSetupWithAuth) {
       throw new PairingError(`pair-setup Method ${method} is neither Pair Setup (0) nor Pair Setup with Auth (1)`, TLV_ERROR.Unknown);
     }
@@ -142,8 +171,8 @@ export class PairSetup {
     }
     if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
 
-    const srp = new SrpServer({ password: this.options.setupCode(), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
     const transient = (flags & PAIR_FLAG.Transient) !== 0;
+    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
     session.set(PROGRESS, { step: 'M2', srp, method, transient });
     this.holder = { session, lastStepAt: clock.now() };
     return {
@@ -155,7 +184,7 @@ export class PairSetup {
     };
   }
 
-  private m3(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m3(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const progress = this.progressOf(session, 'M2');
     const { srp, method, transient } = progress;
     const clientKey = readItem(items, TLV.PublicKey, 'PublicKey (A)', TLV_ERROR.Authentication, { min: 1, max: 384 });
@@ -178,7 +207,7 @@ export class PairSetup {
     this.recordSuccess();
     if (transient) {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
-      this.end(session);
+      this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
       return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto) };
     }
@@ -199,7 +228,7 @@ export class PairSetup {
     return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, this.crypto), PAIRING_NONCE.PairSetupM4, plaintext);
   }
 
-  private m5(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m5(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { sessionKey } = this.progressOf(session, 'M4');
     const { identity, identifier, peers, log } = this.options;
     const { crypto } = this;
@@ -233,7 +262,7 @@ export class PairSetup {
     ]);
     const sealedReply = chachaSealWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM6, plaintext);
     sessionKey.fill(0);
-    this.end(session);
+    this.end(session, 'paired');
     return {
       body: encodeTlv8([
         [TLV.State, encodeTlvUint(PAIR_STATE.M6)],
@@ -243,7 +272,7 @@ export class PairSetup {
   }
 
   /** The connection's progress if it is at `step` and still holds the receiver; else the step fails with Unknown. */
-  private progressOf<S extends SetupProgress['step']>(session: ConnectionSession, step: S): Extract<SetupProgress, { step: S }> {
+  private progressOf<S extends SetupProgress['step']>(session: ConnectionState, step: S): Extract<SetupProgress, { step: S }> {
     const progress = session.get(PROGRESS);
     if (!progress || progress.step !== step) {
       throw new PairingError(`pair-setup step out of order: expected the reply to ${step}${progress ? `, connection is after ${progress.step}` : ', no pair-setup started'}`, TLV_ERROR.Unknown);
@@ -257,12 +286,12 @@ export class PairSetup {
     return progress as Extract<SetupProgress, { step: S }>;
   }
 
-  private touch(session: ConnectionSession): void {
+  private touch(session: ConnectionState): void {
     if (this.holder?.session === session) this.holder.lastStepAt = this.options.clock.now();
   }
 
   /** Forgets the connection's pair-setup and lets the receiver go if it held it. */
-  private end(session: ConnectionSession): void {
+  private end(session: ConnectionState, outcome: PairSetupOutcome): void {
     const progress = session.get(PROGRESS);
     if (progress) {
       if (progress.step === 'M2') progress.srp.dispose();
@@ -271,7 +300,7 @@ export class PairSetup {
     }
     if (this.holder?.session === session) {
       this.holder = undefined;
-      this.options.onEnded?.();
+      this.options.onEnded?.(outcome);
     }
   }
 
@@ -280,7 +309,7 @@ export class PairSetup {
     if (!holder) return false;
     if (!holder.session.closed && this.options.clock.now() - holder.lastStepAt <= this.options.timeoutMs) return true;
     // Its connection closed, or it went quiet: the receiver is free again.
-    this.end(holder.session);
+    this.end(holder.session, 'abandoned');
     return false;
   }
 

@@ -16,7 +16,7 @@
 
 import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource } from '../platform';
-import { SessionKey, type ConnectionSession } from '../receiver/session';
+import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
@@ -46,7 +46,7 @@ interface VerifyProgress {
   readonly encryptKey: Uint8Array;
 }
 
-const PROGRESS = new SessionKey<VerifyProgress>('pair-verify');
+const PROGRESS = new StateKey<VerifyProgress>('pair-verify');
 
 export class PairVerify {
   private readonly crypto: CryptoKernels;
@@ -56,7 +56,7 @@ export class PairVerify {
   }
 
   /** One request of a connection's pair-verify. Throws a PairingError without tlvError for a malformed body (400). */
-  handle(body: Uint8Array, session: ConnectionSession): PairingReply {
+  handle(body: Uint8Array, session: ConnectionState): PairingReply {
     const { items, state } = readRequest(body);
     try {
       if (state === PAIR_STATE.M1) return this.m1(items, session);
@@ -69,7 +69,7 @@ export class PairVerify {
     }
   }
 
-  private m1(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m1(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { identifier, identity, random } = this.options;
     this.forget(session);
     const senderKey = readItem(items, TLV.PublicKey, 'PublicKey (sender X25519)', TLV_ERROR.Authentication, { min: 32, max: 32 }).slice();
@@ -98,7 +98,7 @@ export class PairVerify {
     };
   }
 
-  private m3(items: Map<number, Uint8Array>, session: ConnectionSession): PairingReply {
+  private m3(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const progress = session.get(PROGRESS);
     if (!progress) throw new PairingError('pair-verify M3 without M1 on this connection', TLV_ERROR.Unknown);
     const sealed = readItem(items, TLV.EncryptedData, 'EncryptedData', TLV_ERROR.Authentication, { min: 16, max: 1024 });
@@ -123,7 +123,7 @@ export class PairVerify {
     return { body: encodeTlv8([[TLV.State, encodeTlvUint(PAIR_STATE.M4)]]), secure: channel };
   }
 
-  private forget(session: ConnectionSession): void {
+  private forget(session: ConnectionState): void {
     const progress = session.get(PROGRESS);
     if (!progress) return;
     progress.sharedSecret.fill(0);

@@ -3,44 +3,10 @@
 
 import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
+import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
-export interface ReceiverLimits {
-  /** Most simultaneous connections on all listeners; more are closed at once with a log line. */
-  maxConnections: number;
-  /** A connection idle this long between requests is closed. */
-  idleTimeoutMs: number;
-  /** A request head must arrive whole within this time of its first byte (slow-loris guard). */
-  headerTimeoutMs: number;
-  /** Largest request head (request line and headers) in bytes. */
-  maxHeadBytes: number;
-  /** Most header lines in one request. */
-  maxHeaderCount: number;
-  /** Largest request body, for routes that do not set their own limit. */
-  maxBodyBytes: number;
-  /** A sender must answer a request on a reverse connection within this time. */
-  reverseRequestTimeoutMs: number;
-  /** Largest response body read on a reverse connection (a slideshow picture reply). */
-  maxReverseBodyBytes: number;
-  /** Most reverse connections open at once, all senders together. */
-  maxReverseConnections: number;
-  /**
-   * Most slideshow pictures fetched or being fetched ahead of the one shown (each up to
-   * maxReverseBodyBytes). spec 8's three parallel fetches need 3.
-   */
-  slideshowLookAhead: number;
-  /**
-   * A pair-setup left unfinished this long after its last step no longer holds the receiver:
-   * another sender may pair (before, it is answered Busy). Also how long a PIN stays shown.
-   */
-  pairingTimeoutMs: number;
-  /** Largest picture taken by PUT /photo (spec 8 names none); over it: 413. */
-  maxPhotoBytes: number;
-  /** Most bytes of pictures the photo cache holds (spec 4.1 cacheOnly); the least recently used leave first. */
-  photoCacheBytes: number;
-  /** Most pictures the photo cache holds. */
-  photoCacheEntries: number;
-}
+export { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 
 export interface ReceiverConfig {
   /** The name shown to senders. */
@@ -85,23 +51,6 @@ export interface ReceiverConfig {
   limits: ReceiverLimits;
 }
 
-export const DEFAULT_LIMITS: ReceiverLimits = {
-  maxConnections: 16,
-  idleTimeoutMs: 120_000,
-  headerTimeoutMs: 10_000,
-  maxHeadBytes: 8 * 1024,
-  maxHeaderCount: 64,
-  maxBodyBytes: 64 * 1024,
-  reverseRequestTimeoutMs: 15_000,
-  maxReverseBodyBytes: 8 * 1024 * 1024,
-  maxReverseConnections: 8,
-  slideshowLookAhead: 3,
-  pairingTimeoutMs: 30_000,
-  // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).
-  maxPhotoBytes: 8 * 1024 * 1024,
-  photoCacheBytes: 64 * 1024 * 1024,
-  photoCacheEntries: 32,
-};
 
 /** Thrown for a configuration that cannot work; the message names the field. */
 export class ConfigError extends Error {
@@ -136,6 +85,17 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
   };
   validateConfig(config);
   return config;
+}
+
+/**
+ * The configuration a receiver is built with: complete and validated, and frozen (limits too),
+ * so nothing changes it behind the receiver's back. A host that listens on port 0 binds first
+ * and builds the configuration with the port it got.
+ */
+export function freezeConfig(config: ReceiverConfig): Readonly<ReceiverConfig> {
+  validateConfig(config);
+  Object.freeze(config.limits);
+  return Object.freeze(config);
 }
 
 function validatePort(field: string, port: number): void {

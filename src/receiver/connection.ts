@@ -1,37 +1,65 @@
-// One connection of the receiver: bytes in, parsed requests routed to handlers, responses out.
+// One connection of the receiver, sans-I/O (DESIGN 6, in the quinn-proto shape): bytes and time
+// in, bytes, deadlines and events out. It never touches a socket or a timer; a ConnectionDriver
+// (src/connection-driver.ts) does, and tests feed bytes and compare bytes.
 //
-// A connection changes mode at most a few times (DESIGN 6). Each mode is one state here:
+//   receive(bytes, now) -> MessageAssembler (secure channel, parser, body) -> router -> handler
+//   handler -> Response now, or LATER and request.respond(response) -> queued response bytes
+//   pollTransmit() -> bytes;  pollTimeout() / handleTimeout(now);  pollEvent() -> close
+//
+// A connection changes mode at most a few times, each a clear state:
 //   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining
-//   encrypted  the same, with every byte in both directions framed by a SecureChannel
-//              (spec 5.4: after pair-verify or transient pair-setup)
-//   reverse    after POST /reverse and 101 (spec 1.6): a ReverseConnection owns the socket
+//   encrypted  the same, every byte framed by a SecureChannel (spec 5.4: after pair-verify or
+//              transient pair-setup)
+//   reverse    after POST /reverse and 101 (spec 1.6): a ReverseConnection takes the bytes
 //   closed     nothing more is read or written
 // Later, `stream` (after POST /stream on the mirroring port) takes over the same way: the new
-// owner gets the bytes the parser has not consumed (`MessageParser.takeRemaining`).
+// owner gets the bytes not yet parsed (MessageAssembler.takeRemaining).
 
-import { joinBytes } from '../bytes';
+import { ConnectionState } from '../connection-state';
+import type { ConnectionEvent, SansIoConnection } from '../connection-driver';
 import { readMakerHeader, type Dialect } from '../dialect';
-import { HEADER, Headers, MessageParser, STATUS, httpDate, writeResponse, type ErrorEvent, type Protocol, type RequestHead } from '../http';
-import type { Clock, Connection, Logger, TimerHandle } from '../platform';
-import type { ReceiverLimits } from './config';
-import { sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
+import {
+  ChannelError,
+  HEADER,
+  Headers,
+  MessageAssembler,
+  STATUS,
+  applyKeepAlive,
+  httpDate,
+  writeResponse,
+  type ErrorEvent,
+  type Protocol,
+  type RequestHead,
+} from '../http';
+import { utf8Encode } from '../bytes';
+import type { Logger } from '../platform';
+import type { ReceiverLimits } from './limits';
+import { LATER, sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
 import { ReverseConnection } from './reverse';
-import { ConnectionSession, type SecureChannel } from './session';
 
 export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'closed';
 
+/** The addresses of a connection, as its host reports them. */
+export interface ConnectionAddresses {
+  readonly remoteAddress: string;
+  readonly remotePort: number;
+  readonly localAddress: string;
+  readonly localPort: number;
+}
+
 /** What a connection needs from the receiver that owns it. */
 export interface ConnectionContext {
-  readonly clock: Clock;
   readonly log: Logger;
   readonly router: Router;
   readonly limits: ReceiverLimits;
   /** The dialect of what the receiver writes. */
   readonly dialect: Dialect;
-  /** Reverse connections: their request timeout and largest response body. */
-  readonly reverseLimits: { readonly requestTimeoutMs: number; readonly maxBodyBytes: number };
   /** Value of the `Server` header, e.g. `VendorTunes/220.68`. */
   readonly serverHeader: string;
+  /** Milliseconds since the Unix epoch, for Date headers. */
+  wallTime(): number;
+  /** Monotonic milliseconds, for deadlines set by an answer given later (outside receive). */
+  now(): number;
   /**
    * Access control (spec 5.2): a password or PIN is required, so only routes marked `open`
    * are served until the connection is paired and encrypted.
@@ -42,54 +70,80 @@ export interface ConnectionContext {
   /** The next arrival order for a request head, counted over all connections (Request.order). */
   nextRequestOrder(): number;
   /**
-   * A handler of the session starts: events it causes wait for its answer (EventSender.hold).
-   * Returns what to call once the response is written.
+   * A request of the sender's session is being handled: events it causes wait until its answer
+   * has left (EventSender.hold). Returns the release, called once the answer is handed out.
    */
-  holdEvents?(sessionId: string | undefined): () => void;
+  holdEvents(sessionId: string | undefined): () => void;
 }
 
-/** A request whose head has arrived and whose body is being collected. */
-interface PendingRequest {
+/**
+ * A named deadline of the connection; at most one of each is armed. `turn` is due at once: the
+ * connection gave up its turn after maxRequestsPerTurn requests and continues when called back.
+ */
+type TimerName = 'head' | 'body' | 'idle' | 'turn';
+
+/** Bytes to send and what their leaving releases (held events). */
+interface Outgoing {
+  readonly bytes: Uint8Array;
+  readonly sent?: () => void;
+}
+
+/** The request being answered: handed to a handler that answers later. */
+interface Answering {
+  readonly id: number;
   readonly head: RequestHead;
-  readonly route: Route | undefined;
-  readonly refusal: Response | undefined;
-  readonly chunks: Uint8Array[];
-  size: number;
-  /** The body, when its length is known: filled as it arrives (see collect). */
-  body?: Uint8Array;
-  /** Request.order, taken when the head arrived. */
-  readonly order: number;
+  readonly releaseEvents: () => void;
 }
 
-export class ReceiverConnection {
+/** How much a peer may send past maxHeldBytes after being paused (bytes already in flight). */
+const IN_FLIGHT_ALLOWANCE = 64 * 1024;
+
+export class ReceiverConnection implements SansIoConnection {
   mode: ConnectionMode = 'request';
   /** The sender's session (`X-Vendor-Session-ID`), from the first request that carries it. */
   sessionId: string | undefined;
   /** State kept for the life of the connection, handed to every handler. */
-  readonly session = new ConnectionSession();
-  private channel: SecureChannel | undefined;
-  private parser: MessageParser<'request'>;
-  private pending: PendingRequest | undefined;
-  /** A handler is running: further requests wait in the parser, answered in order. */
-  private busy = false;
-  private timer: TimerHandle | undefined;
+  readonly state = new ConnectionState();
+  onWake: () => void = () => {};
+  private assembler: MessageAssembler<'request'>;
+  /** The route of the request whose body is being read (undefined: refused, being skipped). */
+  private route: Route | undefined;
+  private order = 0;
+  /** A handler answers later: later requests wait in the assembler, answered in order. */
+  private answering: Answering | undefined;
+  private nextRequestId = 1;
+  private readonly outgoing: Outgoing[] = [];
+  /** What the bytes last handed out release, once the driver has written them. */
+  private justSent: (() => void) | undefined;
+  private readonly events: ConnectionEvent[] = [];
+  private readonly timers: Record<TimerName, number | undefined> = { head: undefined, body: undefined, idle: undefined, turn: undefined };
+  /** When the body of the current request started (its head was read), and its bytes so far. */
+  private bodyStartedAt: number | undefined;
+  private bodyBytes = 0;
+  /** Requests answered since this connection's turn began (fairness, maxRequestsPerTurn). */
+  private requestsThisTurn = 0;
+  /** When the connection last did anything (bytes in, an answer out): the oldest idle one makes room first. */
+  lastActivity: number;
   /** When the first byte of the current unfinished head arrived (slow-loris guard). */
   private headStartedAt: number | undefined;
+  private reverse: ReverseConnection | undefined;
+  /** The latest time the connection was given (receive, handleTimeout), for deadlines set later. */
+  private now: number;
 
   constructor(
-    readonly port: Connection,
+    readonly addresses: ConnectionAddresses,
     private readonly context: ConnectionContext,
+    now: number,
   ) {
-    this.parser = this.newParser();
-    port.onData = (bytes) => this.receive(bytes);
-    port.onClose = (error) => this.closed(error);
-    port.onDrain = () => {};
-    this.armTimer();
+    this.now = now;
+    this.lastActivity = now;
+    this.assembler = this.newAssembler();
+    this.timers.idle = now + context.limits.idleTimeoutMs;
   }
 
-  private newParser(): MessageParser<'request'> {
+  private newAssembler(): MessageAssembler<'request'> {
     const { limits } = this.context;
-    return new MessageParser('request', {
+    return new MessageAssembler('request', {
       maxHeadBytes: limits.maxHeadBytes,
       maxHeaderCount: limits.maxHeaderCount,
       maxBodyBytes: limits.maxBodyBytes,
@@ -97,285 +151,444 @@ export class ReceiverConnection {
   }
 
   get peer(): string {
-    return `${this.port.remoteAddress}:${this.port.remotePort}`;
+    return hostPort(this.addresses.remoteAddress, this.addresses.remotePort);
   }
 
-  /** Closes the connection (after queued bytes are sent). */
-  close(reason?: string): void {
-    if (this.mode === 'closed') return;
-    if (reason) this.context.log('debug', `${this.peer} closing: ${reason}`);
-    this.port.close();
-    this.closed();
+  get wantsRead(): boolean {
+    if (this.reverse) return this.reverse.wantsRead;
+    return this.mode !== 'closed' && this.assembler.buffered < this.context.limits.maxHeldBytes;
   }
 
-  private receive(bytes: Uint8Array): void {
-    if (this.mode === 'closed' || this.mode === 'reverse') return;
-    if (this.channel) {
-      let plaintexts: Uint8Array[];
-      try {
-        plaintexts = this.channel.open(bytes);
-      } catch (error) {
-        // spec 5.4: a frame that fails authentication ends this connection only.
-        this.context.log('warn', `${this.peer} encrypted frame rejected: ${describe(error)}`);
-        this.close('frame failed authentication');
-        return;
-      }
-      for (const plaintext of plaintexts) this.feed(plaintext);
-    } else {
-      this.feed(bytes);
+  /** Bytes held unread: unparsed input and partial frames (flow control keeps this bounded). */
+  get heldBytes(): number {
+    return this.reverse ? this.reverse.heldBytes : this.assembler.buffered;
+  }
+
+  receive(bytes: Uint8Array, now: number): void {
+    if (this.reverse) {
+      this.reverse.receive(bytes, now);
+      return;
+    }
+    if (this.mode === 'closed' || bytes.length === 0) return;
+    this.now = now;
+    this.lastActivity = now;
+    this.requestsThisTurn = 0;
+    if (this.bodyStartedAt !== undefined) this.bodyBytes += bytes.length;
+    if (this.headStartedAt === undefined && !this.assembler.current) this.headStartedAt = now;
+    try {
+      this.assembler.receive(bytes);
+    } catch (error) {
+      if (!(error instanceof ChannelError)) throw error;
+      // spec 5.4: a frame that fails authentication ends this connection only.
+      this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
+      this.close('frame failed authentication');
+      return;
+    }
+    const { maxHeldBytes } = this.context.limits;
+    if (this.assembler.buffered > maxHeldBytes + IN_FLIGHT_ALLOWANCE) {
+      this.context.log('warn', `${this.peer} sent ${this.assembler.buffered} bytes while its requests waited (limits.maxHeldBytes ${maxHeldBytes}): closing`);
+      this.close('peer ignored flow control');
+      return;
     }
     this.pump();
   }
 
-  private feed(bytes: Uint8Array): void {
-    if (bytes.length === 0) return;
-    if (this.headStartedAt === undefined && !this.pending) this.headStartedAt = this.context.clock.now();
-    this.parser.receive(bytes);
+  transportClosed(error: string | undefined, now: number): void {
+    if (this.reverse) {
+      this.reverse.transportClosed(error, now);
+      return;
+    }
+    if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
+    this.releaseSent();
+    this.finish('peer closed the connection', false);
   }
 
-  private closed(error?: string): void {
+  pollTransmit(): Uint8Array | undefined {
+    // The bytes handed out by the previous call have been written by now.
+    this.releaseSent();
+    if (this.reverse && this.outgoing.length === 0) return this.reverse.pollTransmit();
+    const next = this.outgoing.shift();
+    if (!next) return undefined;
+    this.justSent = next.sent;
+    return next.bytes;
+  }
+
+  /** Runs what the last bytes handed out release (events held for their answer). */
+  private releaseSent(): void {
+    const sent = this.justSent;
+    this.justSent = undefined;
+    sent?.();
+  }
+
+  pollTimeout(): number | undefined {
+    if (this.reverse) return this.reverse.pollTimeout();
+    let next: number | undefined;
+    for (const name of TIMER_NAMES) {
+      const at = this.timers[name];
+      if (at !== undefined && (next === undefined || at < next)) next = at;
+    }
+    return next;
+  }
+
+  /**
+   * True while nothing is under way: no request being read or answered, no bytes held, not a
+   * reverse connection (those carry a sender's session). Such a connection may make room for
+   * a new one at the connection limit.
+   */
+  get idle(): boolean {
+    return (this.mode === 'request' || this.mode === 'encrypted') && !this.answering && !this.assembler.current && this.assembler.buffered === 0;
+  }
+
+  handleTimeout(now: number): void {
+    if (this.reverse) {
+      this.reverse.handleTimeout(now);
+      return;
+    }
+    const { limits, log } = this.context;
+    this.now = now;
+    if (this.timers.head !== undefined && now >= this.timers.head) {
+      log('warn', `${this.peer} request head not complete within ${limits.headerTimeoutMs} ms: answering 408 and closing`);
+      this.write('HTTP', '1.1', STATUS.requestTimeout, new Headers(), undefined, true);
+      this.close(`request head not complete within ${limits.headerTimeoutMs} ms`);
+      return;
+    }
+    if (this.timers.body !== undefined && now >= this.timers.body) {
+      const why = `request body arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
+      const head = this.assembler.current;
+      if (head) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
+      else this.close(why);
+      return;
+    }
+    if (this.timers.idle !== undefined && now >= this.timers.idle) {
+      this.close(`idle for ${limits.idleTimeoutMs} ms`);
+      return;
+    }
+    if (this.timers.turn !== undefined && now >= this.timers.turn) {
+      // The others have had their turn: go on with the requests waiting here.
+      this.timers.turn = undefined;
+      this.requestsThisTurn = 0;
+      this.pump();
+    }
+  }
+
+  pollEvent(): ConnectionEvent | undefined {
+    this.releaseSent();
+    if (this.reverse && this.events.length === 0) return this.reverse.pollEvent();
+    return this.events.shift();
+  }
+
+  /** Closes the connection after the bytes queued so far have been sent. */
+  close(reason: string): void {
+    if (this.reverse) {
+      this.reverse.close(reason);
+      return;
+    }
+    this.finish(reason, true);
+  }
+
+  /** Answers the request `id` whose handler returned LATER (Request.respond calls this). */
+  respond(id: number, response: Response): void {
+    const answering = this.answering;
+    if (this.mode === 'closed' || !answering || answering.id !== id) return;
+    this.answering = undefined;
+    this.now = this.context.now();
+    this.answer(answering.head, response, answering.releaseEvents);
+    // Requests that waited behind it, and the deadline that waited with them.
+    this.pump();
+    this.onWake();
+  }
+
+  private finish(reason: string, announce: boolean): void {
     if (this.mode === 'closed') return;
     this.mode = 'closed';
-    this.session.closed = true;
-    if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
-    this.clearTimer();
+    this.state.closed = true;
+    for (const name of TIMER_NAMES) this.timers[name] = undefined;
+    this.context.log('debug', `${this.peer} closing: ${reason}`);
+    this.answering?.releaseEvents();
+    this.answering = undefined;
+    if (!announce) for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
+    // spec 5.4: the session keys go with the connection.
+    this.assembler.dispose();
     this.context.onClosed(this);
+    if (announce) {
+      this.events.push({ type: 'close', reason });
+      this.onWake();
+    }
   }
 
-  /** Pulls parser events until it needs more bytes or a handler is running. */
+  /** Reads messages until more bytes are needed or a handler answers later; then sets the deadlines. */
   private pump(): void {
-    while ((this.mode === 'request' || this.mode === 'encrypted') && !this.busy) {
-      const event = this.parser.next();
+    const { maxRequestsPerTurn } = this.context.limits;
+    while ((this.mode === 'request' || this.mode === 'encrypted') && !this.answering) {
+      if (this.requestsThisTurn >= maxRequestsPerTurn) {
+        // Fairness: the rest wait for the next turn, after the driver has served the others.
+        if (this.assembler.buffered > 0) this.timers.turn = this.now;
+        break;
+      }
+      const event = this.assembler.next();
       if (!event) break;
       switch (event.type) {
         case 'head':
           this.headStartedAt = undefined;
           this.begin(event.head);
           break;
-        case 'body':
-          // A refused request's body is read past, not kept.
-          if (this.pending && !this.pending.refusal) this.collect(this.pending, event.data);
-          break;
-        case 'end':
-          this.finish();
+        case 'chunk':
+          break; // no route streams its body yet
+        case 'message':
+          this.bodyStartedAt = undefined;
+          this.requestsThisTurn++;
+          this.complete(event.head, event.body);
           break;
         case 'error':
-          this.refuse(event);
+          this.bodyStartedAt = undefined;
+          this.requestsThisTurn++;
+          this.refuseMessage(event.error);
           break;
       }
     }
-    this.armTimer();
-  }
-
-  private begin(head: RequestHead): void {
-    const { router, limits } = this.context;
-    const order = this.context.nextRequestOrder();
-    this.sessionId ??= sessionIdOf(head);
-    const { path } = splitTarget(head.target);
-    const match = router.match(head.protocol, head.method, path);
-    if (match.kind === 'route') {
-      if (this.context.pairingRequired && !match.route.open && !this.session.encrypted) {
-        // spec 5.2: until the sender has paired with the PIN or password, only the pairing
-        // endpoints and the information ones are served. RTSP has a status for exactly this.
-        const status = head.protocol === 'RTSP' ? STATUS.connectionAuthorizationRequired : STATUS.forbidden;
-        this.context.log('info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${status} (connection not paired; a password or PIN is required)`);
-        this.pending = { head, route: undefined, refusal: { status }, chunks: [], size: 0, order };
-        return;
-      }
-      this.parser.setBodyLimit(match.route.maxBodyBytes ?? limits.maxBodyBytes);
-      this.pending = { head, route: match.route, refusal: undefined, chunks: [], size: 0, order };
-      return;
-    }
-    const headers = new Headers();
-    if (match.status === 405) headers.set(HEADER.allow, match.allow.join(', '));
-    this.context.log('info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${match.status} (${REFUSALS[match.status]})`);
-    this.pending = { head, route: undefined, refusal: { status: match.status, headers }, chunks: [], size: 0, order };
+    this.armTimers();
   }
 
   /**
-   * Keeps a piece of a body. With a Content-Length (the parser has checked it against the
-   * route's limit before the first piece), the pieces are copied into one array of that length
-   * as they arrive: the last byte is not followed by a copy of the whole body (a 4 MB photo),
-   * and the body is never held twice. Otherwise (chunked) they are joined at the end.
+   * The deadlines: while a head is incomplete, the header deadline counted from its first byte;
+   * while idle between requests or inside a body, the idle deadline from the last bytes (or
+   * the last answer); none while a handler is at work.
    */
-  private collect(pending: PendingRequest, data: Uint8Array): void {
-    const length = pending.head.contentLength;
-    if (length !== undefined && pending.route) {
-      pending.body ??= new Uint8Array(length);
-      pending.body.set(data, pending.size);
-    } else {
-      pending.chunks.push(data);
-    }
-    pending.size += data.length;
-  }
-
-  private finish(): void {
-    const pending = this.pending;
-    this.pending = undefined;
-    if (!pending) return;
-    const { head } = pending;
-    if (pending.refusal || !pending.route) {
-      this.respond(head, pending.refusal ?? { status: 500 });
+  private armTimers(): void {
+    if (this.mode === 'closed' || this.reverse) return;
+    const { limits } = this.context;
+    this.timers.head = undefined;
+    this.timers.body = undefined;
+    if (this.answering) {
+      // A handler is at work: the sender is waiting for us, not the other way round.
+      this.timers.idle = undefined;
       return;
     }
+    this.timers.idle = this.now + limits.idleTimeoutMs;
+    if (this.bodyStartedAt !== undefined) {
+      // At time t after the head, (t - grace) x rate bytes must have come: the deadline is
+      // when the bytes so far stop being enough.
+      this.timers.body = this.bodyStartedAt + limits.bodyGraceMs + Math.floor((this.bodyBytes * 1000) / limits.minBodyBytesPerSecond);
+    }
+    if (this.headStartedAt !== undefined && this.assembler.buffered > 0 && !this.assembler.current) {
+      this.timers.head = this.headStartedAt + limits.headerTimeoutMs;
+    }
+  }
+
+  private begin(head: RequestHead): void {
+    const { router, limits, log } = this.context;
+    this.order = this.context.nextRequestOrder();
+    this.sessionId ??= sessionIdOf(head);
+    const { path } = splitTarget(head.target);
+    const match = router.match(head.protocol, head.method, path);
+    let refusal: Response;
+    if (match.kind === 'route') {
+      if (!this.context.pairingRequired || match.route.open || this.state.encrypted) {
+        this.route = match.route;
+        this.assembler.readBody('whole', match.route.maxBodyBytes ?? limits.maxBodyBytes);
+        if (head.framing !== 'none') this.beginBody(head);
+        return;
+      }
+      // spec 5.2: until the sender has paired with the PIN or password, only the pairing
+      // endpoints and the information ones are served. RTSP has a status for exactly this.
+      const status = head.protocol === 'RTSP' ? STATUS.connectionAuthorizationRequired : STATUS.forbidden;
+      refusal = { status, reason: 'this connection is not paired; this receiver asks for a PIN or password first' };
+    } else {
+      const headers = new Headers();
+      if (match.status === STATUS.methodNotAllowed) headers.set(HEADER.allow, match.allow.join(', '));
+      refusal = { status: match.status, headers, reason: ROUTING_REFUSALS[match.status] };
+    }
+    // Refused on its head, whatever its body: answered now; a small body is read past and the
+    // connection kept, a large or unknown one closes it (reading it would only cost time).
+    this.route = undefined;
+    const length = head.contentLength;
+    // A sender that waits for 100 Continue will not send the body: it is not there to skip.
+    const skippable = head.framing === 'none' || (length !== undefined && length <= limits.maxBodyBytes && !expectsContinue(head));
+    this.assembler.readBody('skip', skippable ? limits.maxBodyBytes : 0);
+    this.answer(head, skippable ? refusal : { ...refusal, close: true }, undefined);
+    if (!skippable) log('debug', `${this.peer} body of the refused request not read (${length ?? 'unknown'} bytes)`);
+  }
+
+  /**
+   * A body follows an accepted head: its deadline starts, and a sender that waits for leave to
+   * send it (`Expect: 100-continue`, RFC 9110 10.1.1) gets a 100 Continue first.
+   */
+  private beginBody(head: RequestHead): void {
+    this.bodyStartedAt = this.now;
+    // Bytes of the body already received with the head count towards its rate.
+    this.bodyBytes = this.assembler.buffered;
+    if (expectsContinue(head)) this.outgoing.push({ bytes: this.assembler.seal(CONTINUE) });
+  }
+
+  private complete(head: RequestHead, body: Uint8Array): void {
+    const route = this.route;
+    this.route = undefined;
+    if (!route) return; // refused on its head, already answered
     const { path, query } = splitTarget(head.target);
+    const id = this.nextRequestId++;
     const request: Request = {
       head,
       protocol: head.protocol,
       method: head.method,
       path,
       query,
-      body: pending.body ?? joinBytes(pending.chunks),
+      body,
       sessionId: this.sessionId,
-      remoteAddress: this.port.remoteAddress,
-      remotePort: this.port.remotePort,
-      localAddress: this.port.localAddress,
-      localPort: this.port.localPort,
-      session: this.session,
-      order: pending.order,
+      remoteAddress: this.addresses.remoteAddress,
+      remotePort: this.addresses.remotePort,
+      localAddress: this.addresses.localAddress,
+      localPort: this.addresses.localPort,
+      state: this.state,
+      order: this.order,
+      respond: (response) => this.respond(id, response),
     };
-    const handler = pending.route.handler;
-    this.busy = true;
-    const releaseEvents = this.context.holdEvents?.(this.sessionId);
-    // Handlers may answer at once or later; either way requests are answered in order.
-    new Promise<Response>((resolve) => resolve(handler(request)))
-      .catch((error: unknown): Response => {
-        this.context.log('error', `${this.peer} ${head.method} ${head.target}: handler failed: ${describe(error)}`);
-        return { status: 500 };
-      })
-      .then((response) => {
-        this.busy = false;
-        this.context.log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
-        this.respond(head, response);
-        releaseEvents?.();
-        this.pump();
-      });
+    // A costly request ends the connection's turn (see Route.costly).
+    if (route.costly) this.requestsThisTurn = this.context.limits.maxRequestsPerTurn;
+    const releaseEvents = this.context.holdEvents(this.sessionId);
+    let answer: Response | typeof LATER;
+    try {
+      answer = route.handler(request);
+    } catch (error) {
+      this.context.log('error', `${this.peer} ${head.method} ${head.target}: handler failed: ${describe(error)}`);
+      answer = { status: STATUS.internalServerError, reason: 'the receiver failed to handle this request (see its log)' };
+    }
+    if (answer === LATER) {
+      this.answering = { id, head, releaseEvents };
+      return;
+    }
+    this.answer(head, answer, releaseEvents);
   }
 
   /** Answers a message the parser rejected; a fatal error closes the connection after the answer. */
-  private refuse(event: ErrorEvent): void {
-    this.pending = undefined;
+  private refuseMessage(event: ErrorEvent): void {
+    this.route = undefined;
     this.headStartedAt = undefined;
     const protocol: Protocol = event.protocol ?? 'HTTP';
     this.context.log('warn', `${this.peer} bad ${protocol} request: ${event.status} ${event.reason}`);
     const headers = new Headers();
     if (protocol === 'RTSP' && event.cseq !== undefined) headers.set(HEADER.cseq, event.cseq);
-    this.write(protocol, protocol === 'RTSP' ? '1.0' : '1.1', event.status, headers, undefined, event.fatal);
+    this.write(protocol, protocol === 'RTSP' ? '1.0' : '1.1', event.status, headers, reasonBody(event.reason, headers), event.fatal);
     if (event.fatal) this.close(`unrecoverable request: ${event.reason}`);
   }
 
-  private respond(head: RequestHead, response: Response): void {
-    if (this.mode === 'closed') return;
+  private answer(head: RequestHead, response: Response, releaseEvents: (() => void) | undefined): void {
+    if (this.mode === 'closed') {
+      releaseEvents?.();
+      return;
+    }
+    const { log } = this.context;
     const headers = new Headers(response.headers);
+    if (response.reason !== undefined) {
+      log(response.status >= STATUS.internalServerError ? 'warn' : 'info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${response.status} (${response.reason})`);
+    } else {
+      log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
+    }
     // RFC 2326 12.17: the response carries the request's CSeq. A request without one (some
     // senders) still gets its answer, without CSeq, rather than silence.
     const cseq = head.headers.get(HEADER.cseq);
     if (head.protocol === 'RTSP' && cseq !== undefined && !headers.has(HEADER.cseq)) headers.set(HEADER.cseq, cseq);
-    const close = response.close === true || !head.keepAlive;
-    if (head.protocol === 'HTTP') {
-      if (close && head.version === '1.1') headers.set(HEADER.connection, 'close');
-      else if (!close && head.version === '1.0') headers.set(HEADER.connection, 'keep-alive');
-    }
+    const close = applyKeepAlive(head, headers, response.close === true);
+    let body = response.body;
+    if (body === undefined && response.reason !== undefined && response.status >= STATUS.badRequest) body = reasonBody(response.reason, headers);
     // HEAD asks for the head a GET would get, without the body (RFC 9110 9.3.2).
-    const body = head.method === 'HEAD' ? undefined : response.body;
-    if (head.method === 'HEAD' && response.body) headers.set(HEADER.contentLength, response.body.length);
-    this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close);
+    if (head.method === 'HEAD') {
+      if (body) headers.set(HEADER.contentLength, body.length);
+      body = undefined;
+    }
+    this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
     if (close) {
       this.close('request asked to close');
       return;
     }
     if (response.secure) this.encrypt(response.secure);
-    if (response.status === 101 && response.reverse) this.turnAround(head, response.reverse);
+    if (response.status === STATUS.switchingProtocols && response.reverse) this.turnAround(head, response.reverse);
   }
 
-  /** Hands the socket to a ReverseConnection (spec 1.6); this object only waits for the close. */
+  /** Hands the bytes to a ReverseConnection (spec 1.6); this object only forwards to it. */
   private turnAround(head: RequestHead, accept: (connection: ReverseConnection) => void): void {
-    const pending = this.parser.takeRemaining();
+    const pipelined = this.assembler.takeRemaining();
     this.mode = 'reverse';
-    this.clearTimer();
-    const { clock, log, dialect, reverseLimits } = this.context;
+    for (const name of TIMER_NAMES) this.timers[name] = undefined;
+    const { log, dialect, limits } = this.context;
     const purpose = readMakerHeader(head.headers, 'Purpose');
-    const reverse = new ReverseConnection(this.port, pending, {
-      clock,
-      log,
-      dialect,
-      sessionId: this.sessionId,
-      purpose,
-      host: hostPort(this.port.remoteAddress, this.port.remotePort),
-      requestTimeoutMs: reverseLimits.requestTimeoutMs,
-      maxBodyBytes: reverseLimits.maxBodyBytes,
-      channel: this.channel,
+    const reverse = new ReverseConnection(
+      this.addresses,
+      {
+        log,
+        now: () => this.context.now(),
+        dialect,
+        sessionId: this.sessionId,
+        purpose,
+        requestTimeoutMs: limits.reverseRequestTimeoutMs,
+        maxBodyBytes: limits.maxReverseBodyBytes,
+        maxQueuedRequests: limits.maxQueuedReverseRequests,
+      },
+      this.assembler.secureChannel,
+    );
+    this.reverse = reverse;
+    reverse.onWake = () => this.onWake();
+    reverse.onClose(() => {
+      this.mode = 'closed';
+      this.state.closed = true;
+      this.context.onClosed(this);
     });
-    reverse.onClose(() => this.closed());
     log('debug', `${this.peer} turned into a reverse connection (purpose ${purpose ?? 'none'})`);
+    if (pipelined.length > 0) reverse.receivePlaintext(pipelined);
     accept(reverse);
   }
 
-  /**
-   * Switches to encrypted mode. Bytes the sender pipelined after the request that established
-   * the keys are already ciphertext: they leave the parser and go through the channel.
-   */
-  private encrypt(channel: SecureChannel): void {
-    const pipelined = this.parser.takeRemaining();
-    this.parser = this.newParser();
-    this.channel = channel;
+  /** Switches to encrypted mode (spec 5.4): everything after this response goes through the channel. */
+  private encrypt(channel: NonNullable<Response['secure']>): void {
     this.mode = 'encrypted';
-    this.session.encrypted = true;
+    this.state.encrypted = true;
     this.context.log('debug', `${this.peer} connection encrypted`);
-    if (pipelined.length > 0) this.receive(pipelined);
+    try {
+      this.assembler.encrypt(channel);
+    } catch (error) {
+      if (!(error instanceof ChannelError)) throw error;
+      this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
+      this.close('frame failed authentication');
+    }
   }
 
-  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean): void {
-    const { clock, serverHeader } = this.context;
+  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void): void {
+    const { serverHeader, wallTime } = this.context;
     // Date, Server and Content-Length on every response, spelled canonically (some senders
     // match header names byte for byte). The writer adds Content-Length. The PTTH 101 has only
     // Upgrade and Connection (spec 1.6), as senders expect it.
-    if (status !== 101) {
-      headers.set(HEADER.date, httpDate(clock.wallTime()));
+    if (status !== STATUS.switchingProtocols) {
+      headers.set(HEADER.date, httpDate(wallTime()));
       headers.set(HEADER.server, serverHeader);
     }
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
     const bytes = writeResponse({ protocol, version, status, headers, body });
-    this.port.write(this.channel ? this.channel.seal(bytes) : bytes);
-  }
-
-  /**
-   * One timer at a time: while a head is incomplete, the header deadline counted from its first
-   * byte; while idle between requests or inside a body, the idle deadline; none while a
-   * handler runs.
-   */
-  private armTimer(): void {
-    this.clearTimer();
-    if (this.mode === 'closed' || this.mode === 'reverse' || this.busy) return;
-    const { clock, limits } = this.context;
-    let ms = limits.idleTimeoutMs;
-    let why = `idle for ${limits.idleTimeoutMs} ms`;
-    if (this.headStartedAt !== undefined && this.parser.buffered > 0 && !this.pending) {
-      ms = Math.max(0, this.headStartedAt + limits.headerTimeoutMs - clock.now());
-      why = `request head not complete within ${limits.headerTimeoutMs} ms`;
-    }
-    this.timer = clock.setTimer(ms, () => {
-      this.timer = undefined;
-      if (why.startsWith('request head')) {
-        this.context.log('warn', `${this.peer} ${why}: answering 408 and closing`);
-        this.write('HTTP', '1.1', 408, new Headers(), undefined, true);
-      }
-      this.close(why);
-    });
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) this.context.clock.clearTimer(this.timer);
-    this.timer = undefined;
+    this.outgoing.push({ bytes: this.assembler.seal(bytes), sent });
   }
 }
 
-const REFUSALS: Record<number, string> = {
-  404: 'no such path',
-  405: 'path does not take this method',
-  501: 'method not implemented',
+const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn'];
+
+/** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
+const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');
+
+/** Whether an HTTP/1.1 request waits for 100 Continue before sending its body. */
+function expectsContinue(head: RequestHead): boolean {
+  const expect = head.headers.get(HEADER.expect);
+  return expect !== undefined && head.protocol === 'HTTP' && head.version === '1.1' && head.framing !== 'none' && /(^|,)\s*100-continue\s*($|,)/i.test(expect);
+}
+
+/** Why the router refused, in words (logged and sent as the body). */
+const ROUTING_REFUSALS: Record<number, string> = {
+  [STATUS.notFound]: 'no such path on this receiver',
+  [STATUS.methodNotAllowed]: 'this path does not take this method (see Allow)',
+  [STATUS.notImplemented]: 'this receiver does not implement this method',
 };
 
+/** A refusal's reason as a one-line text body, its Content-Type set on `headers`. */
+function reasonBody(reason: string, headers: Headers): Uint8Array {
+  headers.set(HEADER.contentType, 'text/plain; charset=utf-8');
+  return utf8Encode(`${reason.replace(/[\r\n]+/g, ' ')}\n`);
+}
 
 /** `address:port`, an IPv6 address in brackets (RFC 3986 3.2.2). */
 export function hostPort(address: string, port: number): string {

@@ -2,10 +2,11 @@
 // categories, their content types and keys, no repeated consecutive state, failures only logged.
 
 import { HEADER } from '../http';
-import type { MakerMime } from '../dialect';
+import type { Dialect, MakerMime } from '../dialect';
+import type { Logger } from '../platform';
 import { encodeXmlPlistBytes } from '../plist/xml';
 import type { PlistDict } from '../plist/value';
-import type { Receiver } from './receiver';
+import { ReverseError, type ReverseRegistry } from './reverse';
 
 /** spec 6: each event category, the content type its body has, and the states it reports. */
 export const EVENT_CATEGORIES = {
@@ -25,89 +26,76 @@ export interface EventExtras {
   lastAssetID?: number;
 }
 
+/** What the event sender needs: where reverse connections are, the dialect's MIME types, a log. */
+export interface EventContext {
+  readonly log: Logger;
+  readonly mime: Dialect['mime'];
+  readonly reverse: ReverseRegistry;
+  /** Sessions remembered at most (limits.maxEventSessions); the oldest is forgotten first. */
+  readonly maxSessions: number;
+}
+
+/** Told whether the sender answered an event 2xx (false: not sent, refused or failed). */
+export type EventDelivered = (delivered: boolean) => void;
+
 /**
  * Sends events for the receiver. spec 6 gives `sessionID` as an integer while senders name
  * their session with a UUID (X-Vendor-Session-ID): real receivers number sessions themselves,
  * and so does this, from 1 in the order senders first appear.
  */
 export class EventSender {
-  private readonly numbers = new Map<string, number>();
-  private readonly lastStates = new Map<string, string>();
-  /** Requests of each session (key '' for none) being handled now, and what their answer releases. */
-  private readonly holds = new Map<string, { count: number; released: Promise<void>; release: () => void }>();
+  /** Per sender session (key '' for none): its number, and the last state sent per category. */
+  private readonly sessions = new Map<string, { readonly number: number; readonly lastStates: Map<EventCategory, string> }>();
+  /** Sessions with requests being handled now: how many, and the events waiting for their answers. */
+  private readonly holds = new Map<string, { count: number; readonly waiting: (() => void)[] }>();
   private nextNumber = 1;
 
-  constructor(private readonly receiver: Receiver) {}
+  constructor(private readonly context: EventContext) {}
 
   /** The integer session number of a sender's session. */
   sessionNumber(sessionId: string): number {
-    let number = this.numbers.get(sessionId);
-    if (number === undefined) {
-      number = this.nextNumber++;
-      this.numbers.set(sessionId, number);
-    }
-    return number;
+    return this.sessionOf(sessionId).number;
   }
 
   /**
    * Sends `state` of `category` to the session's sender, unless it is the state last sent for
-   * that category (no duplicate consecutive states). Resolves true when the sender answered
-   * 2xx; never rejects: a failed delivery is logged and the session goes on.
+   * that category (no duplicate consecutive states). A failed delivery is logged and the
+   * session goes on; `delivered`, when given, is told the outcome.
    *
    * A sender that names no session (clients written for early receivers, such as npm
    * airplay-protocol, send no X-Apple-Session-ID on any connection) is one anonymous session,
    * keyed '': its events go to the reverse connection that came without a session id.
    */
-  async send<C extends EventCategory>(sessionId: string | undefined, category: C, state: EventState<C>, extras: EventExtras = {}): Promise<boolean> {
-    const { log } = this.receiver.ports;
+  send<C extends EventCategory>(sessionId: string | undefined, category: C, state: EventState<C>, extras: EventExtras = {}, delivered?: EventDelivered): void {
     const key = sessionId ?? '';
-    const stateKey = `${key} ${category}`;
-    if (this.lastStates.get(stateKey) === state) return false;
-    this.lastStates.set(stateKey, state);
-    const hold = this.holds.get(key);
-    if (hold) await hold.released;
-    const connection = this.connectionFor(sessionId);
-    if (!connection) {
-      log('debug', `event ${category} ${state} for session ${sessionId ?? '(none)'} not sent: no reverse connection for events`);
-      return false;
+    const session = this.sessionOf(key);
+    if (session.lastStates.get(category) === state) {
+      delivered?.(false);
+      return;
     }
+    session.lastStates.set(category, state);
     // Keys in the order of spec 6's table (alphabetical, as real receivers write them).
     const body: PlistDict = { category };
     if (category === 'slideshow') body.lastAssetID = extras.lastAssetID ?? 0;
-    body.sessionID = this.sessionNumber(key);
+    body.sessionID = session.number;
     body.state = state;
-    const mime = this.receiver.dialect.mime[EVENT_CATEGORIES[category].mime];
-    try {
-      const response = await connection.request({
-        method: 'POST',
-        target: '/event',
-        headers: { [HEADER.contentType]: mime },
-        body: encodeXmlPlistBytes(body),
-      });
-      if (response.head.status < 200 || response.head.status > 299) {
-        log('warn', `event ${category} ${state} to ${connection.peer}: sender answered ${response.head.status}`);
-        return false;
-      }
-      return true;
-    } catch (error) {
-      log('warn', `event ${category} ${state} to ${connection.peer} failed: ${error instanceof Error ? error.message : String(error)}`);
-      return false;
-    }
+    const deliver = () => this.deliver(sessionId, `${category} ${state}`, this.context.mime[EVENT_CATEGORIES[category].mime], encodeXmlPlistBytes(body), delivered);
+    const hold = this.holds.get(key);
+    if (hold) hold.waiting.push(deliver);
+    else deliver();
   }
 
   /**
-   * A request of `sessionId` is being handled: events for that session wait until it has been
-   * answered (the returned release, called once the response is written). Real receivers answer
-   * first, and senders rely on it: npm airplay-protocol tears its connections down on a
-   * `stopped` event, the POST /stop that caused it still waiting for its 200.
+   * A request of `sessionId` is being handled: events for that session wait until its answer has
+   * left (the returned release, called by the connection then). Real receivers answer first, and
+   * senders rely on it: npm airplay-protocol tears its connections down on a `stopped` event,
+   * the POST /stop that caused it still waiting for its 200.
    */
   hold(sessionId: string | undefined): () => void {
     const key = sessionId ?? '';
     let hold = this.holds.get(key);
     if (!hold) {
-      let release = () => {};
-      const released = new Promise<void>((resolve) => (release = resolve));
-      hold = { count: 0, released, release };
+      hold = { count: 0, waiting: [] };
       this.holds.set(key, hold);
     }
     hold.count++;
@@ -118,20 +106,55 @@ export class EventSender {
       done = true;
       if (--current.count > 0) return;
       this.holds.delete(key);
-      current.release();
+      for (const deliver of current.waiting.splice(0)) deliver();
     };
   }
 
   /** Forgets a session's last states, so a new session of the same sender reports afresh. */
   reset(sessionId: string, category?: EventCategory): void {
-    for (const key of [...this.lastStates.keys()]) {
-      if (key === `${sessionId} ${category}` || (!category && key.startsWith(`${sessionId} `))) this.lastStates.delete(key);
+    const session = this.sessions.get(sessionId);
+    if (!session) return;
+    if (category) session.lastStates.delete(category);
+    else session.lastStates.clear();
+  }
+
+  private sessionOf(key: string) {
+    let session = this.sessions.get(key);
+    if (session) return session;
+    if (this.sessions.size >= this.context.maxSessions) {
+      // Bounded memory: the session seen first is forgotten (Map keeps insertion order).
+      const oldest = this.sessions.keys().next().value;
+      if (oldest !== undefined) this.sessions.delete(oldest);
     }
+    session = { number: this.nextNumber++, lastStates: new Map() };
+    this.sessions.set(key, session);
+    return session;
+  }
+
+  private deliver(sessionId: string | undefined, what: string, mime: string, body: Uint8Array, delivered: EventDelivered | undefined): void {
+    const { log } = this.context;
+    const connection = this.connectionFor(sessionId);
+    if (!connection) {
+      log('debug', `event ${what} for session ${sessionId ?? '(none)'} not sent: no reverse connection for events`);
+      delivered?.(false);
+      return;
+    }
+    connection.request({ method: 'POST', target: '/event', headers: { [HEADER.contentType]: mime }, body }, (result) => {
+      if (result instanceof ReverseError) {
+        log('warn', `event ${what} to ${connection.peer} failed: ${result.message}`);
+        delivered?.(false);
+      } else if (result.head.status < 200 || result.head.status > 299) {
+        log('warn', `event ${what} to ${connection.peer}: sender answered ${result.head.status}`);
+        delivered?.(false);
+      } else {
+        delivered?.(true);
+      }
+    });
   }
 
   /** The reverse connection for events: purpose `event`, else one with no purpose. */
   private connectionFor(sessionId: string | undefined) {
-    const { reverse } = this.receiver;
+    const { reverse } = this.context;
     return reverse.find(sessionId, EVENT_PURPOSE)[0] ?? reverse.find(sessionId).find((connection) => connection.purpose === undefined);
   }
 }

@@ -67,3 +67,22 @@ function fromStored(record: StoredIdentity): ReceiverIdentity {
     systemPairingId: record.systemPairingId,
   };
 }
+
+/** Store key of the device id made for a host without a MAC address of its own. */
+export const DEVICE_ID_KEY = 'device-id';
+
+/**
+ * The device id (spec 2.1 deviceid) when the configuration names none: the host's MAC address
+ * when it has one, else one made on first start and kept in the store: a random, locally
+ * administered unicast MAC (IEEE 802: bit 1 of the first byte set, bit 0 clear), so two
+ * receivers on one network never share one and a restart keeps it.
+ */
+export function loadOrCreateDeviceId(store: Store, random: RandomSource, hardwareMac?: string): string {
+  if (hardwareMac) return hardwareMac;
+  const stored = store.get(DEVICE_ID_KEY);
+  if (stored && stored.length === 6) return toHex(stored, ':').toUpperCase();
+  const made = random(6);
+  made[0] = (made[0] & 0xfc) | 0x02;
+  store.put(DEVICE_ID_KEY, made);
+  return toHex(made, ':').toUpperCase();
+}

@@ -1,19 +1,34 @@
 // The information endpoints: GET /server-info (spec 2.5), RTSP GET /info (2.11), RTSP OPTIONS.
 
-import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes } from '../discovery';
-import { HEADER } from '../http';
+import type { Dialect } from '../dialect';
+import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes, type ActivityFields, type DiscoveryIdentity, type ServiceAdvertisement } from '../discovery';
+import { HEADER, STATUS } from '../http';
 import { encodeBinaryPlist } from '../plist/binary';
 import { real, type PlistDict } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
+import type { ReceiverConfig } from './config';
 import { hostPort } from './connection';
-import type { Receiver } from './receiver';
-import type { Request, Response } from './router';
+import type { ReceiverIdentity } from './identity';
+import type { Request, Response, Router } from './router';
+
+/** What the information endpoints describe: the receiver's configuration, identity and state. */
+export interface InfoContext {
+  readonly config: Readonly<ReceiverConfig>;
+  readonly identity: ReceiverIdentity;
+  /** The feature bits advertised (spec 2.3). */
+  readonly features: bigint;
+  readonly dialect: Dialect;
+  /** The services published now (their TXT records follow the activity). */
+  services(): ServiceAdvertisement[];
+  discoveryIdentity(): DiscoveryIdentity;
+  activityFields(): ActivityFields;
+}
 
 /** Version of the protocol SDK named in /info `sdk` (spec 2.11; real receivers send 2.0.2). */
 const SDK_VERSION = '2.0.2';
 
 /** spec 2.5: the server information record; its values equal the discovery record's. */
-export function serverInfo(receiver: Receiver): PlistDict {
+export function serverInfo(receiver: InfoContext): PlistDict {
   const { config } = receiver;
   return {
     deviceid: config.deviceId,
@@ -25,7 +40,7 @@ export function serverInfo(receiver: Receiver): PlistDict {
 }
 
 /** spec 2.11: the audio-service information record, with the raw TXT bytes of both services. */
-export function audioServiceInfo(receiver: Receiver, request: Request): PlistDict {
+export function audioServiceInfo(receiver: InfoContext, request: Pick<Request, 'remoteAddress' | 'remotePort'>): PlistDict {
   const { config, identity } = receiver;
   const services = receiver.services();
   const media = services.find((service) => service.type === receiver.dialect.serviceType);
@@ -67,8 +82,7 @@ export function audioServiceInfo(receiver: Receiver, request: Request): PlistDic
   };
 }
 
-export function registerInfoRoutes(receiver: Receiver): void {
-  const { router } = receiver;
+export function registerInfoRoutes(router: Router, receiver: InfoContext): void {
   const mime = receiver.dialect.mime;
   let serverInfoBody: Uint8Array | undefined;
   router.add({
@@ -78,13 +92,14 @@ export function registerInfoRoutes(receiver: Receiver): void {
     maxBodyBytes: 0,
     // The record depends only on the configuration: encode it once.
     handler: (): Response => ({
-      status: 200,
+      status: STATUS.ok,
       headers: { [HEADER.contentType]: mime.plistXml },
       body: (serverInfoBody ??= encodeXmlPlistBytes(serverInfo(receiver))),
     }),
   });
   router.add({
-    protocol: 'RTSP',
+    // RTSP/1.0 as spec 2.11 shows it; some senders and scripts fetch http://host:port/info, so
+    // HTTP/1.1 too: the same handler, the status line in the request's protocol.
     method: 'GET',
     path: '/info',
     // spec 5.2: answered before pairing, like real receivers (senders read it to decide how to pair).
@@ -92,7 +107,7 @@ export function registerInfoRoutes(receiver: Receiver): void {
     // Some senders send a small binary plist asking for particular keys; all keys are answered.
     maxBodyBytes: 16 * 1024,
     handler: (request): Response => ({
-      status: 200,
+      status: STATUS.ok,
       headers: { [HEADER.contentType]: mime.plistBinary },
       body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
     }),
@@ -104,6 +119,6 @@ export function registerInfoRoutes(receiver: Receiver): void {
     open: true,
     maxBodyBytes: 0,
     // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
-    handler: (): Response => ({ status: 200, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),
+    handler: (): Response => ({ status: STATUS.ok, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),
   });
 }

@@ -2,19 +2,34 @@
 // RTSP, and RTSP POST /auth-setup. All are `open`: served before the connection is paired, even
 // when access control is on (spec 5.2), since they are how a sender gets paired.
 
-import { HEADER } from '../http';
+import { HEADER, STATUS } from '../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { PairingError } from '../pairing/errors';
-import { PairSetup } from '../pairing/pair-setup';
+import { PairSetup, setupCodeFor } from '../pairing/pair-setup';
 import { PairVerify } from '../pairing/pair-verify';
 import { PeerStore } from '../pairing/peers';
 import { parseRsaPrivateKey } from '../pairing/rsa';
 import type { PairingReply } from '../pairing/_reply';
 import { tlvErrorName } from '../pairing/_reply';
-import type { Display, TimerHandle } from '../platform';
-import { ConfigError } from './config';
-import type { Receiver } from './receiver';
-import type { Request, Response } from './router';
+import type { Clock, Display, Logger, RandomSource, Store, TimerHandle } from '../platform';
+import { ConfigError, type ReceiverConfig } from './config';
+import type { ReceiverIdentity } from './identity';
+import { refuse, type Request, type Response, type Router } from './router';
+
+/** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
+export interface PairingContext {
+  readonly config: Readonly<ReceiverConfig>;
+  readonly identity: ReceiverIdentity;
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly random: RandomSource;
+  readonly store: Store;
+  /** Where the PIN is shown (POST /pair-pin-start), when there is a screen. */
+  readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
+  /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
+}
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
 export const PAIRING_MIME = {
@@ -41,7 +56,7 @@ export interface PairingService {
  * The device credentials of the configuration; a ConfigError naming the field when the key or
  * certificate cannot be read (at start, not at the first sender).
  */
-export function deviceCredentials(config: Receiver['config']): AuthSetupDevice | undefined {
+export function deviceCredentials(config: Readonly<ReceiverConfig>): AuthSetupDevice | undefined {
   if (config.authKey === undefined || config.authCertificate === undefined) return undefined;
   let privateKey;
   try {
@@ -54,9 +69,9 @@ export function deviceCredentials(config: Receiver['config']): AuthSetupDevice |
   return { privateKey, certificate: config.authCertificate };
 }
 
-export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display, 'showPin' | 'hidePin'>): PairingService {
-  const { router, config, identity, ports } = receiver;
-  const { log, clock } = ports;
+export function registerPairingRoutes(router: Router, context: PairingContext): PairingService {
+  const { config, identity, log, clock, display } = context;
+  const ports = context;
   const device = deviceCredentials(config);
   // The identifier a sender stores for this receiver: the device id (TXT deviceid), as
   // third-party receivers in the field and HomeKit accessories use. TXT pi stays the group
@@ -73,8 +88,8 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
   const setup = new PairSetup({
     identifier,
     identity,
-    // spec 5.2-5.3: a configured password is what senders type; otherwise the PIN (3939 by default).
-    setupCode: () => (config.password !== '' ? config.password : config.pin),
+    // spec 5.2-5.3: the password, the PIN, or 3939 for transient pairing (setupCodeFor).
+    setupCode: (transient) => setupCodeFor(config, transient),
     device,
     peers,
     store: ports.store,
@@ -82,29 +97,32 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
     clock,
     log,
     timeoutMs: config.limits.pairingTimeoutMs,
-    onEnded: hidePin,
+    // An abandoned pair-setup leaves the PIN up: the next sender's user may be typing it.
+    onEnded: (outcome) => {
+      if (outcome !== 'abandoned') hidePin();
+    },
     crypto: ports.crypto,
   });
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   const answer = (request: Request, reply: PairingReply): Response => {
     if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
-    return { status: 200, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
   };
-  const malformed = (request: Request, error: unknown): Response => {
+  const malformed = (_request: Request, error: unknown): Response => {
     if (!(error instanceof PairingError)) throw error;
-    log('warn', `${peerOf(request)} ${request.method} ${request.path}: 400 (${error.message})`);
-    return { status: 400 };
+    return refuse(STATUS.badRequest, error.message);
   };
 
   router.add({
     method: 'POST',
     path: '/pair-setup',
     open: true,
+    costly: true,
     maxBodyBytes: MAX_PAIR_SETUP_BYTES,
     handler: (request) => {
       try {
-        return answer(request, setup.handle(request.body, request.session));
+        return answer(request, setup.handle(request.body, request.state));
       } catch (error) {
         return malformed(request, error);
       }
@@ -114,10 +132,11 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
     method: 'POST',
     path: '/pair-verify',
     open: true,
+    costly: true,
     maxBodyBytes: MAX_PAIR_VERIFY_BYTES,
     handler: (request) => {
       try {
-        return answer(request, verify.handle(request.body, request.session));
+        return answer(request, verify.handle(request.body, request.state));
       } catch (error) {
         return malformed(request, error);
       }
@@ -136,11 +155,11 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
       pinTimer = clock.setTimer(config.limits.pairingTimeoutMs, hidePin);
       if (display) display.showPin(pin);
       else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
-      return { status: 200 };
+      return { status: STATUS.ok };
     },
   });
   router.add({
-    protocol: 'RTSP',
+    // RTSP/1.0 in spec 5.6; one known client sends it over HTTP/1.1: both, one handler.
     method: 'POST',
     path: '/auth-setup',
     open: true,
@@ -148,17 +167,13 @@ export function registerPairingRoutes(receiver: Receiver, display?: Pick<Display
     handler: (request): Response => {
       // spec 5.6: without a device key and certificate there is nothing to prove; the receiver
       // does not advertise HasUnifiedAdvertiserInfo then, and says it does not implement this.
-      if (!device) {
-        log('info', `${peerOf(request)} POST /auth-setup: 501 (no device key and certificate configured: authKey, authCertificate)`);
-        return { status: 501 };
-      }
+      if (!device) return refuse(STATUS.notImplemented, 'no device key and certificate configured (authKey, authCertificate)');
       if (request.body.length !== AUTH_SETUP_BODY_BYTES) {
-        log('warn', `${peerOf(request)} POST /auth-setup: 400 (body of ${request.body.length} bytes, spec 5.6 says ${AUTH_SETUP_BODY_BYTES})`);
-        return { status: 400 };
+        return refuse(STATUS.badRequest, `body of ${request.body.length} bytes; spec 5.6 says ${AUTH_SETUP_BODY_BYTES}`);
       }
       try {
         const body = authSetupReply(request.body, device, ports.random, ports.crypto);
-        return { status: 200, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
+        return { status: STATUS.ok, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
       } catch (error) {
         return malformed(request, error);
       }

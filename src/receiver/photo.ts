@@ -25,19 +25,28 @@
 //   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
 
 import { readMakerHeader } from '../dialect';
-import { MEDIA_SESSION_ACTIVITY } from './media-activity';
 import { STATUS } from '../http';
-import type { Display } from '../platform';
+import type { Display, Logger } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
+import type { ReceiverLimits } from './limits';
+import type { MediaFeature, MediaSession } from './media-session';
 import { PhotoCache } from './photo-cache';
-import type { Receiver } from './receiver';
-import type { Request, Response } from './router';
+import { refuse, type Request, type Response, type Router } from './router';
+import { transitionOf } from './transitions';
 
 /** spec 4.1: the values of X-Vendor-AssetAction. */
 export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
 export type AssetAction = (typeof ASSET_ACTIONS)[number];
 
-export class PhotoFeature {
+/** What photos need: the screen, the media session, the limits and a log. */
+export interface PhotoContext {
+  readonly log: Logger;
+  readonly display: Display;
+  readonly media: MediaSession;
+  readonly limits: Pick<ReceiverLimits, 'photoCacheBytes' | 'photoCacheEntries' | 'maxPhotoBytes'>;
+}
+
+export class PhotoFeature implements MediaFeature {
   readonly cache: PhotoCache;
   /** A photo session is on: a picture is on the screen. */
   active = false;
@@ -51,22 +60,14 @@ export class PhotoFeature {
    */
   private decidedAt = 0;
 
-  constructor(
-    private readonly receiver: Receiver,
-    private readonly display: Display,
-  ) {
-    const { limits } = receiver.config;
+  constructor(private readonly context: PhotoContext) {
+    const { limits } = context;
     this.cache = new PhotoCache({ maxBytes: limits.photoCacheBytes, maxEntries: limits.photoCacheEntries });
   }
 
   /** PUT /photo (spec 4.1). */
   handle(request: Request): Response {
-    const { log } = this.receiver.ports;
     const what = `${request.remoteAddress}:${request.remotePort} PUT /photo`;
-    const refuse = (status: number, why: string): Response => {
-      log('info', `${what}: ${status} (${why})`);
-      return { status };
-    };
     const key = readMakerHeader(request.head.headers, 'AssetKey');
     const transition = readMakerHeader(request.head.headers, 'Transition');
     const actionText = readMakerHeader(request.head.headers, 'AssetAction');
@@ -112,7 +113,7 @@ export class PhotoFeature {
    * order: display requests asked before it do not show when they finish later.
    */
   stop(sessionId: string | undefined, order: number): void {
-    const { log } = this.receiver.ports;
+    const { log, media, display } = this.context;
     if (this.active && sessionId !== undefined && this.owner !== undefined && sessionId !== this.owner) {
       const dropped = this.cache.deleteSession(sessionId);
       log('debug', `POST /stop from session ${sessionId}: the photo shown is session ${this.owner}'s; ${dropped} cached photos of ${sessionId} dropped`);
@@ -125,13 +126,12 @@ export class PhotoFeature {
     this.active = false;
     this.owner = undefined;
     this.shownKey = undefined;
-    this.display.clear();
+    display.clear();
     // A slideshow still running keeps the activity it shares with photos.
-    const slideshowRuns = this.receiver.slideshow !== undefined && this.receiver.slideshow.state !== 'idle';
-    if (this.receiver.activity === MEDIA_SESSION_ACTIVITY && !slideshowRuns) this.receiver.setActivity('idle');
+    media.end('photo');
     log('debug', `photo session ${owner ?? '(no session id)'} stopped`);
-    // Not awaited: the sender may answer the event only after it has the answer to its /stop.
-    void this.receiver.events.send(owner, 'photo', 'stopped');
+    // Sent once the answer to the /stop has left (EventSender.hold).
+    media.events.send(owner, 'photo', 'stopped');
   }
 
   /**
@@ -146,12 +146,13 @@ export class PhotoFeature {
     this.active = false;
     this.owner = undefined;
     this.shownKey = undefined;
-    this.receiver.ports.log('debug', `photo session ${owner ?? '(no session id)'} ended: ${reason}`);
-    void this.receiver.events.send(owner, 'photo', 'stopped');
+    this.context.log('debug', `photo session ${owner ?? '(no session id)'} ended: ${reason}`);
+    this.context.media.end('photo');
+    this.context.media.events.send(owner, 'photo', 'stopped');
   }
 
   private store(key: string, jpeg: Uint8Array, sessionId: string | undefined, what: string): void {
-    const { log } = this.receiver.ports;
+    const { log } = this.context;
     const { stored, evicted } = this.cache.put(key, jpeg, sessionId);
     if (!stored) {
       const { maxBytes } = this.cache.limits;
@@ -162,43 +163,44 @@ export class PhotoFeature {
   }
 
   private show(request: Request, jpeg: Uint8Array, key: string | undefined, transition: string | undefined): void {
-    const { log } = this.receiver.ports;
+    const { log, media, display } = this.context;
     const { sessionId } = request;
     if (request.order < this.decidedAt) {
       log('debug', `PUT /photo ${key ?? '(no key)'} (request #${request.order}) not shown: request #${this.decidedAt} was asked for later`);
       return;
     }
-    this.display.showPhoto(jpeg, transition);
+    // The sender's name for the transition, resolved to the one the screen draws (transitions.ts).
+    display.showPhoto(jpeg, transition === undefined ? undefined : transitionOf(transition));
     this.decidedAt = request.order;
     if (this.active && this.owner !== undefined && sessionId !== undefined && this.owner !== sessionId) {
       // Another sender took the screen: the previous session has ended.
       const previous = this.owner;
       this.cache.deleteSession(previous);
       log('info', `photo session ${previous} ended: session ${sessionId} shows a photo`);
-      void this.receiver.events.send(previous, 'photo', 'stopped');
+      media.events.send(previous, 'photo', 'stopped');
     }
     // A new session reports its own end, even when an earlier one of the same sender did.
-    if (sessionId !== undefined && (!this.active || this.owner !== sessionId)) this.receiver.events.reset(sessionId, 'photo');
+    if (sessionId !== undefined && (!this.active || this.owner !== sessionId)) media.events.reset(sessionId, 'photo');
     this.active = true;
     this.owner = sessionId;
     this.shownKey = key;
     log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
-    this.receiver.setActivity(MEDIA_SESSION_ACTIVITY);
+    media.begin('photo');
   }
 }
 
 /** Serves PUT /photo on a receiver with a screen, and ends photo sessions on POST /stop. */
-export function registerPhotoRoutes(receiver: Receiver, display: Display): PhotoFeature {
-  const feature = new PhotoFeature(receiver, display);
-  receiver.router.add({
+export function registerPhotoRoutes(router: Router, context: PhotoContext): PhotoFeature {
+  const feature = new PhotoFeature(context);
+  router.add({
     protocol: 'HTTP',
     method: 'PUT',
     path: '/photo',
     // Over it the connection's parser answers 413 (and keeps the connection when the body is
     // small enough to read and drop).
-    maxBodyBytes: receiver.config.limits.maxPhotoBytes,
+    maxBodyBytes: context.limits.maxPhotoBytes,
     handler: (request) => feature.handle(request),
   });
-  receiver.onStop((sessionId, order) => feature.stop(sessionId, order));
+  context.media.register('photo', feature);
   return feature;
 }

@@ -3,7 +3,7 @@
 // land): senders trust the bits, and a bit we cannot honour breaks them.
 
 import type { FeatureName } from '../discovery/features';
-import type { ReceiverConfig, ReceiverLimits } from './config';
+import type { ReceiverLimits } from './limits';
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';
 
@@ -42,7 +42,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     model: 'VendorFrame1,1',
     // A few MB of PSRAM: one picture of up to 1 MB in flight, and three cached (the previous,
     // the shown and the next photo) within 2 MB.
-    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3 },
+    // Sockets: lwIP on an ESP32-S3 has about 16; a sender needs a handful.
+    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3, maxConnections: 12, maxConnectionsPerAddress: 8 },
   },
   speaker: {
     name: 'speaker',
@@ -50,6 +51,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
+    // The information request and pairing only: a few connections.
+    limits: { maxConnections: 8, maxConnectionsPerAddress: 4 },
   },
   'media-board': {
     name: 'media-board',
@@ -57,7 +60,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
-    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8 },
+    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8, maxConnections: 48, maxConnectionsPerAddress: 16 },
   },
   desktop: {
     name: 'desktop',
@@ -103,7 +106,7 @@ export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching',
  * when a device key and certificate are configured; without them neither can be honoured.
  * SCREEN_FEATURES only when the host has a screen (`hasDisplay`).
  */
-export function implementedFeatures(config: Pick<ReceiverConfig, 'authKey' | 'authCertificate'>, hasDisplay = false): FeatureName[] {
+export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false): FeatureName[] {
   const implemented = IMPLEMENTED_FEATURES.filter((name) => hasDisplay || !SCREEN_FEATURES.includes(name));
   if (config.authKey !== undefined && config.authCertificate !== undefined) {
     implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
@@ -118,4 +121,12 @@ export function isProfileName(name: string): name is ProfileName {
 /** The feature bits a profile advertises: what it intends and the core implements. */
 export function advertisedFeatures(profile: Profile, implemented: readonly FeatureName[] = IMPLEMENTED_FEATURES): FeatureName[] {
   return profile.intended.filter((name) => implemented.includes(name));
+}
+
+/**
+ * Whether a host should give this profile a screen (the Display port) where it has one: the
+ * profile means to show pictures. A speaker on a board with a panel still shows none.
+ */
+export function profileShowsPictures(name: ProfileName): boolean {
+  return PROFILES[name].intended.some((feature) => SCREEN_FEATURES.includes(feature));
 }

@@ -1,7 +1,13 @@
 // The receiver: configuration, identity, activity, advertised services, routes and connections.
-// Hosts create one, hand it accepted connections, and give it the ports it needs.
+// The composition root of src/receiver: it builds each feature with the narrow context that
+// feature needs (no feature sees the Receiver), and hands out sans-I/O connections.
+// Hosts create one with a complete configuration, give it the ports it needs, and drive its
+// connections (src/connection-driver.ts).
 
+import { utf8Decode, utf8Encode } from '../bytes';
+import { ConnectionDriver } from '../connection-driver';
 import { DIALECTS, type Dialect } from '../dialect';
+import { HEADER, STATUS, httpDate, writeResponse } from '../http';
 import {
   activityFields,
   changeActivity,
@@ -16,21 +22,60 @@ import {
 } from '../discovery';
 import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, RandomSource, Store } from '../platform';
 import { uuidFromBytes } from '../uuid';
-import type { ReceiverConfig } from './config';
-import { ReceiverConnection, type ConnectionContext } from './connection';
-import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
-import { registerInfoRoutes } from './info';
+import { freezeConfig, type ReceiverConfig } from './config';
+import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection';
 import { EventSender } from './events';
-import { ReverseRegistry } from './reverse';
-import { registerReverseRoute } from './reverse-route';
+import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
+import { registerUnservedAudioRoutes } from './audio-routes';
+import { registerInfoRoutes, type InfoContext } from './info';
+import { MediaSession } from './media-session';
 import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
+import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
+import { ReverseRegistry } from './reverse';
+import { registerReverseRoute } from './reverse-route';
+import { Router } from './router';
 import type { Slideshow } from './slideshow';
 import { registerSlideshowRoutes } from './slideshow-routes';
-import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
-import { Router } from './router';
 import { registerStopRoute } from './stop-route';
+
+/** At most one log line about refused connections per this many milliseconds. */
+const REFUSAL_LOG_INTERVAL_MS = 10_000;
+
+/** How long a refused sender should wait before it tries again (Retry-After, RFC 9110 10.2.3). */
+const RETRY_AFTER_SECONDS = 2;
+
+/** The connection idle longest, if any is idle. */
+function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnection | undefined {
+  let oldest: ReceiverConnection | undefined;
+  for (const connection of connections) if (connection.idle && (!oldest || connection.lastActivity < oldest.lastActivity)) oldest = connection;
+  return oldest;
+}
+
+/**
+ * The answer to a connection the receiver cannot take: 503 with Retry-After, sent at once (its
+ * request is not read, so HTTP/1.1: RTSP senders read the status line alike).
+ */
+export function busyResponse(serverHeader: string, wallTime: number): Uint8Array {
+  const reason = utf8Encode('this receiver has as many connections as it can take; try again shortly\n');
+  return writeResponse({
+    protocol: 'HTTP',
+    version: '1.1',
+    status: STATUS.serviceUnavailable,
+    headers: [
+      [HEADER.retryAfter, RETRY_AFTER_SECONDS],
+      [HEADER.contentType, 'text/plain; charset=utf-8'],
+      [HEADER.date, httpDate(wallTime)],
+      [HEADER.server, serverHeader],
+      [HEADER.connection, 'close'],
+    ],
+    body: reason,
+  });
+}
+
+/** Store key of the group id (spec 2.1 gid), kept across restarts. */
+export const GID_KEY = 'gid';
 
 /** The ports a receiver uses. The advertiser is optional (`--no-mdns`). */
 export interface ReceiverPorts {
@@ -48,17 +93,15 @@ export interface ReceiverPorts {
   readonly crypto?: CryptoKernels;
 }
 
-/** A feature's part of POST /stop: the sender's session, and the stop request's Request.order. */
-export type StopHandler = (sessionId: string | undefined, order: number) => void | Promise<void>;
-
-export class Receiver {
+export class Receiver implements InfoContext {
+  readonly config: Readonly<ReceiverConfig>;
   readonly router = new Router();
   /** Reverse connections of every sender (spec 1.6), by session and purpose. */
   readonly reverse = new ReverseRegistry();
   /** Events to senders over their reverse connections (spec 6). */
-  readonly events = new EventSender(this);
-  /** What POST /stop stops (spec 3, 4.1): each feature with a session registers here. */
-  private readonly stopHandlers: StopHandler[] = [];
+  readonly events: EventSender;
+  /** The screen, the activity and the media events of photos and slideshows. */
+  readonly media: MediaSession;
   /** Photos (spec 4.1), when the receiver has a screen and its profile offers them. */
   readonly photos: PhotoFeature | undefined;
   /** What the screen's status line shows. */
@@ -78,37 +121,57 @@ export class Receiver {
   private readonly connections = new Set<ReceiverConnection>();
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
+  /** Connections refused since the last log line about them. */
+  private refusals: { count: number; loggedAt: number | undefined } = { count: 0, loggedAt: undefined };
 
   constructor(
-    readonly config: ReceiverConfig,
+    config: ReceiverConfig,
     readonly ports: ReceiverPorts,
   ) {
-    this.dialect = DIALECTS[config.dialect];
-    this.identity = loadOrCreateIdentity(ports.store, ports.random, ports.log);
-    this.features = featureMask(advertisedFeatures(PROFILES[config.profile], implementedFeatures(config, ports.display !== undefined)));
-    this.activityState = { activity: 'idle', gid: this.randomUuid() };
+    // Complete and frozen before anything reads it (a copy: the caller's object stays its own).
+    this.config = Object.isFrozen(config) ? config : freezeConfig({ ...config, limits: { ...config.limits } });
+    const { clock, log, display } = ports;
+    this.dialect = DIALECTS[this.config.dialect];
+    this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
+    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined)));
+    // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
+    this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
+    const { limits } = this.config;
     this.connectionContext = {
-      clock: ports.clock,
-      log: ports.log,
+      log,
       router: this.router,
-      limits: config.limits,
+      limits,
       dialect: this.dialect,
-      serverHeader: `${this.dialect.serverProduct}/${config.sourceVersion}`,
+      serverHeader: `${this.dialect.serverProduct}/${this.config.sourceVersion}`,
+      wallTime: () => clock.wallTime(),
+      now: () => clock.now(),
       // spec 5.2: a password or a PIN the sender must enter closes everything but pairing.
-      pairingRequired: config.password !== '' || config.pinRequired,
-      reverseLimits: { requestTimeoutMs: config.limits.reverseRequestTimeoutMs, maxBodyBytes: config.limits.maxReverseBodyBytes },
+      pairingRequired: this.config.password !== '' || this.config.pinRequired,
       onClosed: (connection) => this.connections.delete(connection),
       nextRequestOrder: () => ++this.requestsSeen,
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
       holdEvents: (sessionId) => this.events.hold(sessionId),
     };
-    this.status = { name: config.name, activity: this.activityState.activity };
-    registerInfoRoutes(this);
-    this.pairing = registerPairingRoutes(this, ports.display);
-    registerReverseRoute(this);
-    registerStopRoute(this);
-    this.photos = ports.display && this.features & featureMask(['Photo']) ? registerPhotoRoutes(this, ports.display) : undefined;
-    if (ports.display && this.features & featureMask(['Slideshow'])) this.slideshow = registerSlideshowRoutes(this);
+    this.status = { name: this.config.name, activity: this.activityState.activity };
+    this.events = new EventSender({ log, mime: this.dialect.mime, reverse: this.reverse, maxSessions: limits.maxEventSessions });
+    this.media = new MediaSession({
+      log,
+      display,
+      events: this.events,
+      setActivity: (activity) => this.setActivity(activity),
+      updateStatus: (change) => this.updateStatus(change),
+    });
+    registerInfoRoutes(this.router, this);
+    registerUnservedAudioRoutes(this.router);
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
+    registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
+    registerStopRoute(this.router, this.media);
+    if (display && this.features & featureMask(['Photo'])) {
+      this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits });
+    }
+    if (display && this.features & featureMask(['Slideshow'])) {
+      this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+    }
   }
 
   get activity(): Activity {
@@ -187,43 +250,64 @@ export class Receiver {
     const next = changeActivity(this.activityState, activity, () => this.randomUuid());
     if (next === this.activityState) return;
     this.activityState = next;
+    this.keepGid(activity, next.gid);
     this.ports.log('info', `activity: ${activity} (gid ${next.gid})`);
     this.published = this.services();
     for (const service of this.published) this.ports.advertiser?.update(service);
     this.updateStatus({ activity });
   }
 
-  /** Registers something POST /stop stops (a photo session, a slideshow, video playback). */
-  onStop(handler: StopHandler): void {
-    this.stopHandlers.push(handler);
-  }
-
   /**
-   * Stops every session feature (POST /stop, spec 3); a failing handler is logged, the others
-   * still run. `order` is the stop request's Request.order (requests asked before it must not
-   * start anything when they finish later); the newest head's when omitted.
+   * A new sans-I/O connection (DESIGN 6), or undefined when it cannot be taken (the caller
+   * answers BUSY_RESPONSE and closes the transport). At maxConnections, or at
+   * maxConnectionsPerAddress for its address, the connection idle longest (of that address)
+   * makes room; with none idle the new one is refused. The caller feeds the connection bytes and
+   * time and polls it; `accept` does that with a ConnectionDriver.
    */
-  async stopSessions(sessionId: string | undefined, order = this.requestsSeen): Promise<void> {
-    for (const handler of this.stopHandlers) {
-      try {
-        await handler(sessionId, order);
-      } catch (error) {
-        this.ports.log('error', `stop handler failed: ${error instanceof Error ? error.message : String(error)}`);
+  open(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
+    const { limits } = this.config;
+    const fromAddress = [...this.connections].filter((connection) => connection.addresses.remoteAddress === addresses.remoteAddress);
+    const full = this.connections.size >= limits.maxConnections ? { pool: [...this.connections], limit: 'maxConnections' } : undefined;
+    const addressFull = fromAddress.length >= limits.maxConnectionsPerAddress ? { pool: fromAddress, limit: 'maxConnectionsPerAddress' } : undefined;
+    const crowded = addressFull ?? full;
+    if (crowded) {
+      const victim = oldestIdle(crowded.pool);
+      if (!victim) {
+        this.refused(addresses, now, crowded.limit);
+        return undefined;
       }
+      const why = `idle longest: makes room for ${addresses.remoteAddress}:${addresses.remotePort} (limits.${crowded.limit})`;
+      this.ports.log('info', `${victim.peer} closed, ${why}`);
+      victim.close(why);
     }
+    const connection = new ReceiverConnection(addresses, this.connectionContext, now);
+    this.connections.add(connection);
+    return connection;
   }
 
-  /** Takes a new connection, or closes it at once when the connection limit is reached. */
+  /** Takes a host connection and drives it; at the limits with none idle, answers 503 and closes it. */
   accept(port: Connection): ReceiverConnection | undefined {
-    const { limits } = this.config;
-    if (this.connections.size >= limits.maxConnections) {
-      this.ports.log('warn', `${port.remoteAddress}:${port.remotePort} refused: ${limits.maxConnections} connections open (limits.maxConnections)`);
+    const { clock } = this.ports;
+    const connection = this.open(port, clock.now());
+    if (!connection) {
+      port.write(busyResponse(this.connectionContext.serverHeader, clock.wallTime()));
       port.close();
       return undefined;
     }
-    const connection = new ReceiverConnection(port, this.connectionContext);
-    this.connections.add(connection);
+    new ConnectionDriver(connection, port, clock);
     return connection;
+  }
+
+  /**
+   * Counts a refused connection; logs the first at once and then one line per
+   * REFUSAL_LOG_INTERVAL_MS with the count (a flood must not flood the log too).
+   */
+  private refused(addresses: ConnectionAddresses, now: number, limit: string): void {
+    this.refusals.count++;
+    if (this.refusals.loggedAt !== undefined && now - this.refusals.loggedAt < REFUSAL_LOG_INTERVAL_MS) return;
+    const { count } = this.refusals;
+    this.refusals = { count: 0, loggedAt: now };
+    this.ports.log('warn', `${count === 1 ? `${addresses.remoteAddress}:${addresses.remotePort} refused` : `${count} connections refused in the last ${REFUSAL_LOG_INTERVAL_MS / 1000} s, the last from ${addresses.remoteAddress}`} (503): ${this.connections.size} connections open, none idle (limits.${limit})`);
   }
 
   get connectionCount(): number {
@@ -238,6 +322,27 @@ export class Receiver {
     this.slideshow?.stop('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
+  }
+
+  /**
+   * The group id an earlier start kept (spec 2.1 gid), when it was the gid of `activity` (a
+   * receiver stopped while receiving starts idle: another activity, so another gid).
+   */
+  private storedGid(activity: Activity): string | undefined {
+    const stored = this.ports.store.get(GID_KEY);
+    if (!stored) return undefined;
+    const [kept, gid] = utf8Decode(stored, false).split(' ');
+    return kept === activity && /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/i.test(gid ?? '') ? gid : undefined;
+  }
+
+  /** Keeps the group id for the next start; a failed write costs only a new gid then, so it is logged. */
+  private keepGid(activity: Activity, gid: string): string {
+    try {
+      this.ports.store.put(GID_KEY, utf8Encode(`${activity} ${gid}`));
+    } catch (error) {
+      this.ports.log('warn', `group id not kept (the next start makes a new one): ${error instanceof Error ? error.message : String(error)}`);
+    }
+    return gid;
   }
 
   private randomUuid(): string {

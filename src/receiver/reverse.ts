@@ -1,12 +1,12 @@
 // Reverse connections (spec 1.6, 6): after `POST /reverse` with `Upgrade: PTTH/1.0` and a 101,
 // the sender's connection turns around: the receiver sends requests on it (`POST /event`,
-// `GET /slideshows/1/assets/1`) and parses the sender's responses.
+// `GET /slideshows/1/assets/1`) and reads the sender's responses. Sans-I/O like the connection it
+// came from (ReceiverConnection forwards its bytes, deadlines and polls here).
 
-import { HEADER, Headers, MessageParser, writeRequest, type HeadersInit, type ResponseHead } from '../http';
-import { joinBytes } from '../bytes';
+import type { ConnectionEvent } from '../connection-driver';
 import type { Dialect } from '../dialect';
-import type { Clock, Connection, Logger, TimerHandle } from '../platform';
-import type { SecureChannel } from './session';
+import { ChannelError, HEADER, Headers, MessageAssembler, writeRequest, type HeadersInit, type ResponseHead, type SecureChannel } from '../http';
+import type { Logger } from '../platform';
 
 export interface ReverseResponse {
   readonly head: ResponseHead;
@@ -20,33 +20,37 @@ export interface ReverseRequest {
   readonly body?: Uint8Array;
 }
 
-/** Thrown (as a rejection) when a reverse request cannot complete; the message says why. */
+/** Why a reverse request could not complete; the message says why. */
 export class ReverseError extends Error {
   override name = 'ReverseError';
 }
 
+/** What a reverse request ends with: the sender's response, or the error that ended it. */
+export type ReverseResult = ReverseResponse | ReverseError;
+
+/** Told once, with the result, when a reverse request ends. */
+export type ReverseCallback = (result: ReverseResult) => void;
+
 export interface ReverseOptions {
-  readonly clock: Clock;
   readonly log: Logger;
+  /** Monotonic milliseconds: a request made outside receive() counts its deadline from now. */
+  now(): number;
   readonly dialect: Dialect;
   /** The sender's session (X-Vendor-Session-ID of the POST /reverse). */
   readonly sessionId: string | undefined;
   /** X-Vendor-Purpose of the POST /reverse: `slideshow`, `event`... */
   readonly purpose: string | undefined;
-  /** The sender as seen from here, for the Host header (strict HTTP parsers require one). */
-  readonly host: string;
   /** A response must be complete within this time, or the connection is closed. */
   readonly requestTimeoutMs: number;
   /** Largest response body accepted (a slideshow picture). */
   readonly maxBodyBytes: number;
-  /** The secure channel when the connection was encrypted before it turned around. */
-  readonly channel?: SecureChannel;
+  /** Most requests waiting to be sent; more fail at once (limits.maxQueuedReverseRequests). */
+  readonly maxQueuedRequests: number;
 }
 
 interface Outstanding {
   readonly request: ReverseRequest;
-  readonly resolve: (response: ReverseResponse) => void;
-  readonly reject: (error: Error) => void;
+  readonly callback: ReverseCallback;
 }
 
 /**
@@ -57,30 +61,38 @@ export class ReverseConnection {
   readonly sessionId: string | undefined;
   readonly purpose: string | undefined;
   closed = false;
-  private readonly parser: MessageParser<'response'>;
+  /** Set by the connection that carries this one: there is something to poll. */
+  onWake: () => void = () => {};
+  private readonly assembler: MessageAssembler<'response'>;
   private readonly queue: Outstanding[] = [];
   private current: Outstanding | undefined;
-  private head: ResponseHead | undefined;
-  private chunks: Uint8Array[] = [];
-  private timer: TimerHandle | undefined;
+  private readonly outgoing: Uint8Array[] = [];
+  private readonly events: ConnectionEvent[] = [];
+  /** When the current request must have its response (monotonic ms), while one is out. */
+  private deadline: number | undefined;
   private readonly closeListeners: ((reason: string) => void)[] = [];
 
   constructor(
-    private readonly port: Connection,
-    initial: Uint8Array,
+    private readonly addresses: { readonly remoteAddress: string; readonly remotePort: number },
     private readonly options: ReverseOptions,
+    channel: SecureChannel | undefined,
   ) {
     this.sessionId = options.sessionId;
     this.purpose = options.purpose;
-    this.parser = new MessageParser('response', { maxBodyBytes: options.maxBodyBytes });
-    port.onData = (bytes) => this.receive(bytes);
-    port.onClose = (error) => this.finish(error ? `connection failed: ${error}` : 'sender closed the connection');
-    port.onDrain = () => {};
-    if (initial.length > 0) this.receive(initial);
+    this.assembler = new MessageAssembler('response', { maxBodyBytes: options.maxBodyBytes }, channel);
   }
 
   get peer(): string {
-    return `${this.port.remoteAddress}:${this.port.remotePort}`;
+    const { remoteAddress, remotePort } = this.addresses;
+    return remoteAddress.includes(':') ? `[${remoteAddress}]:${remotePort}` : `${remoteAddress}:${remotePort}`;
+  }
+
+  get wantsRead(): boolean {
+    return !this.closed;
+  }
+
+  get heldBytes(): number {
+    return this.assembler.buffered;
   }
 
   /** Called once when the connection ends, with the reason. */
@@ -89,20 +101,70 @@ export class ReverseConnection {
     else this.closeListeners.push(listener);
   }
 
-  /** Sends a request; resolves with the sender's response, rejects when the connection fails. */
-  request(request: ReverseRequest): Promise<ReverseResponse> {
-    if (this.closed) return Promise.reject(new ReverseError(`reverse connection ${this.peer} is closed`));
-    return new Promise((resolve, reject) => {
-      this.queue.push({ request, resolve, reject });
-      this.sendNext();
-    });
+  /**
+   * Sends a request; `callback` gets the sender's response, or a ReverseError when the connection
+   * fails, times out, is closed or has too many requests waiting (then at once).
+   */
+  request(request: ReverseRequest, callback: ReverseCallback): void {
+    if (this.closed) {
+      callback(new ReverseError(`reverse connection ${this.peer} is closed`));
+      return;
+    }
+    if (this.queue.length >= this.options.maxQueuedRequests) {
+      callback(new ReverseError(`reverse connection ${this.peer} has ${this.queue.length} requests waiting (limits.maxQueuedReverseRequests)`));
+      return;
+    }
+    this.queue.push({ request, callback });
+    this.sendNext();
+    this.onWake();
   }
 
   close(reason = 'receiver closed it'): void {
     if (this.closed) return;
-    // Record the reason first: closing the port reports a close of its own.
-    this.finish(reason);
-    this.port.close();
+    this.end(reason);
+    this.events.push({ type: 'close', reason });
+    this.onWake();
+  }
+
+  /** Plaintext the sender pipelined before the turn-around was read (already decrypted). */
+  receivePlaintext(bytes: Uint8Array): void {
+    this.assembler.receivePlaintext(bytes);
+    this.pump();
+  }
+
+  receive(bytes: Uint8Array, _now: number): void {
+    if (this.closed) return;
+    try {
+      this.assembler.receive(bytes);
+    } catch (error) {
+      if (!(error instanceof ChannelError)) throw error;
+      this.close(`encrypted frame rejected: ${error.message}`);
+      return;
+    }
+    this.pump();
+  }
+
+  transportClosed(error: string | undefined, _now: number): void {
+    this.outgoing.length = 0;
+    this.end(error ? `connection failed: ${error}` : 'sender closed the connection');
+  }
+
+  pollTransmit(): Uint8Array | undefined {
+    return this.outgoing.shift();
+  }
+
+  pollTimeout(): number | undefined {
+    return this.deadline;
+  }
+
+  handleTimeout(now: number): void {
+    if (this.deadline === undefined || now < this.deadline || !this.current) return;
+    const { request } = this.current;
+    this.close(`no response to ${request.method} ${request.target} within ${this.options.requestTimeoutMs} ms`);
+  }
+
+  pollEvent(): ConnectionEvent | undefined {
+    return this.events.shift();
   }
 
   private sendNext(): void {
@@ -113,7 +175,7 @@ export class ReverseConnection {
     const { request } = next;
     const headers = new Headers(request.headers);
     // Strict HTTP parsers in senders reject a request without Host.
-    if (!headers.has(HEADER.host)) headers.set(HEADER.host, this.options.host);
+    if (!headers.has(HEADER.host)) headers.set(HEADER.host, this.peer);
     const sessionHeader = this.options.dialect.headers['Session-ID'];
     if (this.sessionId && !headers.has(sessionHeader)) headers.set(sessionHeader, this.sessionId);
     const bytes = writeRequest({
@@ -125,76 +187,46 @@ export class ReverseConnection {
       // Content-Length on every request, 0 when empty (spec 6: Content-Length is sent).
       body: request.body ?? new Uint8Array(0),
     });
-    this.parser.expectResponseTo(request.method);
-    this.port.write(this.options.channel ? this.options.channel.seal(bytes) : bytes);
-    this.timer = this.options.clock.setTimer(this.options.requestTimeoutMs, () => {
-      this.timer = undefined;
-      this.close(`no response to ${request.method} ${request.target} within ${this.options.requestTimeoutMs} ms`);
-    });
+    this.assembler.expectResponseTo(request.method);
+    this.outgoing.push(this.assembler.seal(bytes));
+    this.deadline = this.options.now() + this.options.requestTimeoutMs;
   }
 
-  private receive(bytes: Uint8Array): void {
-    if (this.closed) return;
-    let plaintexts = [bytes];
-    if (this.options.channel) {
-      try {
-        plaintexts = this.options.channel.open(bytes);
-      } catch (error) {
-        this.close(`encrypted frame rejected: ${error instanceof Error ? error.message : String(error)}`);
+  private pump(): void {
+    for (let event = this.assembler.next(); event && !this.closed; event = this.assembler.next()) {
+      if (event.type === 'message') this.complete(event.head, event.body);
+      else if (event.type === 'error') {
+        this.close(`bad response from sender: ${event.error.status} ${event.error.reason}`);
         return;
       }
     }
-    for (const plaintext of plaintexts) this.parser.receive(plaintext);
-    for (let event = this.parser.next(); event && !this.closed; event = this.parser.next()) {
-      switch (event.type) {
-        case 'head':
-          this.head = event.head;
-          this.chunks = [];
-          break;
-        case 'body':
-          this.chunks.push(event.data);
-          break;
-        case 'end':
-          this.complete();
-          break;
-        case 'error':
-          this.close(`bad response from sender: ${event.status} ${event.reason}`);
-          return;
-      }
-    }
   }
 
-  private complete(): void {
+  private complete(head: ResponseHead, body: Uint8Array): void {
     const current = this.current;
-    const head = this.head;
     this.current = undefined;
-    this.head = undefined;
-    if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
-    this.timer = undefined;
-    if (!current || !head) {
+    this.deadline = undefined;
+    if (!current) {
       this.close('response without a request');
       return;
     }
-    const body = joinBytes(this.chunks);
-    this.chunks = [];
-    current.resolve({ head, body });
+    current.callback({ head, body });
     if (!head.keepAlive) this.close('sender asked to close');
     else this.sendNext();
   }
 
-  private finish(reason: string): void {
+  private end(reason: string): void {
     if (this.closed) return;
     this.closed = true;
-    if (this.timer !== undefined) this.options.clock.clearTimer(this.timer);
-    this.timer = undefined;
+    this.deadline = undefined;
+    this.assembler.dispose();
     this.options.log('debug', `${this.peer} reverse connection (${this.purpose ?? 'no purpose'}) ended: ${reason}`);
     const failed = [...(this.current ? [this.current] : []), ...this.queue.splice(0)];
     this.current = undefined;
-    for (const outstanding of failed) outstanding.reject(new ReverseError(`reverse connection ${this.peer}: ${reason}`));
+    for (const outstanding of failed) outstanding.callback(new ReverseError(`reverse connection ${this.peer}: ${reason}`));
     for (const listener of this.closeListeners.splice(0)) listener(reason);
   }
 }
-
 
 /** The reverse connections of all senders, by session and purpose. */
 export class ReverseRegistry {

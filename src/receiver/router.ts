@@ -1,9 +1,11 @@
-// Routing on (protocol, method, path): the table of endpoints, and the 404/405/501 answers.
+// Routing on (protocol, method, path): the table of endpoints, the 404/405/501 answers, and the
+// shapes handlers see: a Request in, an Answer out (a Response now, or LATER and a Response
+// through `request.respond` when it is ready).
 
-import type { HeadersInit, Protocol, RequestHead } from '../http';
+import type { ConnectionState } from '../connection-state';
+import { STATUS, type HeadersInit, type Protocol, type RequestHead, type SecureChannel } from '../http';
 import { readMakerHeader } from '../dialect';
 import type { ReverseConnection } from './reverse';
-import type { ConnectionSession, SecureChannel } from './session';
 
 /** A request as handlers see it: the parsed head, its path and query, and the whole body. */
 export interface Request {
@@ -22,7 +24,7 @@ export interface Request {
   readonly localAddress: string;
   readonly localPort: number;
   /** State kept for the life of the connection (pairing steps, encryption). */
-  readonly session: ConnectionSession;
+  readonly state: ConnectionState;
   /**
    * Arrival order of the request's head among all the receiver's requests (1, 2, ...). Requests
    * on different connections finish in any order (a big body takes longer); a handler that must
@@ -30,10 +32,21 @@ export interface Request {
    * asked for).
    */
   readonly order: number;
+  /**
+   * Answers a request whose handler returned LATER (once; requests behind it on the connection
+   * wait for it, in order). Ignored after the connection has closed.
+   */
+  respond(response: Response): void;
 }
 
 export interface Response {
   readonly status: number;
+  /**
+   * Why a request is refused, in words a person can act on (`photo is 17.8 MB; this receiver
+   * takes up to 8 MB`). The connection logs it once with the request line and, for an error
+   * status without a body of its own, sends it as a one-line text body.
+   */
+  readonly reason?: string;
   readonly headers?: HeadersInit;
   readonly body?: Uint8Array;
   /** Close the connection once this response is written. */
@@ -51,7 +64,17 @@ export interface Response {
   readonly reverse?: (connection: ReverseConnection) => void;
 }
 
-export type Handler = (request: Request) => Response | Promise<Response>;
+/** Returned by a handler that answers later through `request.respond`. */
+export const LATER: unique symbol = Symbol('answer later');
+
+export type Answer = Response | typeof LATER;
+
+export type Handler = (request: Request) => Answer;
+
+/** A refusal: the status, and the reason the connection logs and sends (see Response.reason). */
+export function refuse(status: number, reason: string, headers?: HeadersInit): Response {
+  return headers ? { status, reason, headers } : { status, reason };
+}
 
 export interface Route {
   /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */
@@ -63,6 +86,18 @@ export interface Route {
   /** Largest body this route accepts; the receiver's limit when omitted. */
   readonly maxBodyBytes?: number;
   /**
+   * Answering takes long (pair-setup and pair-verify: big-number and curve arithmetic, tens of
+   * milliseconds on a desktop, far more on a board): the connection ends its turn after each, so
+   * one connection's pipelined pairing steps never hold up the others (fairness).
+   */
+  readonly costly?: boolean;
+  /**
+   * A request the receiver recognises and does not serve (audio streaming on a receiver that
+   * only answers the audio information request): routed, so it is answered 501 with a reason
+   * rather than 404, but not listed by OPTIONS `Public` or `Allow`.
+   */
+  readonly unserved?: boolean;
+  /**
    * Served before the connection is paired even when access control is on (spec 5.2): the
    * pairing endpoints themselves, RTSP OPTIONS and GET /info. Every other route then answers
    * 403 (RTSP 470) until the connection is encrypted by pairing.
@@ -73,7 +108,7 @@ export interface Route {
 export type RouteMatch =
   | { readonly kind: 'route'; readonly route: Route }
   /** 404 unknown path, 405 known path with another method, 501 a method the receiver never serves. */
-  | { readonly kind: 'refuse'; readonly status: 404 | 405 | 501; readonly allow: string[] };
+  | { readonly kind: 'refuse'; readonly status: typeof STATUS.notFound | typeof STATUS.methodNotAllowed | typeof STATUS.notImplemented; readonly allow: string[] };
 
 /** A route path that matches every path. */
 export const ANY_PATH = '*';
@@ -89,7 +124,7 @@ export class Router {
   /** Every method served on a protocol, for RTSP OPTIONS `Public` and HTTP `Allow`. */
   methods(protocol: Protocol): string[] {
     const methods = new Set<string>();
-    for (const route of this.routes) if (!route.protocol || route.protocol === protocol) methods.add(route.method);
+    for (const route of this.routes) if (!route.unserved && (!route.protocol || route.protocol === protocol)) methods.add(route.method);
     return [...methods];
   }
 
@@ -103,15 +138,17 @@ export class Router {
       onProtocol.find((candidate) => candidate.path === ANY_PATH && candidate.method === wanted);
     const route = find(method) ?? (protocol === 'HTTP' && method === 'HEAD' ? find('GET') : undefined);
     if (route) return { kind: 'route', route };
-    const allow = onPath.map((candidate) => candidate.method);
+    const allow = onPath.filter((candidate) => !candidate.unserved).map((candidate) => candidate.method);
     if (protocol === 'HTTP' && allow.includes('GET') && !allow.includes('HEAD')) allow.push('HEAD');
     if (protocol === 'HTTP' && method === 'HEAD' && onProtocol.some((candidate) => candidate.method === 'GET')) {
-      return onPath.length === 0 ? { kind: 'refuse', status: 404, allow } : { kind: 'refuse', status: 405, allow };
+      return onPath.length === 0 ? { kind: 'refuse', status: STATUS.notFound, allow } : { kind: 'refuse', status: STATUS.methodNotAllowed, allow };
     }
-    // RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the server implements for no resource is 501.
-    if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: 501, allow };
-    if (onPath.length === 0) return { kind: 'refuse', status: 404, allow };
-    return { kind: 'refuse', status: 405, allow };
+    // A path that exists answers 405 with what it takes, whatever the method (GET /photo and
+    // DELETE /photo alike). Elsewhere, RFC 9110 15.6.2 and RFC 2326 11.3.8: a method the
+    // server implements for no resource is 501; else the path is unknown, 404.
+    if (onPath.length > 0) return { kind: 'refuse', status: STATUS.methodNotAllowed, allow };
+    if (!onProtocol.some((candidate) => candidate.method === method)) return { kind: 'refuse', status: STATUS.notImplemented, allow };
+    return { kind: 'refuse', status: STATUS.notFound, allow };
   }
 }
 

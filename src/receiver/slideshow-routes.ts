@@ -1,14 +1,17 @@
 // The slideshow endpoints (spec 4.1): GET /slideshow-features and PUT /slideshows/1; and the
 // wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
 
-import { MEDIA_SESSION_ACTIVITY } from './media-activity';
-import { HEADER } from '../http';
+import type { Dialect } from '../dialect';
+import { HEADER, STATUS } from '../http';
+import type { Clock, Logger } from '../platform';
 import { decodePlist } from '../plist/any';
 import { getPath } from '../plist/path';
 import { isPlistDict, type PlistValue } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
-import type { Receiver } from './receiver';
-import type { Request, Response } from './router';
+import type { ReceiverLimits } from './limits';
+import type { MediaSession } from './media-session';
+import type { ReverseRegistry } from './reverse';
+import { refuse, type Request, type Response, type Router } from './router';
 import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
 
@@ -65,45 +68,52 @@ function describeValue(value: PlistValue | undefined): string {
   return Array.isArray(value) ? 'an array' : value instanceof Uint8Array ? 'data' : 'a dictionary';
 }
 
+/** What the slideshow endpoints need: time, the media session, the senders' reverse connections. */
+export interface SlideshowRoutesContext {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly media: MediaSession;
+  readonly reverse: ReverseRegistry;
+  readonly mime: Dialect['mime'];
+  readonly limits: Pick<ReceiverLimits, 'slideshowLookAhead'>;
+}
+
 /** Registers the slideshow endpoints and POST /stop handling; returns the slideshow. */
-export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
-  const { clock, log, display } = receiver.ports;
+export function registerSlideshowRoutes(router: Router, context: SlideshowRoutesContext): Slideshow {
+  const { clock, log, media, mime } = context;
   const slideshow = new Slideshow({
     clock,
     log,
-    display,
-    connections: receiver.reverse,
-    accept: receiver.dialect.mime.plistBinary,
-    lookAhead: receiver.config.limits.slideshowLookAhead,
+    display: media.display,
+    connections: context.reverse,
+    accept: mime.plistBinary,
+    lookAhead: context.limits.slideshowLookAhead,
     onReport: (sessionId, state, lastAssetID) => {
-      if (state === 'stopped') {
-        // A photo session of the same activity may still hold the screen.
-        if (receiver.activity === MEDIA_SESSION_ACTIVITY && !receiver.photos?.active) receiver.setActivity('idle');
-      } else {
-        receiver.setActivity(MEDIA_SESSION_ACTIVITY);
-      }
-      receiver.updateStatus({ slideshow: state === 'stopped' ? undefined : state });
+      // A photo session of the same activity may still hold the screen.
+      if (state === 'stopped') media.end('slideshow');
+      else media.begin('slideshow');
+      media.updateStatus({ slideshow: state === 'stopped' ? undefined : state });
       // spec 6: the slideshow event; delivery problems are logged by the event sender.
-      void receiver.events.send(sessionId, 'slideshow', state, { lastAssetID });
+      media.events.send(sessionId, 'slideshow', state, { lastAssetID });
     },
   });
 
   const plistReply = (body: PlistValue): Response => ({
-    status: 200,
-    headers: { [HEADER.contentType]: receiver.dialect.mime.plistXml },
+    status: STATUS.ok,
+    headers: { [HEADER.contentType]: mime.plistXml },
     body: encodeXmlPlistBytes(body),
   });
 
-  receiver.router.add({
+  router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/slideshow-features',
     maxBodyBytes: 0,
     // spec 4.1: the themes, named in the language of Accept-Language.
-    handler: (request) => plistReply(slideshowFeatures(themeLanguage(request.head.headers.get(HEADER.acceptLanguage)))),
+    handler: (request: Request) => plistReply(slideshowFeatures(themeLanguage(request.head.headers.get(HEADER.acceptLanguage)))),
   });
 
-  receiver.router.add({
+  router.add({
     protocol: 'HTTP',
     method: 'PUT',
     path: '/slideshows/1',
@@ -114,13 +124,12 @@ export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
         asked = readSlideshowRequest(request.body);
       } catch (error) {
         if (!(error instanceof SlideshowError)) throw error;
-        log('info', `${request.remoteAddress}:${request.remotePort} PUT /slideshows/1: 400 (${error.message})`);
-        return { status: 400 };
+        return refuse(STATUS.badRequest, error.message);
       }
       if (asked.unknownTheme !== undefined) log('info', `slideshow: theme ${JSON.stringify(asked.unknownTheme)} is not one of ours: ${DEFAULT_THEME}`);
       if (asked.state === 'playing') {
         // The slideshow takes the screen: a photo session showing there ends (spec 6 photo event).
-        receiver.photos?.yieldScreen(request.order, 'a slideshow took the screen');
+        media.takeScreen('slideshow', request.order, 'a slideshow took the screen');
         slideshow.play(request.sessionId, asked.settings);
       } else if (!slideshow.stop('the sender stopped it', request.sessionId)) log('debug', `slideshow: PUT /slideshows/1 stopped: no show of session ${request.sessionId ?? '(none)'} runs`);
       // spec 4.1: the reply is an empty dictionary.
@@ -128,9 +137,13 @@ export function registerSlideshowRoutes(receiver: Receiver): Slideshow {
     },
   });
 
-  // spec 3: POST /stop ends the sender's slideshow (a sender without a session id: whichever runs).
-  receiver.onStop((sessionId) => {
-    slideshow.stop('POST /stop', sessionId);
+  media.register('slideshow', {
+    // spec 3: POST /stop ends the sender's slideshow (a sender without a session id: whichever runs).
+    stop: (sessionId) => {
+      slideshow.stop('POST /stop', sessionId);
+    },
+    // A photo shown does not stop a show (its next slide takes the screen back).
+    yieldScreen: () => {},
   });
   return slideshow;
 }

@@ -10,7 +10,8 @@ export type ThemeLanguage = 'en' | 'de' | 'fr' | 'es';
 export interface SlideshowTheme {
   /**
    * What senders send back as `settings.theme` (spec 2.7), and the transition name handed to
-   * Display.showPhoto for every slide of the show (the same names real receivers use).
+   * transition of every slide of the show (the same names real receivers use; transitions.ts
+   * resolves them to what the screen draws).
    */
   readonly key: string;
   readonly names: Readonly<Record<ThemeLanguage, string>>;

@@ -7,14 +7,15 @@
 //                     ^                          |
 //                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
 
-import { HEADER } from '../http';
+import { HEADER, STATUS } from '../http';
 import { decodePlist } from '../plist/any';
 import { getPath } from '../plist/path';
 import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
 import type { Clock, Display, Logger, TimerHandle } from '../platform';
 import { JpegError, inspectJpeg } from './jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
-import type { ReverseRequest, ReverseResponse } from './reverse';
+import { transitionOf } from './transitions';
+import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from './reverse';
 
 /** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
 export const SLIDESHOW_PURPOSE = 'slideshow';
@@ -66,7 +67,8 @@ export class SlideshowError extends Error {
 export interface AssetConnection {
   readonly peer: string;
   readonly closed: boolean;
-  request(request: ReverseRequest): Promise<ReverseResponse>;
+  /** Sends a request; the callback gets the response or a ReverseError. */
+  request(request: ReverseRequest, callback: ReverseCallback): void;
   /** Called once when the connection ends. */
   onClose(listener: () => void): void;
 }
@@ -134,10 +136,14 @@ function describe(error: unknown): string {
 
 /**
  * One slideshow at a time: the receiver has one screen, and a new sender's show replaces the
- * current one. Pictures are shown in the order their requests were sent, which is the order the
- * sender handed out its assets (a sender answers each request with its next picture): a reply
- * that overtakes an earlier request's on another connection waits for it, and a request that
- * fails gives up its place.
+ * current one. Pictures are shown in the sender's asset order, `info.id` of each reply (spec
+ * 2.8), whichever connection answers first: with three requests in flight on three connections
+ * the sender may take them in any order, so the order the receiver sent them in says nothing.
+ * A picture waits while the one before it (id - 1) may still be on its way: only a request that
+ * was outstanding when the picture arrived can bring it (the sender numbers assets as requests
+ * reach it, so a later request gets a later id). Once none of those is outstanding, the smallest
+ * id waiting goes next (a failed request or a sender that skips ids leaves a gap). Replies
+ * without an id are shown in arrival order, after those with one.
  */
 export class Slideshow {
   private phase: SlideshowPhase = 'idle';
@@ -145,15 +151,14 @@ export class Slideshow {
   private settings: SlideshowSettings = { slideDurationMs: 3000, theme: DEFAULT_THEME };
   /** Bumped by every start and stop: a reply to an older generation's request is dropped. */
   private generation = 0;
-  /** Fetched, not yet shown, in request order. */
-  private readonly ready: Slide[] = [];
-  /** Connections with a picture request outstanding, and that request's place in the order. */
+  /**
+   * Fetched, not yet shown, in the sender's asset order (info.id); each with the requests that
+   * were outstanding when it arrived (only they can bring an earlier asset).
+   */
+  private readonly ready: { readonly slide: Slide; readonly waitsFor: readonly number[] }[] = [];
+  /** Connections with a picture request outstanding, and that request's number. */
   private readonly fetching = new Map<AssetConnection, number>();
-  /** Replies that arrived before an earlier request's, by place (null: that request failed). */
-  private readonly early = new Map<number, Slide | null>();
-  /** Place of the next request sent, and of the next reply due to join `ready`. */
-  private nextPlace = 0;
-  private nextDue = 0;
+  private nextRequest = 1;
   /** Connections whose end the show listens for (to notice a sender that has gone). */
   private readonly watched = new WeakSet<AssetConnection>();
   private current: Slide | undefined;
@@ -257,7 +262,7 @@ export class Slideshow {
     this.watchSender(open.length > 0);
     if (clock.now() < this.retryAt) return; // the retry timer pumps again
     for (const connection of open) {
-      if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.early.size + this.ready.length >= lookAhead) return;
+      if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.ready.length >= lookAhead) return;
       if (this.fetching.has(connection)) continue;
       this.fetch(connection);
     }
@@ -280,29 +285,35 @@ export class Slideshow {
   private fetch(connection: AssetConnection): void {
     const { log, accept } = this.context;
     const generation = this.generation;
-    const place = this.nextPlace++;
-    this.fetching.set(connection, place);
+    this.fetching.set(connection, this.nextRequest++);
     log('debug', `slideshow: GET ${SLIDESHOW_ASSET_TARGET} on ${connection.peer}`);
-    connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }).then(
-      (response) => this.replied(connection, generation, place, response),
-      (error: unknown) => this.failed(connection, generation, place, error),
-    );
+    connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }, (result) => {
+      if (result instanceof ReverseError) this.failed(connection, generation, result);
+      else this.replied(connection, generation, result);
+    });
   }
 
-  /** Files a reply (or a failed request, as null) at its place and moves what is due to `ready`. */
-  private arrived(place: number, slide: Slide | null): void {
-    this.early.set(place, slide);
-    while (this.early.has(this.nextDue)) {
-      const due = this.early.get(this.nextDue)!;
-      this.early.delete(this.nextDue);
-      this.nextDue++;
-      if (!due) continue;
-      if (this.waiting) this.show(due);
-      else this.ready.push(due);
+  /**
+   * Files a reply (or a failed request, as null) in asset order, and shows what is due when the
+   * screen waits for a picture.
+   */
+  private arrived(slide: Slide | null): void {
+    if (slide) {
+      // Sorted by id; replies without one after those with one, in arrival order.
+      let at = this.ready.length;
+      if (slide.id !== undefined) {
+        const id = slide.id;
+        at = this.ready.findIndex(({ slide: other }) => other.id === undefined || other.id > id);
+        if (at < 0) at = this.ready.length;
+      }
+      this.ready.splice(at, 0, { slide, waitsFor: [...this.fetching.values()] });
     }
+    if (!this.waiting) return;
+    const due = this.takeDue();
+    if (due) this.show(due);
   }
 
-  private replied(connection: AssetConnection, generation: number, place: number, response: ReverseResponse): void {
+  private replied(connection: AssetConnection, generation: number, response: ReverseResponse): void {
     const { log } = this.context;
     this.fetching.delete(connection);
     if (generation !== this.generation) {
@@ -312,16 +323,16 @@ export class Slideshow {
     }
     let slide: Slide;
     try {
-      if (response.head.status !== 200) throw new SlideshowError(`sender answered ${response.head.status}`);
+      if (response.head.status !== STATUS.ok) throw new SlideshowError(`sender answered ${response.head.status}`);
       slide = readAssetReply(response.body);
     } catch (error) {
-      this.arrived(place, null);
+      this.arrived(null);
       this.badReply(connection, describe(error));
       return;
     }
     this.badReplies = 0;
     log('debug', `slideshow: asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes) from ${connection.peer}`);
-    this.arrived(place, slide);
+    this.arrived(slide);
     this.pump();
   }
 
@@ -340,9 +351,9 @@ export class Slideshow {
   }
 
   /** The connection failed (closed, timed out): it is gone from the registry; the others carry on, and new ones are picked up. */
-  private failed(connection: AssetConnection, generation: number, place: number, error: unknown): void {
+  private failed(connection: AssetConnection, generation: number, error: unknown): void {
     this.fetching.delete(connection);
-    if (generation === this.generation) this.arrived(place, null);
+    if (generation === this.generation) this.arrived(null);
     this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describe(error)}`);
     if (generation === this.generation && !connection.closed) {
       // Not a lost connection: treat it as a bad reply, so a retry does not spin.
@@ -352,11 +363,26 @@ export class Slideshow {
     this.pump();
   }
 
-  /** A new show counts places from 0; replies to the old one's requests are dropped by generation. */
+  /** A new show starts with no pictures; replies to the old one's requests are dropped by generation. */
   private resetOrder(): void {
-    this.early.clear();
-    this.nextPlace = 0;
-    this.nextDue = 0;
+    this.ready.length = 0;
+  }
+
+  /**
+   * The picture due next, taken from `ready`: the smallest id when it follows the one shown (or
+   * comes before it), or when no request that could bring an earlier one is outstanding.
+   */
+  private takeDue(): Slide | undefined {
+    const first = this.ready[0];
+    if (!first) return undefined;
+    const { id } = first.slide;
+    const expected = (this.current?.id ?? 0) + 1;
+    const outstanding = new Set(this.fetching.values());
+    if (id === undefined || id <= expected || !first.waitsFor.some((request) => outstanding.has(request))) {
+      this.ready.shift();
+      return first.slide;
+    }
+    return undefined;
   }
 
   private show(slide: Slide): void {
@@ -365,7 +391,7 @@ export class Slideshow {
     this.waiting = false;
     this.shownAt = clock.now();
     log('info', `slideshow: showing asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes, theme ${this.settings.theme})`);
-    display?.showPhoto(slide.jpeg, this.settings.theme);
+    display?.showPhoto(slide.jpeg, transitionOf(this.settings.theme));
     this.phase = 'playing';
     this.report('playing');
     this.armSlideTimer(this.settings.slideDurationMs);
@@ -373,7 +399,7 @@ export class Slideshow {
 
   private slideOver(): void {
     this.slideTimer = undefined;
-    const next = this.ready.shift();
+    const next = this.takeDue();
     if (next) {
       this.show(next);
     } else {

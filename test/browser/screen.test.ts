@@ -2,7 +2,9 @@
 // playwright-core): a photo sent with PUT /photo appears on the page (a screenshot's pixels at the
 // centres of the picture's colour blocks match it), the page updates live when a second photo is
 // sent, a photo and a slideshow sent with vendorplay-send appear and advance, and POST /stop
-// clears it. Loopback only: the receiver runs with --no-mdns, and the
+// clears it. Screenshots also check how it reads: the status bar's contrast on white and black
+// pictures, a page opened while a picture is shown (no idle name faded across it), and the PIN
+// panel on a solid backdrop. Loopback only: the receiver runs with --no-mdns, and the
 // browser's own network services are switched off.
 
 import assert from 'node:assert/strict';
@@ -26,6 +28,7 @@ import {
   colourDistance,
   decodeJpeg,
   type BlockPicture,
+  type Rgb,
 } from '../support/color-blocks';
 import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
 
@@ -83,6 +86,65 @@ const SLIDES = [
     [GREEN, BLUE],
   ]),
 ];
+
+const BLACK: Rgb = [0, 0, 0];
+
+/**
+ * Run in the page before its own script: at the moment a picture goes up (body.has-photo), every
+ * animation and transition is paused, so a screenshot shows what a person sees at that instant.
+ */
+const FREEZE_AT_PHOTO = `
+new MutationObserver((_, observer) => {
+  if (!document.body || !document.body.classList.contains('has-photo')) return;
+  observer.disconnect();
+  for (const animation of document.getAnimations()) animation.pause();
+  window.frozen = true;
+}).observe(document, { subtree: true, attributes: true, attributeFilter: ['class'] });
+`;
+
+/** WCAG 2.1 relative luminance of an sRGB colour. */
+function luminance([r, g, b]: Rgb): number {
+  const linear = (channel: number): number => {
+    const c = channel / 255;
+    return c <= 0.04045 ? c / 12.92 : ((c + 0.055) / 1.055) ** 2.4;
+  };
+  return 0.2126 * linear(r) + 0.7152 * linear(g) + 0.0722 * linear(b);
+}
+
+function contrast(a: number, b: number): number {
+  return (Math.max(a, b) + 0.05) / (Math.min(a, b) + 0.05);
+}
+
+type Shot = ReturnType<typeof decodeJpeg>;
+interface Box {
+  x: number;
+  y: number;
+  width: number;
+  height: number;
+}
+
+function inside(box: Box, x: number, y: number, margin = 0): boolean {
+  return x >= box.x - margin && x < box.x + box.width + margin && y >= box.y - margin && y < box.y + box.height + margin;
+}
+
+/**
+ * The contrast of a text line as drawn: its band's colour is the most common luminance in `box`,
+ * the text's the luminance farthest from it (the 99.5th percentile, so one noisy pixel of the
+ * JPEG screenshot does not count, while the cores of the glyph stems do).
+ */
+function textContrast(shot: Shot, box: Box): number {
+  const values: number[] = [];
+  for (let y = Math.ceil(box.y); y < Math.floor(box.y + box.height); y++) {
+    for (let x = Math.ceil(box.x); x < Math.floor(box.x + box.width); x++) values.push(luminance(shot.pixel(x, y)));
+  }
+  const buckets = new Map<number, number>();
+  for (const value of values) buckets.set(Math.round(value * 200), (buckets.get(Math.round(value * 200)) ?? 0) + 1);
+  const band = [...buckets.entries()].sort((a, b) => b[1] - a[1])[0][0] / 200;
+  const distances = values.map((value) => Math.abs(value - band)).sort((a, b) => a - b);
+  const far = distances[Math.floor(distances.length * 0.995)];
+  const text = values.find((value) => Math.abs(value - band) === far)!;
+  return contrast(band, text);
+}
 
 describe('the virtual screen page', () => {
   let receiver: ReceiverProcess;
@@ -182,5 +244,75 @@ describe('the virtual screen page', () => {
     await page.waitForSelector('body[data-shown-version="0"]:not(.has-photo)', { timeout: 5000 });
     await page.waitForSelector('#stage .photo', { state: 'detached', timeout: 5000 });
     assert.equal(await page.textContent('#status .activity'), 'Idle');
+  });
+  /** Sends `picture` and waits until the page has it fully shown (its version from /state). */
+  async function putAndWait(picture: BlockPicture): Promise<void> {
+    await put(picture, 'Dissolve');
+    const state = (await (await fetch(new URL('state', receiver.screenUrl!))).json()) as { photo: { version: number } | null };
+    assert.ok(state.photo, 'the receiver shows a picture');
+    await page.waitForSelector(`body[data-shown-version="${state.photo.version}"]`, { timeout: 5000 });
+  }
+
+  async function boxOf(selector: string, on: Page = page): Promise<Box> {
+    const box = await on.locator(selector).boundingBox();
+    assert.ok(box, `${selector} is drawn`);
+    return box;
+  }
+
+  test('the status bar reads on a white picture and on a black one (contrast at least 4.5:1, WCAG AA)', async (t) => {
+    for (const colour of [WHITE, BLACK]) {
+      await putAndWait(blockPicture([[colour]]));
+      const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 100 }));
+      for (const part of ['#status .name', '#status .activity']) {
+        const ratio = textContrast(shot, await boxOf(part));
+        t.diagnostic(`${part} on rgb(${colour.join(',')}): ${ratio.toFixed(2)}:1`);
+        assert.ok(ratio >= 4.5, `${part} on rgb(${colour.join(',')}): contrast ${ratio.toFixed(2)}:1`);
+      }
+    }
+  });
+
+  test('a page opened while a picture is shown draws it at once, without the idle name fading across it', async () => {
+    await putAndWait(blockPicture([[GREEN]]));
+    const fresh = await browser.newPage({ viewport: VIEWPORT });
+    try {
+      // Freeze the page at the moment the picture goes up: whatever is fading is caught mid-way.
+      await fresh.addInitScript({ content: FREEZE_AT_PHOTO });
+      await fresh.goto(receiver.screenUrl!);
+      await fresh.waitForFunction(() => (globalThis as { frozen?: boolean }).frozen === true, undefined, { timeout: 5000 });
+      const shot = decodeJpeg(await fresh.screenshot({ type: 'jpeg', quality: 100 }));
+      const name = await boxOf('#idle .name', fresh);
+      let off = 0;
+      let total = 0;
+      for (let y = Math.ceil(name.y); y < name.y + name.height; y++) {
+        for (let x = Math.ceil(name.x); x < name.x + name.width; x++) {
+          total++;
+          if (colourDistance(shot.pixel(x, y), GREEN) > TOLERANCE) off++;
+        }
+      }
+      assert.equal(off, 0, `${off} of ${total} pixels where the idle name sits are not the picture's green`);
+      assert.equal(await fresh.getAttribute('#stage .photo', 'class'), 'photo current t-none');
+    } finally {
+      await fresh.close();
+    }
+  });
+
+  test('the PIN panel sits on a solid backdrop: nothing of the picture or the name shows through', async () => {
+    await putAndWait(FIRST);
+    const response = await fetch(`http://127.0.0.1:${receiver.port}/pair-pin-start`, { method: 'POST' });
+    assert.equal(response.status, 200);
+    await page.waitForSelector('#pin:not([hidden])', { timeout: 5000 });
+    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 100 }));
+    const text = [await boxOf('#pin .label'), await boxOf('#pin .digits'), await boxOf('#status')];
+    const backdrop = shot.pixel(2, 2);
+    let worst = 0;
+    let where = '';
+    for (let y = 0; y < shot.height; y += 2) {
+      for (let x = 0; x < shot.width; x += 2) {
+        if (text.some((box) => inside(box, x, y, 6))) continue;
+        const distance = colourDistance(shot.pixel(x, y), backdrop);
+        if (distance > worst) [worst, where] = [distance, `${x},${y}`];
+      }
+    }
+    assert.ok(worst <= 12, `the backdrop varies by ${worst} at ${where} (rgb(${backdrop.join(',')}) at the corner)`);
   });
 });

@@ -1,9 +1,11 @@
 // Discovery end to end: the desktop receiver advertises in one network namespace, and Debian's
 // python-zeroconf, a browser nobody here wrote, finds, resolves and follows it from another.
+// The receiver starts as a user starts it, with no --interface, on a veth whose peer lives in the
+// other namespace, so `ip link` names it `X@ifN` (as in containers).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
@@ -39,7 +41,7 @@ const GOODBYE_MS = 8_000;
 type TxtPairs = [string, string | null][];
 
 interface BrowseEvent {
-  event: 'resolved' | 'updated' | 'removed' | 'unresolved' | 'ready' | 'timeout' | 'server-info';
+  event: 'resolved' | 'updated' | 'removed' | 'unresolved' | 'ready' | 'timeout' | 'server-info' | 'unicast-resolved' | 'unicast-unanswered';
   type?: string;
   instance?: string;
   port?: number;
@@ -51,6 +53,12 @@ interface BrowseEvent {
   error?: string;
   plist?: Record<string, unknown>;
   missing?: string[];
+  question?: string;
+  source_port?: number;
+  ids_echoed?: boolean;
+  questions_echoed?: boolean;
+  max_ttl?: number;
+  cache_flush?: boolean;
 }
 
 /** A child process whose output is kept line by line, with bounded waits on it. */
@@ -189,13 +197,15 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
   before(async () => {
     process.once('exit', emergencyCleanup);
     pair = createNetnsPair('vpdisc');
+    // The case this suite is about: ip prints the receiver's link as `<name>@if<N>`.
+    const links = execFileSync('ip', ['-n', pair.receiver.namespace, '-o', 'link', 'show'], { encoding: 'utf8' });
+    assert.match(links, new RegExp(`^\\d+: ${pair.receiver.iface}@if\\d+:`, 'm'), `ip link in the receiver namespace:\n${links}`);
     dataDir = mkdtempSync(path.join(tmpdir(), 'vendorplay-discovery-'));
     receiver = spawnChild(
       'receiver',
       pair.exec(pair.receiver, process.execPath, [
         '--import', 'tsx', MAIN,
         '--name', NAME,
-        '--interface', pair.receiver.iface,
         '--port', String(PORT),
         '--device-id', DEVICE_ID,
         '--data-dir', dataDir,
@@ -257,6 +267,60 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
     assert.equal(media.port, PORT);
     assert.deepEqual(media.addresses, [pair!.receiver.address]);
     assert.match(media.server ?? '', /\.local\.$/);
+  });
+
+  it('advertises on the veth with no --interface (not loopback only)', async () => {
+    await resolved(MEDIA_TYPE);
+    // The log (stderr) says where the responder listens.
+    const started = receiver!.stderr.split('\n').find((line) => line.includes('mdns: responder started'));
+    assert.ok(started?.includes(`on ${pair!.receiver.iface} (and loopback)`), `start line names the veth: ${String(started)}`);
+  });
+
+  it('points both services at one host name, <name>.local', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    const audio = await resolved(AUDIO_TYPE);
+    assert.equal(media.server, 'Test-Frame.local.');
+    assert.equal(audio.server, media.server);
+  });
+
+  /** python-zeroconf asking the receiver's address directly, as "scan this host" does. */
+  async function askDirectly(extra: string[]): Promise<BrowseEvent[]> {
+    const asker = spawnChild('unicast asker', pair!.exec(pair!.sender, DEBIAN_PYTHON, [BROWSE, MEDIA_TYPE, AUDIO_TYPE, '--unicast', pair!.receiver.address, ...extra]));
+    await Promise.race([asker.exited, new Promise((resolve) => setTimeout(resolve, RESOLVE_MS).unref())]);
+    await asker.stop('SIGKILL');
+    const events = browseEvents(asker.lines);
+    assert.equal(events.length, 2, `one answer per type\n${asker.report()}`);
+    return events;
+  }
+
+  it('answers a legacy unicast query (RFC 6762 6.7) from the other namespace at its source port', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    const audio = await resolved(AUDIO_TYPE);
+    for (const [event, multicast] of (await askDirectly([])).map((event, i) => [event, [media, audio][i]] as const)) {
+      assert.equal(event.event, 'unicast-resolved', JSON.stringify(event));
+      assert.notEqual(event.source_port, 5353);
+      assert.equal(event.instance, multicast.instance);
+      assert.equal(event.port, PORT);
+      assert.equal(event.server, multicast.server);
+      assert.deepEqual(event.addresses, [pair!.receiver.address]);
+      assert.deepEqual(event.txt, multicast.txt);
+      assert.equal(event.ids_echoed, true, 'the reply repeats the query ID');
+      assert.equal(event.questions_echoed, true, 'the reply repeats the question');
+      assert.ok(event.max_ttl! <= 10, `legacy TTLs at most 10 s, got ${event.max_ttl}`);
+      assert.equal(event.cache_flush, false, 'no cache-flush bit in a legacy reply');
+    }
+  });
+
+  it('answers QU questions sent from port 5353 straight to its address, by unicast', async () => {
+    const media = await resolved(MEDIA_TYPE);
+    const events = await askDirectly(['--from-5353', pair!.sender.address]);
+    for (const event of events) {
+      assert.equal(event.event, 'unicast-resolved', JSON.stringify(event));
+      assert.equal(event.source_port, 5353);
+      assert.equal(event.server, media.server);
+      assert.deepEqual(event.addresses, [pair!.receiver.address]);
+    }
+    assert.deepEqual(events[0].txt, media.txt);
   });
 
   it('finds the audio service named <MAC in hex>@<name> on the same port', async () => {

@@ -258,7 +258,9 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
       const pipelined = await client.responsesOf(4);
       assert.deepEqual(pipelined.map((response) => response.head.status), [200, 404, 200, 404]);
       assert.deepEqual(pipelined[2].body, pipelined[0].body);
-      assert.equal(pipelined[1].body.length, 0);
+      // A refusal says why in one line of text (the body of a 4xx).
+      assert.equal(pipelined[1].head.headers.get('Content-Type'), 'text/plain; charset=utf-8');
+      assert.equal(new TextDecoder().decode(pipelined[1].body), 'no such path on this receiver\n');
       for (const response of pipelined) assert.equal(response.head.headers.get('Connection'), undefined);
       // Sequential requests afterwards, on the same connection.
       for (let i = 0; i < 3; i++) {
@@ -449,9 +451,12 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
           const response = await client.response();
           assert.equal(response.head.protocol, bad.protocol);
           assert.equal(response.head.status, bad.status);
-          assert.equal(response.body.length, 0);
+          // A refusal says why in one line of text a person can act on.
+          const reason = new TextDecoder().decode(response.body);
+          assert.match(reason, /^[^\n]{8,}\n$/);
+          assert.equal(response.head.headers.get('Content-Type'), 'text/plain; charset=utf-8');
           const server = `VendorTunes/${receiver.txt(vendor, 'srcvers')}`;
-          assertCommonHeaders((name) => response.head.headers.get(name), 0, server);
+          assertCommonHeaders((name) => response.head.headers.get(name), response.body.length, server);
           if (bad.cseq !== undefined) assert.equal(response.head.headers.get('CSeq'), bad.cseq);
           // DESIGN 2.6: a log line names the peer and the status.
           await receiver.waitForLog(new RegExp(`${literal(client.localAddress)}:${client.localPort} .*\\b${bad.status}\\b`));

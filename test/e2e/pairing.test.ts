@@ -27,7 +27,7 @@ import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { PAIR_METHOD, TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import type { SecureChannel } from '../../src/receiver/session';
+import type { SecureChannel } from '../../src/http';
 import { nodeRandom } from '../../hosts/node/ports';
 import { PairVerifyClient, pairSetupM1, srpClientStep, type SenderIdentity } from '../support/pairing-client';
 import { delay, freshDataDir, ReceiverProcess, within } from './receiver-process';
@@ -413,5 +413,56 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
     } finally {
       connection.close();
     }
+  });
+});
+
+describe('pairing as senders do it against a receiver started with --pin 1234', () => {
+  let receiver: ReceiverProcess;
+  let dataDir: string;
+  const OWN_PIN = '1234';
+
+  before(async () => {
+    dataDir = freshDataDir();
+    receiver = await ReceiverProcess.start({ dataDir, args: ['--pin', OWN_PIN, '--limit', `pairingTimeoutMs=${PAIRING_TIMEOUT_MS}`] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('hap-controller: transient pair-setup with 3939 pairs (spec 5.3), normal pair-setup takes the PIN', async () => {
+    const transient = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await transient.pairSetup('3939', PairMethods.PairSetup, PairingTypeFlags.kPairingFlag_Transient);
+    const wrong = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await assert.rejects(wrong.pairSetup('3939', PairMethods.PairSetup), (error: { statusCode?: number }) => error.statusCode === TLV_ERROR.Authentication);
+    const normal = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await normal.pairSetup(OWN_PIN, PairMethods.PairSetup);
+    assert.ok(normal.getLongTermData());
+  });
+
+  test('the PIN stays on the screen when a sender gives up mid-way and the next one starts (M1), until it pairs', async () => {
+    const hidden = () => receiver.stderr.split('\n').filter((line) => line.includes('screen: pairing PIN hidden')).length;
+    const before = hidden();
+    const gone = await SocketSender.connect(receiver.port);
+    assert.equal((await gone.request('POST', '/pair-pin-start')).head.status, 200);
+    items(await gone.request('POST', '/pair-setup', { body: pairSetupM1() }), 2);
+    gone.close();
+    await delay(100);
+    const next = await SocketSender.connect(receiver.port);
+    try {
+      assert.equal((await next.request('POST', '/pair-pin-start')).head.status, 200);
+      items(await next.request('POST', '/pair-setup', { body: pairSetupM1() }), 2);
+      await delay(100);
+      assert.equal(hidden(), before, `the PIN was hidden at the next M1:\n${receiver.stderr}`);
+    } finally {
+      next.close();
+    }
+    // That one goes away too; hap-controller then pairs with the PIN still shown, and it goes.
+    await delay(100);
+    const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await client.pairSetup(OWN_PIN, PairMethods.PairSetup);
+    await delay(100);
+    assert.equal(hidden(), before + 1, `hidden once, when hap-controller paired:\n${receiver.stderr}`);
   });
 });

@@ -12,6 +12,15 @@ line on stdout:
   {"event": "server-info", "url": "http://...", "status": 200, "plist": {...}}   with --server-info TYPE
   {"event": "timeout", "missing": [...]}   --timeout passed before every type resolved
 
+With --unicast ADDRESS it browses nothing by multicast: it asks ADDRESS:5353 directly, as a
+sender's "scan this host" does (RFC 6762 5.5, 6.7), and prints per type
+  {"event": "unicast-resolved", "type": ..., "instance": ..., "port": ..., "server": ...,
+   "addresses": [...], "txt": [...], "source_port": ..., "ids_echoed": true,
+   "questions_echoed": true, "max_ttl": 10, "cache_flush": false}
+or {"event": "unicast-unanswered", "type": ..., "question": ..., "source_port": ...}.
+The queries go from an ephemeral port (legacy unicast) or, with --from-5353 BIND_ADDRESS, from
+BIND_ADDRESS:5353 with the QU bit set; records are parsed by python-zeroconf's DNSIncoming.
+
 TXT pairs keep the order and spelling of the record on the wire (parsed from the raw TXT bytes).
 --server-info TYPE does what a sender does next: GET /server-info from the first address and port
 the TYPE instance resolved to, parsed with plistlib (integers as decimal strings, so 64-bit
@@ -28,7 +37,11 @@ import sys
 import time
 import urllib.request
 
-from zeroconf import IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
+import random
+import socket
+
+from zeroconf import DNSIncoming, DNSOutgoing, DNSQuestion, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
+from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_A, _TYPE_PTR, _TYPE_SRV, _TYPE_TXT
 
 
 def txt_pairs(text):
@@ -82,13 +95,102 @@ def fetch_server_info(record):
         emit({"event": "server-info", "url": url, "error": repr(error)})
 
 
+class UnicastAsker:
+    """Direct queries to one address; each reply parsed by python-zeroconf."""
+
+    def __init__(self, address, bind_5353):
+        self.address = address
+        self.qu = bind_5353 is not None
+        self.sock = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        if bind_5353 is not None:
+            self.sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+            self.sock.bind((bind_5353, 5353))
+        self.sock.settimeout(2.0)
+        self.source_port = self.sock.getsockname()[1] if bind_5353 is not None else None
+        self.ids_echoed = True
+        self.questions_echoed = True
+        self.max_ttl = 0
+        self.cache_flush = False
+
+    def ask(self, name, type_):
+        query_id = random.randint(1, 0xFFFF)
+        out = DNSOutgoing(_FLAGS_QR_QUERY, multicast=False, id_=query_id)
+        question = DNSQuestion(name, type_, _CLASS_IN)
+        question.unicast = self.qu
+        out.add_question(question)
+        for packet in out.packets():
+            self.sock.sendto(packet, (self.address, 5353))
+        if self.source_port is None:
+            self.source_port = self.sock.getsockname()[1]
+        deadline = time.monotonic() + 2.0
+        while time.monotonic() < deadline:
+            try:
+                data, source = self.sock.recvfrom(9000)
+            except socket.timeout:
+                break
+            message = DNSIncoming(data, source)
+            if not message.is_response():
+                continue
+            if not self.qu:
+                # RFC 6762 6.7: a legacy reply repeats the query's ID and question.
+                self.ids_echoed = self.ids_echoed and message.id == query_id
+                self.questions_echoed = self.questions_echoed and any(q.name.lower() == name.lower() and q.type == type_ for q in message.questions)
+            records = message.answers() if callable(message.answers) else message.answers
+            for record in records:
+                self.max_ttl = max(self.max_ttl, record.ttl)
+                self.cache_flush = self.cache_flush or record.unique
+            return records
+        return None
+
+
+def unicast_resolve(args):
+    asker = UnicastAsker(args.unicast, args.from_5353)
+    status = 0
+    for type_ in args.types:
+        ptrs = asker.ask(type_, _TYPE_PTR)
+        instances = [r.alias for r in ptrs or [] if r.type == _TYPE_PTR and r.name.lower() == type_.lower()]
+        if not instances:
+            emit({"event": "unicast-unanswered", "type": type_, "question": "PTR " + type_, "source_port": asker.source_port})
+            status = 1
+            continue
+        for name in instances:
+            srv = [r for r in asker.ask(name, _TYPE_SRV) or [] if r.type == _TYPE_SRV]
+            txt = [r for r in asker.ask(name, _TYPE_TXT) or [] if r.type == _TYPE_TXT]
+            if not srv or not txt:
+                emit({"event": "unicast-unanswered", "type": type_, "question": ("SRV " if not srv else "TXT ") + name, "source_port": asker.source_port})
+                status = 1
+                continue
+            server = srv[0].server
+            a = [r for r in asker.ask(server, _TYPE_A) or [] if r.type == _TYPE_A]
+            emit({
+                "event": "unicast-resolved",
+                "type": type_,
+                "name": name,
+                "instance": instance_of(name, type_),
+                "port": srv[0].port,
+                "server": server,
+                "addresses": [socket.inet_ntoa(r.address) for r in a],
+                "txt": txt_pairs(txt[0].text),
+                "source_port": asker.source_port,
+                "ids_echoed": asker.ids_echoed,
+                "questions_echoed": asker.questions_echoed,
+                "max_ttl": asker.max_ttl,
+                "cache_flush": asker.cache_flush,
+            })
+    return status
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("types", nargs="+", help="service types, e.g. _raop._tcp.local.")
     parser.add_argument("--timeout", type=float, default=20.0, help="seconds to wait for every type to resolve")
     parser.add_argument("--watch", type=float, default=0.0, help="seconds to keep reporting changes after ready")
     parser.add_argument("--server-info", metavar="TYPE", help="after ready, GET /server-info from this type's instance")
+    parser.add_argument("--unicast", metavar="ADDRESS", help="ask ADDRESS:5353 directly instead of browsing")
+    parser.add_argument("--from-5353", metavar="BIND_ADDRESS", help="with --unicast: ask from BIND_ADDRESS:5353 with QU questions")
     args = parser.parse_args()
+    if args.unicast:
+        return unicast_resolve(args)
 
     zc = Zeroconf(ip_version=IPVersion.V4Only)
     changes = queue.Queue()

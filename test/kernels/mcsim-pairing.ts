@@ -19,7 +19,7 @@ import { createSenderChannel } from '../../src/pairing/channel';
 import { TLV } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import type { SecureChannel } from '../../src/receiver/session';
+import type { SecureChannel } from '../../src/http/secure-channel';
 import { PairVerifyClient, pairSetupM1, replyItems, srpClientStep } from '../support/pairing-client';
 
 const [port = 7001, photoBytes = 1 << 20] = process.argv.slice(2, 4).map(Number);

@@ -71,6 +71,14 @@ export class MemoryConnection implements Connection {
   localPort = 7000;
   readonly chunks: Uint8Array[] = [];
   closed = false;
+  /** The core asked to stop reading (flow control). */
+  paused = false;
+  pause(): void {
+    this.paused = true;
+  }
+  resume(): void {
+    this.paused = false;
+  }
   onData: (bytes: Uint8Array) => void = () => {};
   onClose: (error?: string) => void = () => {};
   onDrain: () => void = () => {};
@@ -167,7 +175,3 @@ export function recordingLogger(lines: LogLine[] = []): Logger & { lines: LogLin
   return Object.assign(log, { lines });
 }
 
-/** Lets queued promise jobs run (handlers answer through a promise). */
-export async function settle(): Promise<void> {
-  for (let i = 0; i < 5; i++) await Promise.resolve();
-}

@@ -12,7 +12,7 @@ import { decodeTlv8, encodeTlv8, encodeTlvUint } from '../../src/pairing/tlv8';
 import { PAIR_FLAG, PAIR_METHOD, TLV } from '../../src/pairing/tlv-types';
 import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
 import type { RandomSource } from '../../src/platform';
-import type { SecureChannel } from '../../src/receiver/session';
+import type { SecureChannel } from '../../src/http';
 
 const { N, g, length: N_BYTES } = SRP_GROUP_3072;
 const pad = (value: bigint) => bigIntToBytes(value, N_BYTES);

@@ -2,10 +2,9 @@
 // POST /reverse, checks the 101, then reads the requests the receiver sends on it (POST /event,
 // GET /slideshows/1/assets/1) and answers them, by hand or with a responder. Portable (runs in XS).
 
-import { joinBytes } from '../../src/bytes';
-import { HEADER, MessageParser, writeResponse, type HeadersInit, type RequestHead } from '../../src/http';
+import { HEADER, MessageAssembler, writeResponse, type HeadersInit, type RequestHead } from '../../src/http';
 import type { Receiver } from '../../src/receiver/receiver';
-import { MemoryConnection, settle } from './memory-ports';
+import { MemoryConnection } from './memory-ports';
 
 export interface PeerRequest {
   readonly head: RequestHead;
@@ -31,38 +30,62 @@ export interface ReversePeerOptions {
   readonly responder?: Responder;
 }
 
-/** A connection that tells its owner, after the current job, that the core wrote to it. */
+/** Peers the receiver wrote to since replies were last delivered. */
+const written = new Set<ReversePeer>();
+
+/**
+ * Lets every peer read what the receiver wrote and send its responder's answers, until nothing
+ * more is written: the network delivering replies, as a socket would after the core's call has
+ * returned (never inside it). Synchronous: tests call it where time would pass.
+ */
+export function deliverReplies(): void {
+  for (let round = 0; written.size > 0; round++) {
+    if (round > 10_000) throw new Error('reverse peers kept answering for 10,000 rounds');
+    const peers = [...written];
+    written.clear();
+    for (const peer of peers) peer.readWritten();
+  }
+}
+
+/** A connection that tells its owner that the core wrote to it. */
 class WatchedConnection extends MemoryConnection {
   onWritten: () => void = () => {};
   override write(bytes: Uint8Array): boolean {
     const ok = super.write(bytes);
-    // Never answer inside the core's write(): it has not finished sending (it arms its timer
-    // after writing). A later job answers.
-    void Promise.resolve().then(() => this.onWritten());
+    this.onWritten();
     return ok;
   }
 }
 
 export class ReversePeer {
   readonly connection = new WatchedConnection();
+  private readonly sent: PeerRequest[] = [];
+  private readonly unanswered: PeerRequest[] = [];
+
   /** Every request the receiver sent, in order. */
-  readonly requests: PeerRequest[] = [];
+  get requests(): PeerRequest[] {
+    this.parse();
+    return this.sent;
+  }
+
   /** Requests not answered yet, oldest first. */
-  readonly pending: PeerRequest[] = [];
+  get pending(): PeerRequest[] {
+    this.parse();
+    return this.unanswered;
+  }
   responder: Responder | undefined;
-  private readonly parser = new MessageParser('request');
+  private readonly assembler = new MessageAssembler('request');
   private read = 0;
-  private current: { head: RequestHead; parts: Uint8Array[] } | undefined;
   private turned = false;
 
   private constructor(options: ReversePeerOptions) {
     this.responder = options.responder;
     this.connection.remotePort = options.remotePort ?? 51000;
-    this.connection.onWritten = () => this.pump();
+    this.connection.onWritten = () => written.add(this);
   }
 
-  /** Opens a reverse connection to `receiver`; resolves once it has turned around (101). */
-  static async open(receiver: Receiver, options: ReversePeerOptions = {}): Promise<ReversePeer> {
+  /** Opens a reverse connection to `receiver`; returns once it has turned around (101). */
+  static open(receiver: Receiver, options: ReversePeerOptions = {}): ReversePeer {
     const peer = new ReversePeer(options);
     const prefix = options.prefix ?? 'X-Vendor-';
     receiver.accept(peer.connection);
@@ -70,16 +93,15 @@ export class ReversePeer {
     if (options.purpose !== undefined) head += `${prefix}Purpose: ${options.purpose}\r\n`;
     if (options.sessionId !== undefined) head += `${prefix}Session-ID: ${options.sessionId}\r\n`;
     peer.connection.send(`${head}Content-Length: 0\r\n\r\n`);
-    for (let i = 0; i < 10; i++) await settle();
     const answer = peer.connection.text;
     const end = answer.indexOf('\r\n\r\n');
     if (!answer.startsWith('HTTP/1.1 101 ') || end < 0) throw new Error(`POST /reverse not answered 101: ${JSON.stringify(answer.slice(0, 80))}`);
     // The receiver may have sent a request right after the 101 (a slideshow picks the
     // connection up at once): what follows the 101's head is the first request.
-    peer.parser.receive(peer.connection.written.slice(end + 4));
+    peer.assembler.receive(peer.connection.written.slice(end + 4));
     peer.read = peer.connection.chunks.length;
     peer.turned = true;
-    peer.pump();
+    written.add(peer);
     return peer;
   }
 
@@ -107,25 +129,27 @@ export class ReversePeer {
   }
 
   /** Reads what the receiver wrote since last time; answers what the responder takes. */
-  private pump(): void {
-    if (!this.turned) return;
-    const chunks = this.connection.chunks;
-    while (this.read < chunks.length) this.parser.receive(chunks[this.read++]);
-    for (let event = this.parser.next(); event; event = this.parser.next()) {
-      if (event.type === 'head') this.current = { head: event.head, parts: [] };
-      else if (event.type === 'body') this.current?.parts.push(event.data.slice());
-      else if (event.type === 'error') throw new Error(`receiver sent an unparseable request: ${event.status} ${event.reason}`);
-      else if (event.type === 'end' && this.current) {
-        const request = { head: this.current.head, body: joinBytes(this.current.parts) };
-        this.current = undefined;
-        this.requests.push(request);
-        this.pending.push(request);
-      }
-    }
-    while (this.responder && this.pending.length > 0) {
-      const answer = this.responder(this.pending[0]);
+  readWritten(): void {
+    this.parse();
+    while (this.responder && this.unanswered.length > 0) {
+      const answer = this.responder(this.unanswered[0]);
       if (!answer) break;
       this.answer(answer);
+    }
+  }
+
+  /** Reads the requests the receiver wrote since last time. */
+  private parse(): void {
+    if (!this.turned) return;
+    const chunks = this.connection.chunks;
+    while (this.read < chunks.length) this.assembler.receive(chunks[this.read++]);
+    for (let event = this.assembler.next(); event; event = this.assembler.next()) {
+      if (event.type === 'error') throw new Error(`receiver sent an unparseable request: ${event.error.status} ${event.error.reason}`);
+      if (event.type === 'message') {
+        const request = { head: event.head, body: event.body };
+        this.sent.push(request);
+        this.unanswered.push(request);
+      }
     }
   }
 }

@@ -215,7 +215,7 @@ test('a body that is not TLV8, or has no State, is 400 on every pairing endpoint
     assert.equal((await sender.pairing(path, encodeTlv8([[TLV.Method, new Uint8Array([0])]]))).head.status, 400, `${path} without State`);
     assert.equal((await sender.pairing(path, new Uint8Array(0))).head.status, 400, `${path} empty`);
   }
-  assert.ok(log.lines.some((line) => line.level === 'warn' && /\/pair-setup: 400/.test(line.message)));
+  assert.ok(log.lines.some((line) => line.level === 'info' && /\/pair-setup: 400 \(/.test(line.message)), 'the refusal is logged once, with its reason');
   assert.equal((await sender.pairing('/pair-setup', pairSetupM1(), 'RTSP')).head.status, 200);
 });
 
@@ -268,6 +268,67 @@ test('POST /pair-pin-start shows the PIN on the display until the pair-setup end
   // A failed step ends the pair-setup: the PIN comes off the screen.
   itemsOf(await sender.pairing('/pair-setup', encodeTlv8([state(5), [TLV.EncryptedData, new Uint8Array(40)]])), 6);
   assert.deepEqual(shown, ['show 4711', 'hide', 'show 4711', 'hide']);
+});
+
+test('the PIN stays up when an abandoned pair-setup gives way to the next M1, until that pairing succeeds', async () => {
+  const { receiver, shown } = setup({ pin: '4711' });
+  const senderId = newSenderIdentity('1B0E4C2A-6F3D-4E5B-8A9C-0D1E2F3A4B5C', clientRandom);
+  // A sender asks for the PIN, starts, and goes away mid-way (its connection closes).
+  const gone = new MemorySender(receiver, 50001);
+  await gone.request('POST', '/pair-pin-start');
+  itemsOf(await gone.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup })), 2);
+  gone.close();
+  // The next sender asks again; its M1 must not take the PIN off the screen, nor a restart of it.
+  const next = new MemorySender(receiver, 50002);
+  await next.request('POST', '/pair-pin-start');
+  itemsOf(await next.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup })), 2);
+  const m2 = await next.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup }));
+  assert.deepEqual(shown, ['show 4711', 'show 4711'], 'nothing hid the PIN while the user reads it');
+  const srp = srpClientStep(m2.body, '4711', clientRandom);
+  itemsOf(await next.pairing('/pair-setup', srp.m3), 4);
+  assert.deepEqual(shown, ['show 4711', 'show 4711'], 'still up between M4 and M5');
+  itemsOf(await next.pairing('/pair-setup', pairSetupM5(srp.sessionKey, senderId)), 6);
+  assert.deepEqual(shown, ['show 4711', 'show 4711', 'hide'], 'paired: the PIN goes');
+});
+
+test('a pair-setup that fails for good takes the PIN down; one that goes quiet leaves it to the timeout', async () => {
+  const { receiver, clock, shown } = setup({ pin: '4711' });
+  const sender = new MemorySender(receiver, 50001);
+  await sender.request('POST', '/pair-pin-start');
+  const m2 = await sender.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup }));
+  const wrong = srpClientStep(m2.body, '0000', clientRandom);
+  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', wrong.m3), 4)), TLV_ERROR.Authentication);
+  assert.deepEqual(shown, ['show 4711', 'hide']);
+  await sender.request('POST', '/pair-pin-start');
+  itemsOf(await sender.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup })), 2);
+  clock.advance(receiver.config.limits.pairingTimeoutMs - 1);
+  assert.deepEqual(shown, ['show 4711', 'hide', 'show 4711']);
+  clock.advance(1);
+  assert.deepEqual(shown, ['show 4711', 'hide', 'show 4711', 'hide'], 'timed out: the PIN goes');
+});
+
+test('transient pair-setup takes the fixed code 3939 whatever the PIN (spec 5.3); normal pair-setup takes the PIN', async () => {
+  const { receiver } = setup({ pin: '1234' });
+  const transient = new MemorySender(receiver, 50001);
+  const m2 = await transient.pairing('/pair-setup', pairSetupM1({ transient: true }));
+  const step = srpClientStep(m2.body, '3939', clientRandom);
+  const m4 = itemsOf(await transient.pairing('/pair-setup', step.m3), 4);
+  assert.equal(errorOf(m4), undefined);
+  assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
+  transient.encrypt(createSenderChannel(step.sessionKey));
+  assert.equal((await transient.request('GET', '/server-info')).head.status, 200);
+  const normal = new MemorySender(receiver, 50002);
+  const n2 = await normal.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup }));
+  assert.deepEqual(itemsOf(await normal.pairing('/pair-setup', srpClientStep(n2.body, '1234', clientRandom).m3), 4).get(TLV.Error), undefined);
+});
+
+test('with a PIN required, transient pair-setup takes the PIN, not 3939 (the PIN is what a person reads off the screen)', async () => {
+  const { receiver } = setup({ pin: '1234', pinRequired: true });
+  const sender = new MemorySender(receiver, 50001);
+  const m2 = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
+  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srpClientStep(m2.body, '3939', clientRandom).m3), 4)), TLV_ERROR.Authentication);
+  const again = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
+  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srpClientStep(again.body, '1234', clientRandom).m3), 4)), undefined);
 });
 
 test('RTSP POST /auth-setup answers 501 without a device key and certificate, and the features say so', async () => {

@@ -8,7 +8,7 @@ import { PlistReal, isPlistDict, type PlistDict } from '../../src/plist/value';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom } from '../support/memory-ports';
 
 function makeReceiver(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(), seed = 9) {
   const advertiser = new RecordingAdvertiser();
@@ -26,7 +26,6 @@ async function body(receiver: Receiver, request: string): Promise<{ head: string
   const connection = new MemoryConnection();
   receiver.accept(connection);
   connection.send(request);
-  await settle();
   const bytes = connection.written;
   let end = 0;
   while (!(bytes[end] === 13 && bytes[end + 1] === 10 && bytes[end + 2] === 13 && bytes[end + 3] === 10)) end++;
@@ -133,4 +132,61 @@ test('the identity survives a restart with the same store, and an unreadable rec
   const third = makeReceiver({}, store, 11).receiver.identity;
   assert.notEqual(third.pairingId, first.pairingId);
   assert.deepEqual(store.get('identity.bad'), new Uint8Array([1, 2, 3]));
+});
+
+test('GET /info over HTTP/1.1 is the same record as over RTSP/1.0, with an HTTP status line', async () => {
+  const { receiver } = makeReceiver();
+  const rtsp = await body(receiver, 'GET /info RTSP/1.0\r\nCSeq: 2\r\n\r\n');
+  const http = await body(receiver, 'GET /info HTTP/1.1\r\nHost: speaker\r\n\r\n');
+  assert.match(http.head, /^HTTP\/1\.1 200 OK\r\n/);
+  assert.match(http.head, /\r\nContent-Type: application\/x-vendor-binary-plist\r\n/);
+  const fromRtsp = decodeBinaryPlist(rtsp.body) as PlistDict;
+  const fromHttp = decodeBinaryPlist(http.body) as PlistDict;
+  assert.deepEqual(Object.keys(fromHttp), Object.keys(fromRtsp));
+  assert.deepEqual(fromHttp.txtAirPlay, fromRtsp.txtAirPlay);
+});
+
+test('POST /auth-setup is served over HTTP/1.1 as over RTSP/1.0 (without a device key: 501 with its reason)', async () => {
+  const { receiver } = makeReceiver();
+  const http = await body(receiver, 'POST /auth-setup HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+  assert.match(http.head, /^HTTP\/1\.1 501 Not Implemented\r\n/);
+  assert.match(new TextDecoder().decode(http.body), /no device key and certificate configured/);
+  const rtsp = await body(receiver, 'POST /auth-setup RTSP/1.0\r\nCSeq: 3\r\nContent-Length: 0\r\n\r\n');
+  assert.match(rtsp.head, /^RTSP\/1\.0 501 Not Implemented\r\n/);
+});
+
+test('audio streaming requests the receiver does not serve get 501 naming them, never 404; OPTIONS lists only what is served', async () => {
+  const { receiver } = makeReceiver();
+  const log = receiver.ports.log as ReturnType<typeof recordingLogger>;
+  for (const method of ['ANNOUNCE', 'SETUP', 'RECORD', 'FLUSH', 'TEARDOWN', 'SET_PARAMETER', 'GET_PARAMETER', 'SETPEERS']) {
+    const reply = await body(receiver, `${method} rtsp://192.0.2.1/1234 RTSP/1.0\r\nCSeq: 4\r\nContent-Length: 0\r\n\r\n`);
+    assert.match(reply.head, /^RTSP\/1\.0 501 Not Implemented\r\n/, method);
+    assert.match(new TextDecoder().decode(reply.body), new RegExp(`^${method} /1234: this receiver answers the audio information request but does not stream audio\\n$`));
+    assert.ok(log.lines.some((line) => line.message.includes(`RTSP ${method} rtsp://192.0.2.1/1234: 501 (${method} /1234: `)), `${method} is logged by name`);
+  }
+  for (const path of ['/fp-setup', '/command', '/feedback', '/audioMode']) {
+    const reply = await body(receiver, `POST ${path} RTSP/1.0\r\nCSeq: 5\r\nContent-Length: 0\r\n\r\n`);
+    assert.match(reply.head, /^RTSP\/1\.0 501 Not Implemented\r\n/, path);
+  }
+  const options = await body(receiver, 'OPTIONS * RTSP/1.0\r\nCSeq: 6\r\n\r\n');
+  assert.match(options.head, /\r\nPublic: GET, OPTIONS, POST\r\n/);
+});
+
+test('gid survives a restart and changes only with the activity (spec 2.1)', () => {
+  const store = new MemoryStore();
+  const first = makeReceiver({}, store, 1).receiver;
+  const gidOf = (receiver: Receiver) => txtOf(receiver.services()[0].txt).gid;
+  const initial = gidOf(first);
+  assert.equal(gidOf(makeReceiver({}, store, 2).receiver), initial, 'a restart keeps it');
+  first.setActivity('receivingVideo');
+  const receiving = gidOf(first);
+  assert.notEqual(receiving, initial, 'an activity change makes a new one');
+  first.setActivity('idle');
+  const idle = gidOf(first);
+  assert.notEqual(idle, receiving);
+  assert.equal(gidOf(makeReceiver({}, store, 3).receiver), idle, 'the idle one is kept');
+  first.setActivity('receivingVideo');
+  const restarted = gidOf(makeReceiver({}, store, 5).receiver);
+  assert.notEqual(restarted, gidOf(first), 'stopped while receiving, a start (idle) is another activity: another gid');
+  assert.notEqual(gidOf(makeReceiver({}, new MemoryStore(), 4).receiver), idle, 'another device has its own');
 });

@@ -34,11 +34,18 @@ test('answers 405 with the allowed methods for a known path and another known me
   assert.deepEqual(router().match('HTTP', 'PUT', '/server-info'), { kind: 'refuse', status: 405, allow: ['GET', 'HEAD'] });
 });
 
-test('answers 501 for a method the receiver serves nowhere on that protocol', () => {
-  assert.equal((router().match('HTTP', 'BREW', '/server-info') as { status: number }).status, 501);
+test('answers 501 for a method the receiver serves nowhere on that protocol, on a path that is not served', () => {
+  assert.equal((router().match('HTTP', 'BREW', '/nowhere') as { status: number }).status, 501);
   assert.equal((router().match('RTSP', 'TEARDOWN', '/') as { status: number }).status, 501);
   // OPTIONS is served on RTSP only
   assert.equal((router().match('HTTP', 'OPTIONS', '*') as { status: number }).status, 501);
+});
+
+test('a served path answers 405 with Allow whatever the method: GET /photo and DELETE /photo agree', () => {
+  const photos = new Router().add({ protocol: 'HTTP', method: 'PUT', path: '/photo', handler: () => ({ status: 200 }) });
+  assert.deepEqual(photos.match('HTTP', 'GET', '/photo'), { kind: 'refuse', status: 405, allow: ['PUT'] });
+  assert.deepEqual(photos.match('HTTP', 'DELETE', '/photo'), { kind: 'refuse', status: 405, allow: ['PUT'] });
+  assert.deepEqual(photos.match('HTTP', 'BREW', '/server-info'), { kind: 'refuse', status: 501, allow: [] });
 });
 
 test('the any-path route answers every path, protocol permitting', () => {

@@ -15,9 +15,9 @@ import { Receiver } from '../../src/receiver/receiver';
 import { readAssetReply, SENDER_GONE_MS, SlideshowError } from '../../src/receiver/slideshow';
 import { readSlideshowRequest } from '../../src/receiver/slideshow-routes';
 import { SLIDESHOW_THEMES, themeLanguage } from '../../src/receiver/slideshow-themes';
-import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom, settle } from '../support/memory-ports';
+import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
-import { ReversePeer, type PeerAnswer, type PeerRequest } from '../support/reverse-peer';
+import { deliverReplies, ReversePeer, type PeerAnswer, type PeerRequest } from '../support/reverse-peer';
 
 const SESSION = 'C3E2D7A9-6F0B-4C1E-9D55-2B7A1E0F4C21';
 const OTHER_SESSION = '0D1B3C55-92A4-4E7E-8B11-6C0F2A9D7E30';
@@ -55,8 +55,9 @@ function assetReply(id: number, key: PlistValue = 1, jpeg = tinyJpeg(id)): PeerA
   };
 }
 
-async function flush(): Promise<void> {
-  for (let i = 0; i < 20; i++) await settle();
+/** The network delivers what the sender's peers answer (they never answer inside the core's call). */
+function flush(): void {
+  deliverReplies();
 }
 
 interface EventSeen {
@@ -113,7 +114,7 @@ function setup(options: { limits?: Partial<ReceiverLimits>; display?: boolean; d
       contentType: PLIST_XML,
       headers: [['X-Vendor-Session-ID', sessionId]],
     });
-    await flush();
+    flush();
     return response;
   };
   const play = (slideDuration = 3, theme = 'Dissolve', sessionId = SESSION) => put({ settings: { slideDuration, theme }, state: 'playing' }, sessionId);
@@ -126,7 +127,7 @@ function setup(options: { limits?: Partial<ReceiverLimits>; display?: boolean; d
   const advance = async (ms: number) => {
     for (let left = ms; left > 0; left -= 500) {
       clock.advance(Math.min(500, left));
-      await flush();
+      flush();
     }
   };
 
@@ -224,9 +225,9 @@ test('PUT /slideshows/1 playing is answered with an empty dictionary and starts 
   assert.deepEqual(states(events), ['loading 0'], 'loading while waiting for the first picture');
   assert.equal(receiver.slideshow?.state, 'loading');
   sender.answer(assetReply(7));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [7]);
-  assert.equal(display.photos[0].transition, 'Cube', 'the theme is the transition');
+  assert.equal(display.photos[0].transition, 'cube', 'the theme is the transition');
   assert.deepEqual(states(events), ['loading 0', 'playing 7']);
   assert.equal(receiver.slideshow?.state, 'playing');
 });
@@ -253,7 +254,7 @@ test('POST /stop ends the slideshow of its session (spec 3: photo or slideshow s
   await play(2);
   await advance(2000);
   const response = await control.request('POST', '/stop', { headers: [['X-Vendor-Session-ID', SESSION]] });
-  await flush();
+  flush();
   assert.equal(response.head.status, 200);
   assert.equal(receiver.slideshow?.state, 'idle');
   assert.deepEqual(states(events), ['loading 0', 'playing 1', 'stopped 2']);
@@ -269,7 +270,7 @@ test('POST /stop of another session leaves the slideshow running', async () => {
   await openSlideshow(counter());
   await play(2);
   await controlOf(OTHER_SESSION).request('POST', '/stop', { headers: [['X-Vendor-Session-ID', OTHER_SESSION]] });
-  await flush();
+  flush();
   assert.equal(receiver.slideshow?.state, 'playing');
 });
 
@@ -280,7 +281,7 @@ test('activity is receiving video while the show loads and plays, idle once it s
   await play(3);
   assert.equal(receiver.activity, 'receivingVideo');
   sender.answer(assetReply(1));
-  await flush();
+  flush();
   assert.equal(receiver.activity, 'receivingVideo');
   assert.equal(receiver.activityFields().receiverSessionIsActive, true, 'flag 17 ReceiverSessionIsActive');
   await stop();
@@ -336,26 +337,44 @@ test('with one slideshow connection one request is outstanding; the next follows
   await play(3);
   assert.equal(sender.requests.length, 1);
   sender.answer(assetReply(1));
-  await flush();
+  flush();
   assert.equal(sender.requests.length, 2);
   assert.equal(sender.pending.length, 1);
   assert.deepEqual(shownPictures(display), [1]);
 });
 
-test('pictures are shown in the order their requests went out, whatever order the replies arrive in', async () => {
+test('pictures are shown in asset order (info.id), whatever order the replies arrive in', async () => {
   const { play, openSlideshow, display, advance } = setup();
   const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
   await play(1);
   // The sender hands out 1, 2, 3 in request order; the third connection answers first.
   senders[2].answer(assetReply(3));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [], 'picture 3 waits for the earlier requests');
   senders[0].answer(assetReply(1));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [1]);
   senders[1].answer(assetReply(2));
   await advance(2000);
   assert.deepEqual(shownPictures(display).slice(0, 3), [1, 2, 3]);
+});
+
+test('the sender\'s asset order wins over the order requests were sent: ids handed out across connections in any order', async () => {
+  const { play, openSlideshow, openEvents, display, advance, events } = setup();
+  await openEvents();
+  const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
+  await play(1);
+  // The requests reached the sender in the order 2nd, 3rd, 1st connection: it numbered them so.
+  senders[0].answer(assetReply(3));
+  flush();
+  senders[2].answer(assetReply(2));
+  flush();
+  assert.deepEqual(shownPictures(display), [], 'the first asset may still come on the second connection');
+  senders[1].answer(assetReply(1));
+  flush();
+  await advance(3000);
+  assert.deepEqual(shownPictures(display).slice(0, 3), [1, 2, 3]);
+  assert.deepEqual(states(events).slice(0, 2), ['loading 0', 'playing 1'], 'lastAssetID is the info.id shown');
 });
 
 test('a failed request gives up its place: later pictures are not held for it', async () => {
@@ -363,9 +382,9 @@ test('a failed request gives up its place: later pictures are not held for it', 
   const senders = [await openSlideshow(), await openSlideshow()];
   await play(1);
   senders[1].answer(assetReply(2));
-  await flush();
+  flush();
   senders[0].close();
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [2]);
 });
 
@@ -401,10 +420,10 @@ test('a look-ahead of one fetches one picture at a time even with three connecti
   await play(3);
   assert.deepEqual(senders.map((sender) => sender.pending.length), [1, 0, 0]);
   senders[0].answer(assetReply(1));
-  await flush();
+  flush();
   assert.equal(receiver.slideshow?.fetchesInFlight, 1);
   senders[0].answer(assetReply(2));
-  await flush();
+  flush();
   assert.equal(receiver.slideshow?.picturesReady, 1);
   assert.equal(receiver.slideshow?.fetchesInFlight, 0);
 });
@@ -430,8 +449,8 @@ test('new settings for a running show apply to it: the current slide counts from
   await play(5, 'WipeDown');
   await advance(1000);
   assert.deepEqual(display.photos.map((photo) => [pictureOf(photo.jpeg), photo.at, photo.transition]), [
-    [1, 0, 'Dissolve'],
-    [2, 5000, 'WipeDown'],
+    [1, 0, 'dissolve'],
+    [2, 5000, 'wipe-down'],
   ]);
   assert.deepEqual(states(events), ['loading 0', 'playing 1'], 'no second loading for a settings change');
 });
@@ -442,13 +461,13 @@ test('the sender receives exactly: loading, playing, loading while a picture is 
   const sender = await openSlideshow();
   await play(2);
   sender.answer(assetReply(10));
-  await flush();
+  flush();
   sender.answer(assetReply(11));
-  await flush();
+  flush();
   await advance(2000); // 11 shown; the request for the next is not answered yet
   await advance(2000); // 11's time is over, nothing ready: loading, with 11 still up
   sender.answer(assetReply(12));
-  await flush();
+  flush();
   await stop();
   assert.deepEqual(events, [
     { category: 'slideshow', state: 'loading', lastAssetID: 0, sessionID: 1 },
@@ -472,7 +491,7 @@ test('another sender starting a slideshow stops the first one, which is told sto
     events.map((event) => `${String(event.sessionID)} ${String(event.state)}`),
     ['1 loading', '1 playing', '1 stopped', '2 loading', '2 playing'],
   );
-  assert.deepEqual(display.photos.map((photo) => photo.transition), ['Dissolve', 'Flip']);
+  assert.deepEqual(display.photos.map((photo) => photo.transition), ['dissolve', 'flip']);
 });
 
 // ---------------------------------------------------------------------------------------------
@@ -484,15 +503,15 @@ test('a slideshow connection lost mid-fetch: the show waits, then uses the sende
   await play(3);
   assert.equal(first.pending.length, 1);
   first.close();
-  await flush();
+  flush();
   assert.equal(receiver.slideshow?.fetchesInFlight, 0);
   assert.equal(receiver.slideshow?.state, 'loading');
   assert.ok(log.lines.some((line) => /picture request on .* failed/.test(line.message)));
   const second = await openSlideshow();
-  await flush();
+  flush();
   assert.equal(second.pending.length, 1, 'the new connection is picked up at once');
   second.answer(assetReply(1));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [1]);
 });
 
@@ -504,7 +523,7 @@ test('one of three connections lost: the other two carry on', async () => {
   await openSlideshow(serve);
   await play(1);
   doomed.close();
-  await flush();
+  flush();
   await advance(3000);
   assert.deepEqual(shownPictures(display), [1, 2, 3, 4]);
 });
@@ -516,7 +535,7 @@ test('a sender that does not answer in time loses that connection (reverse timeo
   await advance(4000);
   assert.equal(slow.closed, true);
   await openSlideshow(counter());
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [1]);
 });
 
@@ -534,14 +553,14 @@ test('bad replies are logged and skipped; the show goes on with the next good pi
   ];
   for (const [answer, reason] of bad) {
     sender.answer(answer);
-    await flush();
+    flush();
     assert.ok(log.lines.some((line) => line.level === 'warn' && reason.test(line.message)), `logged: ${reason}`);
     assert.equal(sender.pending.length, 0, 'the next request waits a while after a bad reply');
     await advance(8000);
     assert.equal(sender.pending.length, 1);
   }
   sender.answer(assetReply(9));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [9]);
   assert.deepEqual(states(events), ['loading 0', 'playing 9']);
 });
@@ -551,13 +570,13 @@ test('after a bad reply the next request waits 500 ms, doubling while replies st
   const sender = await openSlideshow();
   await play(3);
   sender.answer({ status: 500 });
-  await flush();
+  flush();
   await advance(499);
   assert.equal(sender.pending.length, 0);
   await advance(1);
   assert.equal(sender.pending.length, 1);
   sender.answer({ status: 500 });
-  await flush();
+  flush();
   await advance(999);
   assert.equal(sender.pending.length, 0);
   await advance(1);
@@ -593,12 +612,12 @@ test('a reply that arrives after the show stopped is dropped, and a new show sta
   await play(3);
   await stop();
   sender.answer(assetReply(1));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), []);
   await play(3);
   assert.equal(sender.pending.length, 1);
   sender.answer(assetReply(2));
-  await flush();
+  flush();
   assert.deepEqual(shownPictures(display), [2]);
   assert.deepEqual(states(events), ['loading 0', 'stopped 0', 'loading 0', 'playing 2']);
 });
@@ -635,10 +654,10 @@ test('a sender without a session id gets its events on its reverse connection wi
   const legacy = new MemorySender(receiver, 53001);
   const playing = await legacy.request('PUT', '/slideshows/1', { body: encodeXmlPlistBytes({ state: 'playing' }), contentType: PLIST_XML });
   assert.equal(playing.head.status, 200);
-  await flush();
+  flush();
   assert.equal(receiver.slideshow?.state, 'loading');
   await legacy.request('PUT', '/slideshows/1', { body: encodeXmlPlistBytes({ state: 'stopped' }), contentType: PLIST_XML });
-  await flush();
+  flush();
   assert.deepEqual(seen, ['loading', 'stopped']);
 });
 
@@ -650,7 +669,7 @@ test('a sender gone for good (no slideshow connection for 30 s) ends the show; o
   first.close();
   await advance(29_000);
   await openSlideshow(counter());
-  await flush();
+  flush();
   await advance(29_000);
   assert.equal(receiver.slideshow?.state, 'playing', 'the sender came back within 30 s');
   for (const peer of receiver.reverse.find(SESSION, 'slideshow')) peer.close('test: the sender goes away');
@@ -666,7 +685,7 @@ test('a receiver that stops tells its slideshow sender stopped before closing th
   await openSlideshow(counter());
   await play(3);
   receiver.stop();
-  await flush();
+  flush();
   assert.equal(states(events).at(-1), 'stopped 1');
   assert.equal(eventPeer.closed, true);
   assert.equal(receiver.slideshow?.state, 'idle');

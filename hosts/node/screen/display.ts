@@ -3,7 +3,7 @@
 // picture and its transition, the status line, the PIN) and tells listeners of every change.
 
 import type { Display, DisplayStatus, Logger } from '../../../src/platform';
-import { screenTransition, type ScreenTransition } from './transitions';
+import { TRANSITIONS, type Transition } from '../../../src/receiver/transitions';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
 export interface ScreenSnapshot {
@@ -21,9 +21,7 @@ export interface ScreenSnapshot {
     /** Where the page loads the JPEG: the version is in it, so a URL names one picture. */
     readonly url: string;
     /** The animation (screen.css `t-<name>`). */
-    readonly transition: ScreenTransition;
-    /** The transition name the sender gave, if any. */
-    readonly requested: string | null;
+    readonly transition: Transition;
     readonly bytes: number;
   } | null;
 }
@@ -31,8 +29,7 @@ export interface ScreenSnapshot {
 interface ShownPhoto {
   readonly version: number;
   readonly jpeg: Uint8Array;
-  readonly transition: ScreenTransition;
-  readonly requested: string | null;
+  readonly transition: Transition;
 }
 
 /** The URL of picture `version` on the screen server. */
@@ -57,8 +54,8 @@ export class VirtualScreen implements Display {
 
   showPhoto(jpeg: Uint8Array, transition?: string): void {
     // The bytes are the request's own (the core does not reuse them): kept without a copy.
-    this.photo = { version: ++this.photoVersion, jpeg, transition: screenTransition(transition), requested: transition ?? null };
-    this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}${transition ? ` (${transition})` : ''}`);
+    this.photo = { version: ++this.photoVersion, jpeg, transition: drawable(transition) };
+    this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}`);
     this.changed();
   }
 
@@ -95,7 +92,7 @@ export class VirtualScreen implements Display {
       slideshow: status.slideshow ?? null,
       pin: this.pin ?? null,
       photo: photo
-        ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, requested: photo.requested, bytes: photo.jpeg.length }
+        ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, bytes: photo.jpeg.length }
         : null,
     };
   }
@@ -116,4 +113,10 @@ export class VirtualScreen implements Display {
     const snapshot = this.snapshot();
     for (const listener of this.listeners) listener(snapshot);
   }
+}
+
+/** The animation for a transition the core resolved (src/receiver/transitions.ts); none when absent. */
+function drawable(transition: string | undefined): Transition {
+  if (transition === undefined) return 'none';
+  return (TRANSITIONS as readonly string[]).includes(transition) ? (transition as Transition) : 'dissolve';
 }

@@ -5,6 +5,9 @@
 // For tests and people alike, <body> says what is on the screen:
 //   data-shown-version   the version of the picture fully shown (transition finished), 0 for none
 //   class has-photo      a picture is on the screen
+//
+// The first state after the page opens (or reconnects) is drawn as it is: a picture already on
+// the receiver's screen appears at once, without replaying its transition over the idle name.
 
 'use strict';
 
@@ -34,6 +37,8 @@
   let wanted = 0;
   /** Longest a transition may take before the picture counts as shown anyway. */
   const TRANSITION_LIMIT_MS = 3000;
+  /** True until the first state is drawn: what is already shown appears without a transition. */
+  let opening = true;
 
   function render(state) {
     document.title = `${state.name} — screen`;
@@ -48,10 +53,12 @@
       pinBox.hidden = true;
       pinDigits.textContent = '';
     }
+    const instant = opening;
+    opening = false;
     if (!state.photo) {
       if (wanted !== 0) clearPhoto();
     } else if (state.photo.version !== wanted) {
-      showPhoto(state.photo);
+      showPhoto(instant ? { ...state.photo, transition: 'none' } : state.photo, instant);
     }
   }
 
@@ -66,7 +73,7 @@
     body.dataset.shownVersion = '0';
   }
 
-  async function showPhoto(photo) {
+  async function showPhoto(photo, instant = false) {
     wanted = photo.version;
     const image = new Image();
     image.alt = '';
@@ -85,6 +92,11 @@
     for (const layer of leaving) layer.className = `photo leave ${name}`;
     image.className = `photo enter ${name}`;
     stage.append(image);
+    if (instant) {
+      // The idle name goes at once (no fade across the picture), then fades as usual again.
+      body.classList.add('instant');
+      requestAnimationFrame(() => requestAnimationFrame(() => body.classList.remove('instant')));
+    }
     body.classList.add('has-photo');
     let done = false;
     const finish = () => {
@@ -104,6 +116,8 @@
 
   const events = new EventSource('/events');
   events.onopen = () => {
+    // A reconnect sends the whole state again: draw it as it is, like a page just opened.
+    opening = true;
     status.link.textContent = 'live';
     status.link.classList.remove('down');
   };

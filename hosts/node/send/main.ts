@@ -42,7 +42,7 @@ Options:
   -h, --help            show this help
 `;
 
-/** Exit status 2: the command line is wrong (the help is printed). */
+/** Exit status 2: the command line is wrong (one line, and a pointer to --help). */
 class UsageError extends Error {
   override name = 'UsageError';
 }
@@ -151,19 +151,13 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   const done = new Promise<void>((resolve, reject) => {
     finish = (error) => (error ? reject(error) : resolve());
   });
+  // Awaited only once the show runs; a connection lost before that must not be an unhandled
+  // rejection (a stack trace) after the command already said why it stops.
+  done.catch(() => {});
   control.onClose = (reason) => {
     if (!stopping) finish(new SendError(`control connection to ${where}: ${reason}`));
   };
 
-  // The themes the receiver offers: warn (only) when ours is not among them.
-  const features = await control.request('GET', '/slideshow-features', [[HEADER.acceptLanguage, 'en']]);
-  if (features.head.status === 200) {
-    const body = decodePlist(features.body);
-    const keys = isPlistDict(body) && Array.isArray(body.themes) ? body.themes.map((theme) => (isPlistDict(theme) ? String(theme.key) : '')) : [];
-    if (!keys.includes(options.theme)) say(`note: the receiver offers the themes ${keys.join(', ')}; asking for ${options.theme} anyway`);
-  } else if (features.head.status === 404) {
-    throw new SendError(`${where} does not do slideshows (GET /slideshow-features: 404)`);
-  }
 
   // Events (spec 6): printed as they come.
   let lastState = '';
@@ -247,6 +241,15 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   };
 
   try {
+    // The themes the receiver offers: warn (only) when ours is not among them.
+    const features = await control.request('GET', '/slideshow-features', [[HEADER.acceptLanguage, 'en']]);
+    if (features.head.status === 200) {
+      const body = decodePlist(features.body);
+      const keys = isPlistDict(body) && Array.isArray(body.themes) ? body.themes.map((theme) => (isPlistDict(theme) ? String(theme.key) : '')) : [];
+      if (!keys.includes(options.theme)) say(`note: the receiver offers the themes ${keys.join(', ')}; asking for ${options.theme} anyway`);
+    } else if (features.head.status === 404 || features.head.status === 501) {
+      throw new SendError(`${where} does not do slideshows (GET /slideshow-features: ${features.head.status})`);
+    }
     await openChannel(EVENT_PURPOSE);
     for (let i = 0; i < options.connections; i++) await openChannel(SLIDESHOW_PURPOSE);
     say(`slideshow of ${pictures.length} pictures on ${where}: ${options.duration} s per slide, theme ${options.theme}, session ${common.sessionId}`);
@@ -275,6 +278,13 @@ function positiveNumber(name: string, text: string | undefined, fallback: number
   return value;
 }
 
+/** node:util parseArgs errors in one short line (`unknown option --bogus`). */
+function usageMessage(error: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option ${quoted}`;
+  return error.message.split(/\.\s/)[0];
+}
+
 async function main(argv: string[]): Promise<number> {
   let parsed;
   try {
@@ -294,7 +304,7 @@ async function main(argv: string[]): Promise<number> {
       },
     });
   } catch (error) {
-    throw new UsageError((error as Error).message);
+    throw new UsageError(usageMessage(error as Error));
   }
   const { values, positionals } = parsed;
   if (values.help) {
@@ -350,7 +360,7 @@ try {
   process.exitCode = await main(process.argv.slice(2));
 } catch (error) {
   if (error instanceof UsageError) {
-    process.stderr.write(`vendorplay-send: ${error.message}\n\n${HELP}`);
+    process.stderr.write(`vendorplay-send: ${error.message} (see --help)\n`);
     process.exitCode = 2;
   } else if (error instanceof SendError) {
     process.stderr.write(`vendorplay-send: ${error.message}\n`);

@@ -4,8 +4,7 @@
 // answers. The wire is the project's own: src/http's parser and writer.
 
 import net from 'node:net';
-import { joinBytes } from '../../../src/bytes';
-import { HEADER, MessageParser, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
+import { HEADER, MessageAssembler, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
 import { PTTH } from '../../../src/receiver/reverse-route';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
@@ -63,10 +62,8 @@ export type CommonHeaders = () => [string, string][];
 
 /** The control connection: one request at a time, each resolved with its response. */
 export class ControlConnection {
-  private readonly parser = new MessageParser('response', { maxBodyBytes: 16 * 1024 * 1024 });
+  private readonly responses = new MessageAssembler('response', { maxBodyBytes: 16 * 1024 * 1024 });
   private waiting: { resolve: (message: Message<ResponseHead>) => void; reject: (error: Error) => void; what: string } | undefined;
-  private head: ResponseHead | undefined;
-  private parts: Uint8Array[] = [];
   private ended: string | undefined;
   /** Called once if the receiver closes the connection. */
   onClose: (reason: string) => void = () => {};
@@ -78,7 +75,7 @@ export class ControlConnection {
     private readonly timeoutMs: number,
   ) {
     socket.on('data', (data: Buffer) => {
-      this.parser.receive(new Uint8Array(data));
+      this.responses.receive(new Uint8Array(data));
       this.pump();
     });
     socket.on('error', (error) => this.end(`connection failed: ${error.message}`));
@@ -111,7 +108,7 @@ export class ControlConnection {
           reject(error);
         },
       };
-      this.parser.expectResponseTo(method);
+      this.responses.expectResponseTo(method);
       const all: [string, string | number][] = [...this.common(), ...toPairs(headers)];
       this.socket.write(writeRequest({ method, target, protocol: 'HTTP', version: '1.1', headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) }));
     });
@@ -122,20 +119,13 @@ export class ControlConnection {
   }
 
   private pump(): void {
-    for (let event = this.parser.next(); event; event = this.parser.next()) {
-      if (event.type === 'head') {
-        this.head = event.head;
-        this.parts = [];
-      } else if (event.type === 'body') {
-        this.parts.push(event.data.slice());
-      } else if (event.type === 'end' && this.head) {
+    for (let event = this.responses.next(); event; event = this.responses.next()) {
+      if (event.type === 'message') {
         const waiting = this.waiting;
         this.waiting = undefined;
-        const message = { head: this.head, body: joinBytes(this.parts) };
-        this.head = undefined;
-        waiting?.resolve(message);
+        waiting?.resolve({ head: event.head, body: event.body });
       } else if (event.type === 'error') {
-        this.end(`unparseable response: ${event.status} ${event.reason}`);
+        this.end(`unparseable response: ${event.error.status} ${event.error.reason}`);
         this.close();
         return;
       }
@@ -174,9 +164,7 @@ export interface ReverseOptions {
  * and answered one at a time, in order.
  */
 export class ReverseChannel {
-  private readonly requests = new MessageParser('request', { maxBodyBytes: 1024 * 1024 });
-  private head: RequestHead | undefined;
-  private parts: Uint8Array[] = [];
+  private readonly requests = new MessageAssembler('request', { maxBodyBytes: 1024 * 1024 });
   private queue: Promise<void> = Promise.resolve();
   private closedReason: string | undefined;
   /** Called once when the connection ends, with why. */
@@ -206,7 +194,7 @@ export class ReverseChannel {
 
   private turnAround(timeoutMs: number): Promise<void> {
     const { socket, options } = this;
-    const responses = new MessageParser('response');
+    const responses = new MessageAssembler('response');
     responses.expectResponseTo('POST');
     return new Promise((resolve, reject) => {
       const fail = (reason: string) => {
@@ -225,8 +213,8 @@ export class ReverseChannel {
             status = event.head.status;
             if (status !== 101) return fail(`answered ${status} ${event.head.reason}, not 101 Switching Protocols`);
           } else if (event.type === 'error') {
-            return fail(`unparseable answer: ${event.status} ${event.reason}`);
-          } else if (event.type === 'end' && status === 101) {
+            return fail(`unparseable answer: ${event.error.status} ${event.error.reason}`);
+          } else if (event.type === 'message' && status === 101) {
             clearTimeout(timer);
             socket.removeAllListeners('data');
             socket.removeAllListeners('error');
@@ -258,18 +246,12 @@ export class ReverseChannel {
     if (this.closed) return;
     this.requests.receive(bytes);
     for (let event = this.requests.next(); event; event = this.requests.next()) {
-      if (event.type === 'head') {
-        this.head = event.head;
-        this.parts = [];
-      } else if (event.type === 'body') {
-        this.parts.push(event.data.slice());
-      } else if (event.type === 'end' && this.head) {
-        const request = { head: this.head, body: joinBytes(this.parts) };
-        this.head = undefined;
+      if (event.type === 'message') {
+        const request = { head: event.head, body: event.body };
         // Answer in order, one at a time, however long serving one takes.
         this.queue = this.queue.then(() => this.answer(request));
       } else if (event.type === 'error') {
-        this.finish(`unparseable request from the receiver: ${event.status} ${event.reason}`);
+        this.finish(`unparseable request from the receiver: ${event.error.status} ${event.error.reason}`);
         this.socket.destroy();
         return;
       }

@@ -1,10 +1,11 @@
-// The transitions the virtual screen draws, by the names senders use (spec 4.1
-// X-Vendor-Transition, spec 2.7 settings.theme): each name maps to one CSS animation in
-// screen.css. A name the screen does not know is drawn as a dissolve (cross-fade), as a frame
-// that cannot draw a theme does.
+// The transitions a screen draws, by the names senders use (spec 4.1 X-Vendor-Transition, spec
+// 2.7 settings.theme): one table from every spelling senders use to one canonical transition,
+// which is what the Display port is given. A name no screen knows is drawn as a dissolve
+// (cross-fade), as a frame that cannot draw a theme does. (The virtual screen has one CSS
+// animation per canonical name; a board draws every one at once.)
 
-/** Every animation screen.css has, by its class suffix (`t-<name>`). */
-export const SCREEN_TRANSITIONS = [
+/** The canonical transitions. */
+export const TRANSITIONS = [
   'none',
   'dissolve',
   'classic',
@@ -19,10 +20,10 @@ export const SCREEN_TRANSITIONS = [
   'ken-burns',
 ] as const;
 
-export type ScreenTransition = (typeof SCREEN_TRANSITIONS)[number];
+export type Transition = (typeof TRANSITIONS)[number];
 
 /** Names as senders write them, without spaces, dashes or letter case, to the animation. */
-const BY_NAME: Readonly<Record<string, ScreenTransition>> = {
+const BY_NAME: Readonly<Record<string, Transition>> = {
   none: 'none',
   dissolve: 'dissolve',
   crossfade: 'dissolve',
@@ -45,13 +46,13 @@ const BY_NAME: Readonly<Record<string, ScreenTransition>> = {
 };
 
 /** What `Random` picks from: every animation but none. */
-const RANDOM_POOL = SCREEN_TRANSITIONS.filter((name) => name !== 'none');
+const RANDOM_POOL = TRANSITIONS.filter((name) => name !== 'none');
 
 /**
- * The animation for a transition name. No name: shown at once (spec 4.1: "with a transition
- * header it is shown with that transition"). `Random`: any animation. Unknown: dissolve.
+ * The transition for a name as a sender wrote it. No name: shown at once (spec 4.1: "with a
+ * transition header it is shown with that transition"). `Random`: any animation. Unknown: dissolve.
  */
-export function screenTransition(name: string | undefined, random: () => number = Math.random): ScreenTransition {
+export function transitionOf(name: string | undefined, random: () => number = Math.random): Transition {
   if (name === undefined || name.trim() === '') return 'none';
   const wanted = name.replace(/[\s_-]+/g, '').toLowerCase();
   if (wanted === 'random') return RANDOM_POOL[Math.floor(random() * RANDOM_POOL.length) % RANDOM_POOL.length];

@@ -1,0 +1,125 @@
+// Moves bytes between a host's Connection port and a sans-I/O connection (DESIGN 6): the only
+// place where a connection meets a socket and a timer. Both hosts use it; what is host-specific
+// (node:net, ECMA-419) stays behind the Connection port.
+//
+//   socket bytes -> connection.receive(bytes, now)
+//   connection.pollTransmit() -> socket;  pollEvent() 'close' -> socket.close()
+//   connection.pollTimeout() -> one timer -> connection.handleTimeout(now)
+//   connection.wantsRead, and a socket whose write queue is full -> pause() / resume()
+
+import type { Clock, Connection, TimerHandle } from './platform';
+
+/** What the connection asks of its transport. */
+export type ConnectionEvent = { readonly type: 'close'; readonly reason: string };
+
+/** A connection in the quinn-proto shape: fed bytes and time, polled for bytes, deadlines and events. */
+export interface SansIoConnection {
+  receive(bytes: Uint8Array, now: number): void;
+  /** The transport has closed (the peer, or a failure named by `error`). */
+  transportClosed(error: string | undefined, now: number): void;
+  /** Bytes to send, in order; undefined when there are none now. */
+  pollTransmit(): Uint8Array | undefined;
+  /** The monotonic time (ms) of the next deadline, if any. */
+  pollTimeout(): number | undefined;
+  handleTimeout(now: number): void;
+  pollEvent(): ConnectionEvent | undefined;
+  /** False while the connection holds as much unread input as it may (flow control). */
+  readonly wantsRead: boolean;
+  /** Set by the driver: called when the connection has something to give outside a driver call (an answer given later). */
+  onWake: () => void;
+}
+
+export class ConnectionDriver {
+  private timer: TimerHandle | undefined;
+  private deadline: number | undefined;
+  private servicing = false;
+  private again = false;
+  private writeBlocked = false;
+  private paused = false;
+  private done = false;
+
+  constructor(
+    private readonly connection: SansIoConnection,
+    private readonly port: Connection,
+    private readonly clock: Clock,
+  ) {
+    connection.onWake = () => this.service();
+    port.onData = (bytes) => {
+      if (this.done) return;
+      connection.receive(bytes, clock.now());
+      this.service();
+    };
+    port.onDrain = () => {
+      this.writeBlocked = false;
+      this.service();
+    };
+    port.onClose = (error) => {
+      if (this.done) return;
+      this.done = true;
+      this.clearTimer();
+      connection.transportClosed(error, clock.now());
+    };
+    this.service();
+  }
+
+  /** Flushes what the connection has to give, applies its events, flow control and deadline. */
+  service(): void {
+    if (this.servicing) {
+      // Called again from inside a step (an answer given while the driver runs): loop once more.
+      this.again = true;
+      return;
+    }
+    this.servicing = true;
+    try {
+      do {
+        this.again = false;
+        this.step();
+      } while (this.again && !this.done);
+    } finally {
+      this.servicing = false;
+    }
+  }
+
+  private step(): void {
+    if (this.done) return;
+    const { connection, port } = this;
+    for (let bytes = connection.pollTransmit(); bytes; bytes = connection.pollTransmit()) {
+      if (!port.write(bytes)) this.writeBlocked = true;
+    }
+    for (let event = connection.pollEvent(); event; event = connection.pollEvent()) {
+      if (event.type === 'close') {
+        this.done = true;
+        this.clearTimer();
+        port.close();
+        return;
+      }
+    }
+    // A full write queue stops reading too: no more requests means no more answers to queue.
+    const read = connection.wantsRead && !this.writeBlocked;
+    if (read && this.paused) {
+      this.paused = false;
+      port.resume();
+    } else if (!read && !this.paused) {
+      this.paused = true;
+      port.pause();
+    }
+    const deadline = connection.pollTimeout();
+    if (deadline === this.deadline) return;
+    this.clearTimer();
+    if (deadline === undefined) return;
+    this.deadline = deadline;
+    this.timer = this.clock.setTimer(Math.max(0, deadline - this.clock.now()), () => {
+      this.timer = undefined;
+      this.deadline = undefined;
+      if (this.done) return;
+      connection.handleTimeout(this.clock.now());
+      this.service();
+    });
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
+    this.timer = undefined;
+    this.deadline = undefined;
+  }
+}

@@ -1,0 +1,336 @@
+// Answers to multicast DNS queries sent straight to the receiver's address (RFC 6762 5.5, 6.7):
+// a query's bytes and the receiver's records in, the reply's bytes out. No sockets, no clocks.
+//
+// Why the core answers these itself: senders that "scan this host" send a DNS query to
+// <address>:5353 from an ephemeral port (legacy unicast, RFC 6762 6.7) or from 5353. A host's
+// multicast responder may never see them (on Linux a unicast datagram goes to one of the
+// sockets sharing port 5353, not to all), so a host hands them here from a socket bound to the
+// interface address. What is answered is what the multicast responder publishes: the PTR of
+// each service type, SRV and TXT of each instance, A of the host name, and the DNS-SD
+// service enumeration PTR (RFC 6763 9).
+
+import { utf8Decode, utf8Encode, writeU16BE, writeU32BE } from '../bytes';
+import { hostLabels, instanceLabels, sameName, serviceLabels } from './dnssd-names';
+import { DiscoveryError } from './error';
+
+/** DNS record types (RFC 1035 3.2.2, RFC 2782, RFC 3596, RFC 6762 6.1), one row each. */
+export const DNS_TYPES = { A: 1, PTR: 12, TXT: 16, AAAA: 28, SRV: 33, ANY: 255 } as const;
+/** RFC 1035 3.2.4: the Internet class. */
+export const DNS_CLASS_IN = 1;
+/** RFC 6762 5.4: the top bit of a question's class asks for a unicast reply (QU). */
+export const QU_BIT = 0x8000;
+/** RFC 6762 10.2: the top bit of an answer's class flushes caches of a unique record. */
+export const CACHE_FLUSH_BIT = 0x8000;
+/** The multicast DNS port (RFC 6762 3); a query from any other port is a legacy one (6.7). */
+export const MDNS_PORT = 5353;
+
+/** RFC 6762 10: host-bound records (SRV, A) live 120 s, others 75 minutes. */
+const HOST_TTL = 120;
+const SHARED_TTL = 4500;
+/** RFC 6762 6.7: legacy resolvers take no part in cache coherency, so TTLs of at most 10 s. */
+const LEGACY_TTL_MAX = 10;
+/** RFC 1035 4.2.1: a legacy resolver takes 512 bytes unless its EDNS0 OPT record says more. */
+const LEGACY_SIZE = 512;
+/** RFC 6762 17: a multicast DNS message may be up to 9000 bytes. */
+const MDNS_SIZE_MAX = 9000;
+/** RFC 6891 6.1.2: the OPT pseudo-record carries the sender's UDP payload size in its class. */
+const OPT_TYPE = 41;
+/** RFC 1035 4.1.1 header flags. */
+const QR = 0x8000;
+const AA = 0x0400;
+const TC = 0x0200;
+const OPCODE_MASK = 0x7800;
+const RCODE_MASK = 0x000f;
+/** RFC 6763 9: the name whose PTR records list the service types. */
+const SERVICES_ENUMERATION = ['_services', '_dns-sd', '_udp', 'local'];
+/** RFC 1035 4.1.4: a compression pointer's top two bits; a bound on pointers followed. */
+const POINTER = 0xc0;
+const POINTER_HOPS_MAX = 32;
+
+/** One published service as the answers carry it. */
+export interface ZoneService {
+  /** The instance label as published, e.g. `5855CA1AE288@Living Room`. */
+  readonly instance: string;
+  /** `_vendorplay._tcp` */
+  readonly type: string;
+  readonly port: number;
+  /** The TXT RDATA (RFC 6763 6), as `txtBytes` makes it. */
+  readonly txt: Uint8Array;
+  /** The host label its SRV record points at (`Living-Room` for `Living-Room.local`). */
+  readonly host: string;
+}
+
+/** What the receiver publishes, seen from one interface. */
+export interface Zone {
+  readonly services: readonly ZoneService[];
+  /** The IPv4 address of the interface the query came in on (4 bytes), for A records. */
+  readonly ipv4: Uint8Array;
+}
+
+export interface QueryOrigin {
+  /** The UDP source port of the query: anything but 5353 makes it a legacy query (6.7). */
+  readonly port: number;
+}
+
+export interface Question {
+  readonly name: string[];
+  readonly type: number;
+  /** The class without the QU bit. */
+  readonly class: number;
+  readonly unicastResponse: boolean;
+}
+
+/** A query read from the wire: the header fields that matter here and the questions. */
+export interface Query {
+  readonly id: number;
+  readonly flags: number;
+  readonly questions: Question[];
+  /** The UDP payload size the querier takes (EDNS0 OPT in the additional section), if it says. */
+  readonly udpPayloadSize: number | undefined;
+}
+
+interface ResourceRecord {
+  readonly name: string[];
+  readonly type: number;
+  readonly unique: boolean;
+  readonly ttl: number;
+  readonly rdata: Uint8Array;
+}
+
+/**
+ * Reads a DNS message's header, questions and any OPT record (RFC 1035 4.1, RFC 6891). Throws a
+ * DiscoveryError naming the offset for a message that is cut short or whose names loop.
+ */
+export function readQuery(message: Uint8Array): Query {
+  if (message.length < 12) throw new DiscoveryError(`dns: message of ${message.length} bytes is shorter than its 12-byte header`);
+  const view = new DataView(message.buffer, message.byteOffset, message.byteLength);
+  const id = view.getUint16(0);
+  const flags = view.getUint16(2);
+  const qdcount = view.getUint16(4);
+  const ancount = view.getUint16(6);
+  const nscount = view.getUint16(8);
+  const arcount = view.getUint16(10);
+  let offset = 12;
+  const questions: Question[] = [];
+  for (let i = 0; i < qdcount; i++) {
+    const name = readName(message, offset);
+    offset = name.end;
+    need(message, offset, 4, 'question');
+    const qclass = view.getUint16(offset + 2);
+    questions.push({ name: name.labels, type: view.getUint16(offset), class: qclass & ~QU_BIT, unicastResponse: (qclass & QU_BIT) !== 0 });
+    offset += 4;
+  }
+  let udpPayloadSize: number | undefined;
+  // Known answers and authorities are stepped over; the OPT record, if any, is an additional.
+  for (let i = 0; i < ancount + nscount + arcount; i++) {
+    const name = readName(message, offset);
+    offset = name.end;
+    need(message, offset, 10, 'record');
+    const type = view.getUint16(offset);
+    const rdlength = view.getUint16(offset + 8);
+    if (type === OPT_TYPE && i >= ancount + nscount) udpPayloadSize = view.getUint16(offset + 2);
+    offset += 10 + rdlength;
+    need(message, offset, 0, 'record data');
+  }
+  return { id, flags, questions, udpPayloadSize };
+}
+
+function need(message: Uint8Array, offset: number, length: number, what: string): void {
+  if (offset + length > message.length) throw new DiscoveryError(`dns: ${what} at offset ${offset} runs past the ${message.length}-byte message`);
+}
+
+/** RFC 1035 4.1.2 and 4.1.4: a name as labels, following compression pointers (bounded). */
+function readName(message: Uint8Array, start: number): { labels: string[]; end: number } {
+  const labels: string[] = [];
+  let offset = start;
+  let end = -1;
+  for (let hops = 0; ; ) {
+    need(message, offset, 1, 'name');
+    const length = message[offset];
+    if ((length & POINTER) === POINTER) {
+      need(message, offset, 2, 'name pointer');
+      if (end < 0) end = offset + 2;
+      if (++hops > POINTER_HOPS_MAX) throw new DiscoveryError(`dns: name at offset ${start} loops through compression pointers`);
+      offset = ((length & ~POINTER) << 8) | message[offset + 1];
+      continue;
+    }
+    if (length & POINTER) throw new DiscoveryError(`dns: label type 0x${length.toString(16)} at offset ${offset} is not defined`);
+    if (length === 0) return { labels, end: end < 0 ? offset + 1 : end };
+    need(message, offset + 1, length, 'label');
+    // Not fatal: a label that is not UTF-8 matches none of ours, and that is all that matters.
+    labels.push(utf8Decode(message.subarray(offset + 1, offset + 1 + length), false));
+    offset += 1 + length;
+  }
+}
+
+/**
+ * The reply to a query that came to the receiver's own address, or undefined when there is
+ * nothing to say (a response, another opcode, a question about names that are not ours).
+ *
+ * A legacy query (source port not 5353, RFC 6762 6.7) gets its ID and questions echoed, no
+ * cache-flush bits and TTLs of at most 10 s, in at most 512 bytes (or the size its OPT record
+ * gives); what does not fit is left out, additional records first, and the TC bit tells when an
+ * answer had to go (RFC 6762 18.5). A query from port 5353 gets a multicast DNS response
+ * (ID 0, no questions: RFC 6762 6, 18.1) up to 9000 bytes. Throws a DiscoveryError for a
+ * message that cannot be read.
+ */
+export function answerQuery(message: Uint8Array, zone: Zone, origin: QueryOrigin): Uint8Array | undefined {
+  const query = readQuery(message);
+  // RFC 6762 18.2, 18.3, 18.11: only standard queries without an error code are answered.
+  if (query.flags & QR || (query.flags & OPCODE_MASK) !== 0 || (query.flags & RCODE_MASK) !== 0) return undefined;
+  const legacy = origin.port !== MDNS_PORT;
+  const answers: ResourceRecord[] = [];
+  const additionals: ResourceRecord[] = [];
+  for (const question of query.questions) {
+    if (question.class !== DNS_CLASS_IN && question.class !== DNS_TYPES.ANY) continue;
+    answerQuestion(question, zone, answers, additionals);
+  }
+  if (answers.length === 0) return undefined;
+  const extra = additionals.filter((record) => !answers.some((answer) => sameRecord(answer, record)));
+  const sizeMax = legacy ? Math.min(MDNS_SIZE_MAX, Math.max(LEGACY_SIZE, query.udpPayloadSize ?? 0)) : MDNS_SIZE_MAX;
+  return writeResponse({
+    id: legacy ? query.id : 0,
+    questions: legacy ? query.questions : [],
+    answers: dedupe(answers),
+    additionals: dedupe(extra),
+    legacy,
+    sizeMax,
+  });
+}
+
+function answerQuestion(question: Question, zone: Zone, answers: ResourceRecord[], additionals: ResourceRecord[]): void {
+  const { name, type } = question;
+  const any = type === DNS_TYPES.ANY;
+  if (sameName(name, SERVICES_ENUMERATION) && (type === DNS_TYPES.PTR || any)) {
+    for (const service of zone.services) answers.push(ptr(SERVICES_ENUMERATION, serviceLabels(service.type)));
+    return;
+  }
+  for (const service of zone.services) {
+    const instance = instanceLabels(service.instance, service.type);
+    if (sameName(name, serviceLabels(service.type)) && (type === DNS_TYPES.PTR || any)) {
+      // RFC 6763 12.1: a PTR answer carries the instance's SRV, TXT and address as additionals.
+      answers.push(ptr(serviceLabels(service.type), instance));
+      additionals.push(srv(service), txt(service), a(service.host, zone.ipv4));
+    } else if (sameName(name, instance)) {
+      if (type === DNS_TYPES.SRV || any) {
+        answers.push(srv(service));
+        additionals.push(a(service.host, zone.ipv4));
+      }
+      if (type === DNS_TYPES.TXT || any) answers.push(txt(service));
+    } else if (sameName(name, hostLabels(service.host)) && (type === DNS_TYPES.A || any)) {
+      answers.push(a(service.host, zone.ipv4));
+    }
+  }
+}
+
+function ptr(owner: string[], target: string[]): ResourceRecord {
+  return { name: owner, type: DNS_TYPES.PTR, unique: false, ttl: SHARED_TTL, rdata: nameBytes(target) };
+}
+
+function srv(service: ZoneService): ResourceRecord {
+  const target = nameBytes(hostLabels(service.host));
+  const rdata = new Uint8Array(6 + target.length);
+  // RFC 2782: priority 0, weight 0, port, target (never compressed: RFC 6762 18.14).
+  writeU16BE(rdata, 4, service.port);
+  rdata.set(target, 6);
+  return { name: instanceLabels(service.instance, service.type), type: DNS_TYPES.SRV, unique: true, ttl: HOST_TTL, rdata };
+}
+
+function txt(service: ZoneService): ResourceRecord {
+  return { name: instanceLabels(service.instance, service.type), type: DNS_TYPES.TXT, unique: true, ttl: SHARED_TTL, rdata: service.txt };
+}
+
+function a(host: string, ipv4: Uint8Array): ResourceRecord {
+  return { name: hostLabels(host), type: DNS_TYPES.A, unique: true, ttl: HOST_TTL, rdata: ipv4 };
+}
+
+function sameRecord(x: ResourceRecord, y: ResourceRecord): boolean {
+  if (x.type !== y.type || x.rdata.length !== y.rdata.length || !sameName(x.name, y.name)) return false;
+  for (let i = 0; i < x.rdata.length; i++) if (x.rdata[i] !== y.rdata[i]) return false;
+  return true;
+}
+
+function dedupe(records: ResourceRecord[]): ResourceRecord[] {
+  return records.filter((record, index) => records.findIndex((other) => sameRecord(other, record)) === index);
+}
+
+/** RFC 1035 3.1: labels, each length-prefixed, then a zero byte. No compression is used. */
+function nameBytes(labels: readonly string[]): Uint8Array {
+  const parts = labels.map((label) => utf8Encode(label));
+  const out = new Uint8Array(parts.reduce((sum, part) => sum + 1 + part.length, 1));
+  let offset = 0;
+  for (const part of parts) {
+    if (part.length === 0 || part.length > 63) throw new DiscoveryError(`dns: label of ${part.length} bytes cannot be written (1 to 63)`);
+    out[offset] = part.length;
+    out.set(part, offset + 1);
+    offset += 1 + part.length;
+  }
+  return out;
+}
+
+function questionBytes(question: Question): Uint8Array {
+  const name = nameBytes(question.name);
+  const out = new Uint8Array(name.length + 4);
+  out.set(name);
+  writeU16BE(out, name.length, question.type);
+  writeU16BE(out, name.length + 2, question.class);
+  return out;
+}
+
+function recordBytes(record: ResourceRecord, legacy: boolean): Uint8Array {
+  const name = nameBytes(record.name);
+  const out = new Uint8Array(name.length + 10 + record.rdata.length);
+  out.set(name);
+  writeU16BE(out, name.length, record.type);
+  // RFC 6762 6.7: no cache-flush bit in legacy replies; 10.2: set on unique records otherwise.
+  writeU16BE(out, name.length + 2, DNS_CLASS_IN | (record.unique && !legacy ? CACHE_FLUSH_BIT : 0));
+  writeU32BE(out, name.length + 4, legacy ? Math.min(record.ttl, LEGACY_TTL_MAX) : record.ttl);
+  writeU16BE(out, name.length + 8, record.rdata.length);
+  out.set(record.rdata, name.length + 10);
+  return out;
+}
+
+function writeResponse(response: {
+  id: number;
+  questions: readonly Question[];
+  answers: readonly ResourceRecord[];
+  additionals: readonly ResourceRecord[];
+  legacy: boolean;
+  sizeMax: number;
+}): Uint8Array {
+  const questions = response.questions.map(questionBytes);
+  let size = 12 + questions.reduce((sum, bytes) => sum + bytes.length, 0);
+  let truncated = false;
+  const answers: Uint8Array[] = [];
+  for (const record of response.answers) {
+    const bytes = recordBytes(record, response.legacy);
+    if (size + bytes.length > response.sizeMax) {
+      truncated = true;
+      break;
+    }
+    answers.push(bytes);
+    size += bytes.length;
+  }
+  const additionals: Uint8Array[] = [];
+  // Additional records are a courtesy (RFC 6763 12): those that do not fit are left out, no TC.
+  if (!truncated) {
+    for (const record of response.additionals) {
+      const bytes = recordBytes(record, response.legacy);
+      if (size + bytes.length > response.sizeMax) continue;
+      additionals.push(bytes);
+      size += bytes.length;
+    }
+  }
+  const out = new Uint8Array(size);
+  writeU16BE(out, 0, response.id);
+  writeU16BE(out, 2, QR | AA | (truncated ? TC : 0));
+  writeU16BE(out, 4, questions.length);
+  writeU16BE(out, 6, answers.length);
+  writeU16BE(out, 10, additionals.length);
+  let offset = 12;
+  for (const bytes of [...questions, ...answers, ...additionals]) {
+    out.set(bytes, offset);
+    offset += bytes.length;
+  }
+  return out;
+}

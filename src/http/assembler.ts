@@ -1,0 +1,209 @@
+// Messages from a byte stream: the one owner of the loop that turns parser events into whole
+// requests or responses, for the receiver's connections, its reverse connections and the sender
+// tool alike. It also carries the connection's secure channel (spec 5.4), so a switch to
+// encryption or to another protocol happens in one place (`encrypt`, `takeRemaining`).
+//
+//   bytes -> [SecureChannel.open] -> MessageParser -> head, then a body as the reader chose:
+//     'whole'   collected up to a limit (preallocated when Content-Length is known) -> message
+//     'stream'  handed out piece by piece as `chunk` events (photos on boards, mirroring)
+//     'skip'    read past and dropped (a refused request's body)
+
+import type { HttpLimits } from './limits';
+import type { MessageHeadOf, MessageKind } from './message';
+import { MessageParser, type ErrorEvent } from './parser';
+import type { SecureChannel } from './secure-channel';
+
+export type BodyMode = 'whole' | 'stream' | 'skip';
+
+export type AssembledEvent<H> =
+  /** A head: the reader may call `readBody` before the next `next()` (default: whole). */
+  | { readonly type: 'head'; readonly head: H }
+  /** A piece of a streamed body, a view valid until the next receive(). */
+  | { readonly type: 'chunk'; readonly data: Uint8Array }
+  /** The message is complete; `body` is empty unless the body was read whole. */
+  | { readonly type: 'message'; readonly head: H; readonly body: Uint8Array }
+  /** The parser rejected the input (see ErrorEvent: fatal means answer, then close). */
+  | { readonly type: 'error'; readonly error: ErrorEvent };
+
+/** A frame failed authentication or the channel broke: the connection must close (spec 5.4). */
+export class ChannelError extends Error {
+  override name = 'ChannelError';
+}
+
+const EMPTY = new Uint8Array(0);
+
+export class MessageAssembler<K extends MessageKind> {
+  private parser: MessageParser<K>;
+  private channel: SecureChannel | undefined;
+  private head: MessageHeadOf<K> | undefined;
+  private mode: BodyMode = 'whole';
+  /** Whole body with a known length: filled in place as it arrives (no copy at the end). */
+  private body: Uint8Array | undefined;
+  private chunks: Uint8Array[] = [];
+  private size = 0;
+
+  constructor(
+    readonly kind: K,
+    private readonly limits: Partial<HttpLimits> = {},
+    channel?: SecureChannel,
+  ) {
+    this.parser = new MessageParser(kind, limits);
+    this.channel = channel;
+  }
+
+  /** True once the connection is encrypted. */
+  get encrypted(): boolean {
+    return this.channel !== undefined;
+  }
+
+  /** Bytes held and not yet handed out: unparsed input, partial frames, a body being collected. */
+  get buffered(): number {
+    return this.parser.buffered + (this.channel?.buffered ?? 0);
+  }
+
+  /** The head of the message being read, between its `head` and `message` events. */
+  get current(): MessageHeadOf<K> | undefined {
+    return this.head;
+  }
+
+  /** Adds bytes from the connection; throws ChannelError when an encrypted frame is bad. */
+  receive(bytes: Uint8Array): void {
+    if (bytes.length === 0) return;
+    if (!this.channel) {
+      this.parser.receive(bytes);
+      return;
+    }
+    let plaintexts: Uint8Array[];
+    try {
+      plaintexts = this.channel.open(bytes);
+    } catch (error) {
+      throw new ChannelError(error instanceof Error ? error.message : String(error));
+    }
+    for (const plaintext of plaintexts) if (plaintext.length > 0) this.parser.receive(plaintext);
+  }
+
+  /** Adds bytes already decrypted (what another mode's parser had not consumed). */
+  receivePlaintext(bytes: Uint8Array): void {
+    if (bytes.length > 0) this.parser.receive(bytes);
+  }
+
+  /** The peer closed its side: a body that runs to EOF ends, anything else incomplete is lost. */
+  receiveEnd(): void {
+    this.parser.receiveEnd();
+  }
+
+  /** For a response reader: the next request on this connection is `method` (HEAD has no body). */
+  expectResponseTo(method: string): void {
+    this.parser.expectResponseTo(method);
+  }
+
+  /**
+   * How to read the body of the head just returned: whole up to `limit` bytes (413 over it),
+   * streamed as chunks, or skipped. Call between the `head` event and the next `next()`.
+   */
+  readBody(mode: BodyMode, limit?: number): void {
+    this.mode = mode;
+    if (limit !== undefined) this.parser.setBodyLimit(limit);
+  }
+
+  /** The next assembled event, or null when more bytes are needed. */
+  next(): AssembledEvent<MessageHeadOf<K>> | null {
+    for (;;) {
+      const event = this.parser.next();
+      if (!event) return null;
+      switch (event.type) {
+        case 'head':
+          this.head = event.head;
+          this.mode = 'whole';
+          this.body = undefined;
+          this.chunks = [];
+          this.size = 0;
+          return event;
+        case 'body':
+          if (this.mode === 'stream') return { type: 'chunk', data: event.data };
+          if (this.mode === 'whole') this.collect(event.data);
+          break;
+        case 'end': {
+          const head = this.head;
+          if (!head) continue;
+          const body = this.mode === 'whole' ? this.takeBody() : EMPTY;
+          this.head = undefined;
+          return { type: 'message', head, body };
+        }
+        case 'error':
+          this.head = undefined;
+          this.body = undefined;
+          this.chunks = [];
+          return { type: 'error', error: event };
+      }
+    }
+  }
+
+  /**
+   * Encrypts the connection from here on (spec 5.4). Bytes the peer pipelined after the message
+   * that established the keys are already ciphertext: they leave the parser and go through the
+   * channel into a fresh one.
+   */
+  encrypt(channel: SecureChannel): void {
+    const pipelined = this.parser.takeRemaining();
+    this.parser = new MessageParser(this.kind, this.limits);
+    this.channel = channel;
+    this.receive(pipelined);
+  }
+
+  /** Frames outgoing bytes when the connection is encrypted. */
+  seal(bytes: Uint8Array): Uint8Array {
+    return this.channel ? this.channel.seal(bytes) : bytes;
+  }
+
+  /**
+   * The plaintext not yet parsed, for the protocol that takes over the connection (after a 101,
+   * or POST /stream); the assembler reads nothing more. The channel stays, for `seal`/`open`.
+   */
+  takeRemaining(): Uint8Array {
+    return this.parser.takeRemaining();
+  }
+
+  /** The channel, for the protocol that takes over an encrypted connection. */
+  get secureChannel(): SecureChannel | undefined {
+    return this.channel;
+  }
+
+  /** Wipes the channel's keys (the connection has closed). */
+  dispose(): void {
+    this.channel?.dispose();
+    this.body = undefined;
+    this.chunks = [];
+  }
+
+  private collect(data: Uint8Array): void {
+    const length = this.head?.contentLength;
+    if (length !== undefined) {
+      // The parser has checked Content-Length against the limit before the first piece.
+      this.body ??= new Uint8Array(length);
+      this.body.set(data, this.size);
+    } else {
+      // Chunked: pieces are views of received bytes, joined at the end.
+      this.chunks.push(data);
+    }
+    this.size += data.length;
+  }
+
+  private takeBody(): Uint8Array {
+    if (this.body) {
+      const body = this.body;
+      this.body = undefined;
+      return body;
+    }
+    if (this.chunks.length === 0) return EMPTY;
+    if (this.chunks.length === 1) return this.chunks[0].slice();
+    const body = new Uint8Array(this.size);
+    let offset = 0;
+    for (const chunk of this.chunks) {
+      body.set(chunk, offset);
+      offset += chunk.length;
+    }
+    this.chunks = [];
+    return body;
+  }
+}

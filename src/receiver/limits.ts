@@ -1,0 +1,93 @@
+// Every limit of the receiver in one object (DESIGN principle 4), with the desktop defaults;
+// profiles of boards override some (profiles.ts), `--limit NAME=VALUE` any.
+
+export interface ReceiverLimits {
+  /**
+   * Most simultaneous connections on all listeners. A new one past it takes the place of the
+   * connection idle longest; with none idle it is answered 503 with Retry-After and closed.
+   */
+  maxConnections: number;
+  /** Most simultaneous connections from one address (the same rule within that address). */
+  maxConnectionsPerAddress: number;
+  /** A connection idle this long between requests is closed. */
+  idleTimeoutMs: number;
+  /** A request head must arrive whole within this time of its first byte (slow-loris guard). */
+  headerTimeoutMs: number;
+  /**
+   * A body must keep up at least this rate once bodyGraceMs has passed: at time t after its head,
+   * (t - bodyGraceMs) x rate bytes must have arrived, or the answer is 408 and a close.
+   */
+  minBodyBytesPerSecond: number;
+  /** How long a body may take before the minimum rate applies. */
+  bodyGraceMs: number;
+  /**
+   * Most pipelined requests of one connection answered in one turn before the others get theirs
+   * (fairness: a connection with a thousand costly requests queued does not stall the rest).
+   */
+  maxRequestsPerTurn: number;
+  /** Largest request head (request line and headers) in bytes. */
+  maxHeadBytes: number;
+  /** Most header lines in one request. */
+  maxHeaderCount: number;
+  /** Largest request body, for routes that do not set their own limit. */
+  maxBodyBytes: number;
+  /** A sender must answer a request on a reverse connection within this time. */
+  reverseRequestTimeoutMs: number;
+  /** Largest response body read on a reverse connection (a slideshow picture reply). */
+  maxReverseBodyBytes: number;
+  /** Most reverse connections open at once, all senders together. */
+  maxReverseConnections: number;
+  /**
+   * Most slideshow pictures fetched or being fetched ahead of the one shown (each up to
+   * maxReverseBodyBytes). spec 8's three parallel fetches need 3.
+   */
+  slideshowLookAhead: number;
+  /**
+   * A pair-setup left unfinished this long after its last step no longer holds the receiver:
+   * another sender may pair (before, it is answered Busy). Also how long a PIN stays shown.
+   */
+  pairingTimeoutMs: number;
+  /** Largest picture taken by PUT /photo (spec 8 names none); over it: 413. */
+  maxPhotoBytes: number;
+  /** Most bytes of pictures the photo cache holds (spec 4.1 cacheOnly); the least recently used leave first. */
+  photoCacheBytes: number;
+  /** Most pictures the photo cache holds. */
+  photoCacheEntries: number;
+  /**
+   * Most bytes a connection holds unread while its requests wait (a handler answering later, a
+   * head being read): the host stops reading the socket there (flow control), and a peer that
+   * sends past it anyway is disconnected.
+   */
+  maxHeldBytes: number;
+  /** Most requests waiting to be sent on one reverse connection; more fail at once. */
+  maxQueuedReverseRequests: number;
+  /** Most sender sessions whose event numbers and last states are remembered (oldest forgotten first). */
+  maxEventSessions: number;
+}
+
+export const DEFAULT_LIMITS: ReceiverLimits = {
+  // A desktop takes hundreds; the profiles of boards set what their RAM allows (profiles.ts).
+  maxConnections: 256,
+  // A sender uses a handful (control, events, three slideshow fetches, mirroring).
+  maxConnectionsPerAddress: 32,
+  idleTimeoutMs: 120_000,
+  headerTimeoutMs: 10_000,
+  minBodyBytesPerSecond: 1024,
+  bodyGraceMs: 10_000,
+  maxRequestsPerTurn: 4,
+  maxHeadBytes: 8 * 1024,
+  maxHeaderCount: 64,
+  maxBodyBytes: 64 * 1024,
+  reverseRequestTimeoutMs: 15_000,
+  maxReverseBodyBytes: 8 * 1024 * 1024,
+  maxReverseConnections: 8,
+  slideshowLookAhead: 3,
+  pairingTimeoutMs: 30_000,
+  // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).
+  maxPhotoBytes: 8 * 1024 * 1024,
+  photoCacheBytes: 64 * 1024 * 1024,
+  photoCacheEntries: 32,
+  maxHeldBytes: 64 * 1024,
+  maxQueuedReverseRequests: 16,
+  maxEventSessions: 64,
+};

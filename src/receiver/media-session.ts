@@ -1,0 +1,96 @@
+// The media session (DESIGN 6): what owns the screen, the activity (spec 2.1) and the media events
+// (spec 6) for photos and slideshows, and next for video and mirroring. Features see this, not
+// the receiver: each registers what POST /stop ends and how it gives the screen up.
+//
+// spec 2.1's table has no row for photos or slideshows. Real receivers run them in the same
+// media session as video (one reverse event channel, one session, one POST /stop for all), and
+// spec 2.4 sets ReceiverSessionIsActive "while the receiver receives anything": so while any
+// feature is active the activity is `receiving video` (flag 17 set), and `idle` once none is.
+
+import type { Activity } from '../discovery';
+import type { Display, DisplayStatus, Logger } from '../platform';
+import type { EventSender } from './events';
+
+export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
+
+export type MediaKind = 'photo' | 'slideshow';
+
+/** A feature of the media session. */
+export interface MediaFeature {
+  /** POST /stop of `sessionId` (spec 3); `order` is the stop's Request.order. */
+  stop(sessionId: string | undefined, order: number): void;
+  /** Another feature takes the screen at request order `order`: this one's session ends. */
+  yieldScreen(order: number, reason: string): void;
+}
+
+export interface MediaSessionContext {
+  readonly log: Logger;
+  /** The screen, where there is one. */
+  readonly display: Display | undefined;
+  readonly events: EventSender;
+  /** Moves the receiver to an activity (the TXT records follow). */
+  setActivity(activity: Activity): void;
+  /** Changes what the screen's status line shows. */
+  updateStatus(change: Partial<DisplayStatus>): void;
+}
+
+export class MediaSession {
+  private readonly features = new Map<MediaKind, MediaFeature>();
+  private readonly active = new Set<MediaKind>();
+
+  constructor(private readonly context: MediaSessionContext) {}
+
+  get display(): Display | undefined {
+    return this.context.display;
+  }
+
+  get events(): EventSender {
+    return this.context.events;
+  }
+
+  get log(): Logger {
+    return this.context.log;
+  }
+
+  register(kind: MediaKind, feature: MediaFeature): void {
+    this.features.set(kind, feature);
+  }
+
+  isActive(kind: MediaKind): boolean {
+    return this.active.has(kind);
+  }
+
+  /** `kind` shows something: the activity becomes the media session's. */
+  begin(kind: MediaKind): void {
+    this.active.add(kind);
+    this.context.setActivity(MEDIA_SESSION_ACTIVITY);
+  }
+
+  /** `kind` shows nothing any more: with no feature active, the receiver is idle again. */
+  end(kind: MediaKind): void {
+    this.active.delete(kind);
+    if (this.active.size === 0) this.context.setActivity('idle');
+  }
+
+  /** `kind` takes the screen (a slideshow starts): every other feature gives it up. */
+  takeScreen(kind: MediaKind, order: number, reason: string): void {
+    // Active first, so the activity does not drop to idle between the two sessions.
+    this.begin(kind);
+    for (const [other, feature] of this.features) if (other !== kind) feature.yieldScreen(order, reason);
+  }
+
+  /** POST /stop (spec 3): every feature ends what the session runs; a failing one is logged, the others still run. */
+  stop(sessionId: string | undefined, order: number): void {
+    for (const [kind, feature] of this.features) {
+      try {
+        feature.stop(sessionId, order);
+      } catch (error) {
+        this.context.log('error', `stopping ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    }
+  }
+
+  updateStatus(change: Partial<DisplayStatus>): void {
+    this.context.updateStatus(change);
+  }
+}

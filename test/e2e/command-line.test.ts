@@ -1,0 +1,135 @@
+// The two commands as a person meets them (issue 10 item 11): a refusal or a usage error is one
+// line that says what to do, never a stack trace or the whole help; a taken screen port or an
+// unusable data directory stops start-up naming it; --help says what is not served yet.
+//
+// Network safety: receivers run with --no-mdns on loopback only (receiver-process.ts); the
+// start-up failures below end before anything listens.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import net from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import { PROJECT_ROOT, ReceiverProcess, within } from './receiver-process';
+
+const RECEIVER = path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js');
+const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs a command to its end, bounded. */
+function run(command: string, args: string[], timeoutMs = 20_000): Promise<Run> {
+  const child = spawn(process.execPath, [command, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  return within(timeoutMs, `${path.basename(command)} ${args.join(' ')}`, exited).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  });
+}
+
+/** The lines of `text`, without the empty one after the last newline. */
+function lines(text: string): string[] {
+  return text.split('\n').filter((line, index, all) => line !== '' || index < all.length - 1);
+}
+
+/** What the command said to the person, without its timestamped log lines. */
+function said(stderr: string): string[] {
+  return lines(stderr).filter((line) => !/^\d{4}-\d\d-\d\dT\S+ (error|warn|info|debug) /.test(line));
+}
+
+/** A start of the receiver that must fail before it listens: loopback, no mDNS, any port. */
+function startReceiver(args: string[]): Promise<Run> {
+  return run(RECEIVER, ['--no-mdns', '--interface', 'lo', '--port', '0', ...args]);
+}
+
+describe('vendorplay-send against a receiver without slideshows', () => {
+  let receiver: ReceiverProcess;
+  let pictures: string;
+
+  before(async () => {
+    pictures = mkdtempSync(path.join(tmpdir(), 'vendorplay-cli-pictures-'));
+    writeFileSync(path.join(pictures, 'a.jpg'), Uint8Array.of(0xff, 0xd8, 0xff, 0xd9));
+    receiver = await ReceiverProcess.start({ args: ['--no-screen'] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    rmSync(pictures, { recursive: true, force: true });
+  });
+
+  test('slideshow ends with one line saying so, exit status 1, no stack trace', async () => {
+    const result = await run(SEND, ['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--stop-after', '5']);
+    assert.deepEqual(lines(result.stderr), [`vendorplay-send: 127.0.0.1:${receiver.port} does not do slideshows (GET /slideshow-features: 404)`]);
+    assert.equal(result.code, 1);
+  });
+});
+
+describe('usage errors: one line and a pointer to --help', () => {
+  test('vendorplay-send with an unknown command or option', async () => {
+    const command = await run(SEND, ['show', '127.0.0.1:7000']);
+    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow or stop (see --help)']);
+    assert.equal(command.code, 2);
+    const option = await run(SEND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
+    assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
+    assert.equal(option.code, 2);
+  });
+
+  test('vendorplay-receiver with an unknown option or a bad value', async () => {
+    const option = await run(RECEIVER, ['--bogus']);
+    assert.deepEqual(lines(option.stderr), ['vendorplay-receiver: unknown option --bogus (see --help)']);
+    assert.equal(option.code, 2);
+    const value = await run(RECEIVER, ['--port', 'seven']);
+    assert.deepEqual(lines(value.stderr), ['vendorplay-receiver: --port "seven" is not a port number (0 to 65535) (see --help)']);
+    assert.equal(value.code, 2);
+  });
+
+  test('--help says which options are not served yet', async () => {
+    const help = await run(RECEIVER, ['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100\); not served yet/);
+  });
+});
+
+describe('start-up stops, naming the cause', () => {
+  let scratch: string;
+  before(() => {
+    scratch = mkdtempSync(path.join(tmpdir(), 'vendorplay-cli-'));
+  });
+  after(() => rmSync(scratch, { recursive: true, force: true }));
+
+  test('a data directory that is a file, or lies under one', async () => {
+    const file = path.join(scratch, 'a-file');
+    writeFileSync(file, 'not a directory');
+    const itself = await startReceiver(['--data-dir', file, '--no-screen']);
+    assert.deepEqual(lines(itself.stderr), [`vendorplay-receiver: data directory ${file} cannot be used: it exists and is not a directory (EEXIST); choose another with --data-dir DIR (see --help)`]);
+    assert.equal(itself.code, 2);
+    const under = path.join(file, 'receiver');
+    const below = await startReceiver(['--data-dir', under, '--no-screen']);
+    assert.deepEqual(lines(below.stderr), [`vendorplay-receiver: data directory ${under} cannot be used: a part of the path is a file, not a directory (ENOTDIR); choose another with --data-dir DIR (see --help)`]);
+    assert.equal(below.code, 2);
+  });
+
+  test('a --screen-port another program holds: nothing advertised or served, one line', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      const result = await startReceiver(['--data-dir', path.join(scratch, 'data'), '--screen-port', String(port)]);
+      assert.deepEqual(said(result.stderr), [`vendorplay-receiver: --screen-port ${port}: the port is in use by another program; choose another port (0 picks a free one) or --no-screen`]);
+      assert.equal(result.code, 1);
+      assert.doesNotMatch(result.stdout, /advertising|listening on/);
+    } finally {
+      holder.close();
+    }
+  });
+});
