@@ -12,6 +12,9 @@ export function socketConnection(socket: net.Socket): Connection {
     localPort: socket.localPort ?? 0,
     write: (bytes) => (socket.destroyed ? false : socket.write(bytes)),
     close: () => {
+      // A paused socket never reads the peer's FIN and would never finish closing: read (and
+      // drop) what is left while the end is sent.
+      socket.resume();
       if (!socket.destroyed) socket.end();
       // A peer that never reads must not hold the socket forever.
       setTimeout(() => socket.destroy(), 5000).unref();
