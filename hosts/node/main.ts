@@ -14,7 +14,7 @@ import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverCon
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
-import { installFrameKernel } from './kernels';
+import { selectFrameKernel } from './kernels';
 import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
 import { VirtualScreen } from './screen/display';
 import { startScreenServer, type ScreenServer } from './screen/server';
@@ -264,7 +264,7 @@ async function main(): Promise<void> {
   if (!commandLine) return;
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
-  installFrameKernel(log);
+  const { crypto } = selectFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
@@ -316,7 +316,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the port it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start.
     if (!(error instanceof ConfigError)) throw error;

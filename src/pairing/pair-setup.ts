@@ -35,6 +35,7 @@ import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify } from './keys';
@@ -92,6 +93,8 @@ export interface PairSetupOptions {
   readonly timeoutMs: number;
   /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
   readonly onEnded?: (outcome: PairSetupOutcome) => void;
+  /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 /** Per connection: how far its pair-setup got. */
@@ -106,8 +109,10 @@ export class PairSetup {
   private holder: { session: ConnectionState; lastStepAt: number } | undefined;
   private failures: number;
   private lastFailureAt = -Infinity;
+  private readonly crypto: CryptoKernels;
 
   constructor(private readonly options: PairSetupOptions) {
+    this.crypto = options.crypto ?? portableCryptoKernels;
     this.failures = this.loadFailures();
     // After a restart, a count already past BACKOFF_AFTER waits from now: restarting the
     // receiver (or making it crash) must not be a way around the backoff.
@@ -167,7 +172,7 @@ export class PairSetup {
     if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
 
     const transient = (flags & PAIR_FLAG.Transient) !== 0;
-    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random });
+    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
     session.set(PROGRESS, { step: 'M2', srp, method, transient });
     this.holder = { session, lastStepAt: clock.now() };
     return {
@@ -204,7 +209,7 @@ export class PairSetup {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
       this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
-      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey) };
+      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto) };
     }
     session.set(PROGRESS, { step: 'M4', sessionKey });
     this.touch(session);
@@ -214,26 +219,27 @@ export class PairSetup {
   /** spec 5.5: the M4 EncryptedData of Pair Setup with Auth: the device's RSA signature and certificate. */
   private deviceProof(sessionKey: Uint8Array): Uint8Array {
     const device = this.options.device!;
-    const challenge = derivePairingKey(sessionKey, PAIRING_HKDF.MfiPairSetup, 32);
-    const signature = rsaSignSha1(device.privateKey, challenge);
+    const challenge = derivePairingKey(sessionKey, PAIRING_HKDF.MfiPairSetup, 32, this.crypto);
+    const signature = rsaSignSha1(device.privateKey, challenge, this.crypto);
     const plaintext = encodeTlv8([
       [TLV.Signature, signature],
       [TLV.Certificate, device.certificate],
     ]);
-    return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, plaintext);
+    return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, this.crypto), PAIRING_NONCE.PairSetupM4, plaintext);
   }
 
   private m5(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { sessionKey } = this.progressOf(session, 'M4');
     const { identity, identifier, peers, log } = this.options;
-    const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt);
+    const { crypto } = this;
+    const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, crypto);
     const sealed = readItem(items, TLV.EncryptedData, 'EncryptedData', TLV_ERROR.Authentication, { min: 16, max: 1024 });
     const sub = decodeSubTlv(chachaOpenWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM5, sealed));
     const idBytes = readItem(sub, TLV.Identifier, 'sender Identifier', TLV_ERROR.Authentication, { min: 1, max: MAX_PEER_ID_BYTES });
     const ltpk = readItem(sub, TLV.PublicKey, 'sender PublicKey (LTPK)', TLV_ERROR.Authentication, { min: 32, max: 32 });
     const signature = readItem(sub, TLV.Signature, 'sender Signature', TLV_ERROR.Authentication, { min: 64, max: 64 });
-    const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
-    if (!ed25519Verify(ltpk, concat(senderX, idBytes, ltpk), signature)) {
+    const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign, 32, crypto);
+    if (!ed25519Verify(ltpk, concat(senderX, idBytes, ltpk), signature, crypto)) {
       throw new PairingError('M5: the sender signature does not verify', TLV_ERROR.Authentication);
     }
     let id: string;
@@ -247,8 +253,8 @@ export class PairSetup {
     log('info', `pair-setup done: sender ${id} ${saved === 'added' ? 'paired' : 'paired again (key replaced)'}`);
 
     const receiverId = utf8Encode(identifier);
-    const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
-    const receiverSignature = ed25519Sign(identity.secretKey, concat(receiverX, receiverId, identity.publicKey));
+    const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign, 32, crypto);
+    const receiverSignature = ed25519Sign(identity.secretKey, concat(receiverX, receiverId, identity.publicKey), crypto);
     const plaintext = encodeTlv8([
       [TLV.Identifier, receiverId],
       [TLV.PublicKey, identity.publicKey],

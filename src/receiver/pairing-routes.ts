@@ -4,6 +4,7 @@
 
 import { HEADER, STATUS } from '../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { PairingError } from '../pairing/errors';
 import { PairSetup, setupCodeFor } from '../pairing/pair-setup';
 import { PairVerify } from '../pairing/pair-verify';
@@ -26,6 +27,8 @@ export interface PairingContext {
   readonly store: Store;
   /** Where the PIN is shown (POST /pair-pin-start), when there is a screen. */
   readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
+  /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
@@ -98,8 +101,9 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     onEnded: (outcome) => {
       if (outcome !== 'abandoned') hidePin();
     },
+    crypto: ports.crypto,
   });
-  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log });
+  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   const answer = (request: Request, reply: PairingReply): Response => {
     if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
@@ -168,7 +172,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
         return refuse(STATUS.badRequest, `body of ${request.body.length} bytes; spec 5.6 says ${AUTH_SETUP_BODY_BYTES}`);
       }
       try {
-        const body = authSetupReply(request.body, device, ports.random);
+        const body = authSetupReply(request.body, device, ports.random, ports.crypto);
         return { status: STATUS.ok, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
       } catch (error) {
         return malformed(request, error);

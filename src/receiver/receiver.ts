@@ -29,6 +29,7 @@ import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info';
 import { MediaSession } from './media-session';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
 import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
@@ -95,6 +96,8 @@ export interface ReceiverPorts {
    * no photos: feature bits Photo and PhotoCaching stay clear and PUT /photo is not served.
    */
   readonly display?: Display;
+  /** Pairing's and the channel's cryptography (natives on XS, WebAssembly frames on Node); portable @noble when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 export class Receiver implements InfoContext {
@@ -167,7 +170,7 @@ export class Receiver implements InfoContext {
     });
     registerInfoRoutes(this.router, this);
     registerUnservedAudioRoutes(this.router);
-    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display });
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
     if (display && this.features & featureMask(['Photo'])) {

@@ -15,6 +15,7 @@ import { execFileSync } from 'node:child_process';
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import { equal } from '../../src/bytes';
 import { createControlChannel, createSenderChannel } from '../../src/pairing/channel';
+import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
@@ -53,7 +54,7 @@ export function runChannelBench(): void {
   } catch (error) {
     report({ bench: 'channel.open', lib: 'ours-wasm-kernel', skipped: `${FRAME_KERNEL_WASM}: ${(error as Error).message}` });
   }
-  const open = (kernel: FrameKernel) => createControlChannel(shared, kernel).open(framed);
+  const open = (kernel: FrameKernel) => createControlChannel(shared, withFrameKernel(portableCryptoKernels, kernel)).open(framed);
   const nodeCryptoPerFrame = (): Buffer[] => {
     const out: Buffer[] = [];
     let offset = 0;

@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, xs-pair-setup).
+// channel, photo, slideshow, startup, xs-pair-setup, xs).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
@@ -9,6 +9,7 @@ import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
 import { runStartupBench } from './startup.bench';
 import { runXsPairSetupBench } from './xs-pair-setup';
+import { runXsBench } from './xs.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   slideshow: runSlideshowBench,
   startup: runStartupBench,
   'xs-pair-setup': () => runXsPairSetupBench(),
+  xs: runXsBench,
 };
 
 const wanted = process.argv.slice(2);
