@@ -72,6 +72,14 @@ describe('vendorplay-send against a receiver without slideshows', () => {
     assert.deepEqual(lines(result.stderr), [`vendorplay-send: 127.0.0.1:${receiver.port} does not do slideshows (GET /slideshow-features: 404)`]);
     assert.equal(result.code, 1);
   });
+
+  test('a refused photo prints the receiver\'s reason (its one-line text body)', async () => {
+    const result = await run(SEND, ['photo', `127.0.0.1:${receiver.port}`, path.join(pictures, 'a.jpg')]);
+    const [line, ...rest] = lines(result.stderr);
+    assert.match(line, /the receiver answered 501 Not Implemented: this receiver does not implement this method$/);
+    assert.deepEqual(rest, []);
+    assert.equal(result.code, 1);
+  });
 });
 
 describe('usage errors: one line and a pointer to --help', () => {

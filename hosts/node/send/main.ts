@@ -8,7 +8,8 @@ import { readFileSync, readdirSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { DIALECTS, isDialectName, type Dialect } from '../../../src/dialect';
-import { HEADER, type RequestHead } from '../../../src/http';
+import { utf8Decode } from '../../../src/bytes';
+import { HEADER, type RequestHead, type ResponseHead } from '../../../src/http';
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../../../src/plist';
 import { EVENT_PURPOSE } from '../../../src/receiver/events';
 import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
@@ -74,8 +75,19 @@ function readFile(file: string): Uint8Array {
   }
 }
 
-function expectOk(what: string, response: Message<{ status: number; reason: string }>): void {
-  if (response.head.status !== 200) throw new SendError(`${what}: the receiver answered ${response.head.status} ${response.head.reason}`);
+function expectOk(what: string, response: Message<ResponseHead>): void {
+  if (response.head.status !== 200) throw new SendError(`${what}: the receiver answered ${response.head.status} ${response.head.reason}${refusalReason(response)}`);
+}
+
+/**
+ * The reason a receiver gave with a refusal: its one-line text body (this receiver sends one
+ * with every 4xx and 5xx), as `: reason`; nothing when it sent none.
+ */
+function refusalReason(response: Message<ResponseHead>): string {
+  const type = response.head.headers.get(HEADER.contentType) ?? '';
+  if (!/^text\/plain\b/i.test(type) || response.body.length === 0) return '';
+  const text = utf8Decode(response.body.subarray(0, 1000), false).split(/\r?\n/)[0].trim();
+  return text ? `: ${text}` : '';
 }
 
 // ---------------------------------------------------------------------------------------------
