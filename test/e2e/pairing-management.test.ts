@@ -17,6 +17,7 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpClient, PairMethods, type PairingData } from 'hap-controller';
 import { concat, latin1Encode } from '../../src/bytes';
+import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { freshDataDir, PROJECT_ROOT, RawClient, ReceiverProcess } from './receiver-process';
 
@@ -148,6 +149,27 @@ describe('pairing management with hap-controller and the pairings command', () =
     assert.match(cleared.stdout, /^removed 2 pairings from /);
     assert.equal(pairingsCommand('list', '--data-dir', dataDir).stdout, `0 pairings in ${dataDir}\n`);
     await assert.rejects(new PinClient(receiver.deviceId, '127.0.0.1', receiver.port, admin).listPairings(), rejectsWith(TLV_ERROR.Authentication));
+  });
+
+  test('1,000 pipelined pair-setup M1s on one connection make at most pairingStepsPerSecondPerConnection SRP keys a second', async () => {
+    const m1 = new Uint8Array([6, 1, 1, 0, 1, 0]);
+    const one = concat(latin1Encode(`POST /pair-setup HTTP/1.1\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: ${m1.length}\r\n\r\n`), m1);
+    const raw = await RawClient.connect(receiver.port);
+    try {
+      const started = performance.now();
+      raw.send(concat(...Array.from({ length: 1000 }, () => one)));
+      const answers = await raw.responsesOf(1000, 20_000);
+      const seconds = (performance.now() - started) / 1000;
+      const keys = answers.filter((answer) => decodeTlv8(answer.body).has(TLV.PublicKey)).length;
+      const backoff = answers.filter((answer) => decodeTlv8(answer.body).get(TLV.Error)?.[0] === TLV_ERROR.Backoff).length;
+      // The default limit, 8 a second, with a full bucket at the start.
+      assert.ok(keys >= 1 && keys <= 8 * (1 + Math.ceil(seconds)), `${keys} SRP keys in ${seconds.toFixed(2)} s`);
+      assert.equal(keys + backoff, 1000, 'every other M1 is Backoff');
+      process.stdout.write(`# ${JSON.stringify({ figure: 'pipelined-m1', requests: 1000, srpKeys: keys, backoff, seconds: Number(seconds.toFixed(3)) })}\n`);
+    } finally {
+      raw.close();
+    }
+    await receiver.waitForLog(/costly pairing step.* refused.*\(Backoff\): pair-setup M1: more than limits\.pairingStepsPerSecondPerConnection \(8\)/);
   });
 
   test('the command: usage errors exit 2 in one line; a data directory that does not exist is not made', () => {
