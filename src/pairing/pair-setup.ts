@@ -20,10 +20,11 @@
 // it starts a new attempt, unless another connection was turned away meanwhile and is still
 // open: that one goes first. Failed proofs (wrong PINs) are counted in the store, so the count
 // survives restarts; a successful proof clears it. A count the store cannot take is never
-// dropped silently: it is logged, and every M1 is answered Busy until the store takes it. Past BACKOFF_AFTER failures each attempt
-// waits 2^(n - BACKOFF_AFTER) s, at most MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at
-// MAX_TRIES pairing is refused (MaxTries, HAP 5.6.2) until a person deletes the `pair-tries`
-// record. A single wrong PIN blocks nothing: the next M1 starts afresh.
+// dropped silently: it is logged, and every M1 is answered Busy until the store takes it.
+// Past BACKOFF_AFTER failures each attempt waits 2^(n - BACKOFF_AFTER) s, at most
+// MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at MAX_TRIES pairing is refused (MaxTries,
+// HAP 5.6.2) until a person deletes the `pair-tries` record. A single wrong PIN blocks nothing:
+// the next M1 starts afresh.
 //
 // The setup code (setupCodeFor): a configured password always; else with a PIN required the PIN
 // (what a person reads off the screen); else transient pairing takes the fixed 3939 (spec 5.3:
