@@ -38,6 +38,11 @@ export interface StartOptions {
   logLevel?: 'error' | 'warn' | 'info' | 'debug';
   /** Bound on start-up, from spawn to every service line printed (default 15 s). */
   timeoutMs?: number;
+  /**
+   * A command the receiver runs under, given node and its arguments to exec (e.g. `unshare -m sh
+   * -c SCRIPT` to give it a private mount namespace); it must exec, so the child is the receiver.
+   */
+  prefix?: string[];
 }
 
 const LISTENING = /^listening on (\S+):(\d+) \(HTTP and RTSP\)$/;
@@ -97,7 +102,8 @@ export class ReceiverProcess {
       ...(options.args?.some((arg) => arg === '--screen-port' || arg === '--no-screen') ? [] : ['--screen-port', '0']),
       ...(options.args ?? []),
     ];
-    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [program, ...programArgs] = options.prefix ? [...options.prefix, process.execPath, ...args] : [process.execPath, ...args];
+    const child = spawn(program, programArgs, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const receiver = new ReceiverProcess(child, dataDir, ownsDataDir);
     try {
       await receiver.waitUntilReady(options.timeoutMs ?? 15_000);
