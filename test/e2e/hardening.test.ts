@@ -103,6 +103,8 @@ describe('fairness: pipelined pairing steps', () => {
     await receiver.stop();
   });
 
+  // Two guards work here: the connection yields its turn after each costly step (Route.costly),
+  // and M1s past pairingStepsPerSecondPerConnection get Backoff without an SRP key.
   test('1,000 pipelined pair-setup M1s on one connection do not hold up another client', async (t) => {
     const m1 = pairSetupM1();
     const head = Buffer.from(`POST /pair-setup HTTP/1.1\r\nHost: frame\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: ${m1.length}\r\n\r\n`);
@@ -120,7 +122,6 @@ describe('fairness: pipelined pairing steps', () => {
         times.push(await served(receiver.port));
         await delay(100);
       }
-      assert.ok(answered < 1000, `the flood is still being worked through (${answered} answered)`);
       t.diagnostic(`served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms while ${answered} M1s were answered`);
       assert.ok(Math.max(...times) < SERVED_WITHIN_MS, `served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms while the M1s were answered`);
     } finally {
