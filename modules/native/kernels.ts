@@ -4,6 +4,7 @@
 // The frame kernel seals in place on the frame buffer and opens into the output it is given:
 // per frame it allocates nothing (spec 5.4 frames, issue 12).
 
+import { joinBytes } from '../../src/bytes';
 import { PairingError } from '../../src/pairing/errors';
 import type { CryptoKernels } from '../../src/pairing/crypto-kernels';
 import { setNonceCounter, type FrameKernel } from '../../src/pairing/frame-kernel';
@@ -41,20 +42,6 @@ export function createNativeFrameKernel(natives: NativeCrypto): FrameKernel {
       return target;
     },
   };
-}
-
-/** The concatenation of `parts` (the one part itself when there is one). */
-function joined(parts: readonly Uint8Array[]): Uint8Array {
-  if (parts.length === 1) return parts[0];
-  let size = 0;
-  for (const part of parts) size += part.length;
-  const out = new Uint8Array(size);
-  let offset = 0;
-  for (const part of parts) {
-    out.set(part, offset);
-    offset += part.length;
-  }
-  return out;
 }
 
 /**
@@ -99,7 +86,7 @@ export function createNativeCryptoKernels(natives: NativeCrypto): CryptoKernels 
     ed25519Verify: (publicKey, message, signature) => natives.ed25519Verify(publicKey, message, signature),
     sha512(parts) {
       const out = new Uint8Array(64);
-      natives.sha512(out, joined(parts));
+      natives.sha512(out, joinBytes(parts));
       return out;
     },
     hmacSha512(key, message) {

@@ -10,7 +10,7 @@
 // receiver's work runs here.
 
 import { test } from 'node:test';
-import { fromHex, toHex } from '../../src/bytes';
+import { fromHex, toHex, joinBytes } from '../../src/bytes';
 import { createControlChannel, createSenderChannel } from '../../src/pairing/channel';
 import { portableCryptoKernels, type CryptoKernels } from '../../src/pairing/crypto-kernels';
 import { encodePeers, PEERS_KEY } from '../../src/pairing/peers';
@@ -93,14 +93,7 @@ async function channelOpen(crypto: CryptoKernels): Promise<void> {
     let opened: Uint8Array[] = [];
     samples.push(await measure(() => (opened = createControlChannel(shared, crypto).open(framed))));
     // Checked outside the timing: every frame, and the plaintext's SHA-512 against Node's.
-    let total = 0;
-    for (const frame of opened) total += frame.length;
-    const whole = new Uint8Array(total);
-    let offset = 0;
-    for (const frame of opened) {
-      whole.set(frame, offset);
-      offset += frame.length;
-    }
+    const whole = joinBytes(opened);
     if (opened.length !== 1024 || toHex(portableCryptoKernels.sha512([whole])) !== BENCH_INPUT.channel.digest) throw new Error(`${crypto.name}: channel.open gave other bytes`);
   }
   const median = summary(samples.map((sample) => sample.ms)).median;
