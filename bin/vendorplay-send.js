@@ -1,7 +1,6 @@
 #!/usr/bin/env node
-// The `vendorplay-send` command: a sender (photo, slideshow, stop), run from its TypeScript
-// source through tsx like `vendorplay-receiver`.
-import { register } from 'tsx/esm/api';
+// The `vendorplay-send` command: a sender (photo, slideshow, stop), compiled into dist/ like
+// `vendorplay-receiver` and rebuilt first when a source is newer.
+import { ensureBuild } from '../scripts/build.mjs';
 
-register();
-await import('../hosts/node/send/main.ts');
+await import(await ensureBuild('send', 'vendorplay-send'));

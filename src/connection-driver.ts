@@ -103,10 +103,12 @@ export class ConnectionDriver {
       this.paused = true;
       port.pause();
     }
+    // One host timer, armed lazily: a deadline that moved later (the idle deadline after every
+    // request) keeps the timer it has, which re-arms when it fires early; only an earlier deadline
+    // re-arms now. A timer that finds nothing due is harmless.
     const deadline = connection.pollTimeout();
-    if (deadline === this.deadline) return;
+    if (deadline === undefined || (this.deadline !== undefined && this.deadline <= deadline)) return;
     this.clearTimer();
-    if (deadline === undefined) return;
     this.deadline = deadline;
     this.timer = this.clock.setTimer(Math.max(0, deadline - this.clock.now()), () => {
       this.timer = undefined;

@@ -11,6 +11,8 @@ import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
+import * as nativeCrypto from '../../modules/native/vp-crypto';
+import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import type { Display, Logger } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
@@ -83,8 +85,13 @@ function start(): void {
     log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     return;
   }
+  // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
+  // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
+  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
+  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
+  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
   const started = Time.ticks;
-  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display });
+  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display, crypto });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();

@@ -1,12 +1,13 @@
 // The WebAssembly kernels on Node (DESIGN 5): loads assemblyscript/build/frame-kernel.wasm, wraps
-// it as a FrameKernel, and installs it as the control channel's default when it loads and
-// passes its self-test; otherwise the portable TypeScript kernel stays, and the log says why.
+// it as a FrameKernel, and hands it to the receiver inside its CryptoKernels port when it loads
+// and passes its self-test; otherwise the portable TypeScript kernel is used, and the log says why.
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fromHex, toHex } from '../../src/bytes';
 import { PairingError } from '../../src/pairing/errors';
-import { portableFrameKernel, setDefaultFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
+import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import type { Logger } from '../../src/platform';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
@@ -260,30 +261,31 @@ export function selfTestFrameKernel(kernel: FrameKernel): string | undefined {
   }
 }
 
-/** What installFrameKernel() chose: the kernel and the name the log gives it. */
-export interface InstalledFrameKernel {
+/** What selectFrameKernel() chose: the kernel, the name the log gives it, and the port to pass. */
+export interface SelectedFrameKernel {
   readonly name: 'ours-wasm' | 'ours-ts';
   readonly kernel: FrameKernel;
+  /** The portable kernels with this frame kernel: ReceiverPorts.crypto. */
+  readonly crypto: CryptoKernels;
 }
 
 /** The environment variable that forces the portable kernel: VENDORPLAY_FRAME_KERNEL=ours-ts. */
 export const FRAME_KERNEL_ENV = 'VENDORPLAY_FRAME_KERNEL';
 
 /**
- * Installs the channel's default frame kernel: the WebAssembly one when `file` loads and it
+ * Chooses the channel's frame kernel: the WebAssembly one when `file` loads and it
  * passes selfTestFrameKernel(), the portable one otherwise or when `choice` (default: the
  * VENDORPLAY_FRAME_KERNEL environment variable) is `ours-ts`. It is not timed at start: the
  * channel benchmark (test/bench/channel.bench.ts) shows it several times faster than the
  * portable kernel, so loading and being correct are the whole rule. Logs one line naming the
  * kernel in use.
  */
-export function installFrameKernel(log: Logger, options: { file?: string; choice?: string } = {}): InstalledFrameKernel {
+export function selectFrameKernel(log: Logger, options: { file?: string; choice?: string } = {}): SelectedFrameKernel {
   const file = options.file ?? FRAME_KERNEL_WASM;
   const choice = options.choice ?? process.env[FRAME_KERNEL_ENV] ?? '';
-  const portable = (level: 'info' | 'warn', reason: string): InstalledFrameKernel => {
-    setDefaultFrameKernel(undefined);
+  const portable = (level: 'info' | 'warn', reason: string): SelectedFrameKernel => {
     log(level, `frame kernel: ours-ts (portable TypeScript); ${reason}`);
-    return { name: 'ours-ts', kernel: portableFrameKernel };
+    return { name: 'ours-ts', kernel: portableFrameKernel, crypto: portableCryptoKernels };
   };
   if (choice === 'ours-ts') return portable('info', `${FRAME_KERNEL_ENV}=ours-ts`);
   if (choice !== '' && choice !== 'ours-wasm') return portable('warn', `${FRAME_KERNEL_ENV}=${choice} is not ours-wasm or ours-ts`);
@@ -296,7 +298,6 @@ export function installFrameKernel(log: Logger, options: { file?: string; choice
   }
   const failure = selfTestFrameKernel(kernel);
   if (failure !== undefined) return portable('warn', `${file} failed its self-test: ${failure}`);
-  setDefaultFrameKernel(kernel);
   log('info', `frame kernel: ours-wasm (${file})`);
-  return { name: 'ours-wasm', kernel };
+  return { name: 'ours-wasm', kernel, crypto: withFrameKernel(portableCryptoKernels, kernel, 'noble+ours-wasm') };
 }

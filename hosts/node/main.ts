@@ -2,7 +2,7 @@
 // Node, starts the receiver and its listeners, advertises it, and shuts down cleanly on a signal.
 
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { networkInterfaces, homedir } from 'node:os';
+import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
@@ -14,15 +14,18 @@ import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverCon
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
-import { installFrameKernel } from './kernels';
-import { consoleLogger, fileStore, nodeClock, nodeRandom } from './ports';
+import { selectFrameKernel } from './kernels';
+import { runPairingsCommand } from './pairings-command';
+import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { listen } from './tcp';
 
 const HELP = `Usage: vendorplay-receiver [options]
+       vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
 
-A receiver for the wireless media protocol, on this computer.
+A receiver for the wireless media protocol, on this computer. The second form lists or removes
+the paired senders kept in the data directory (the receiver need not run).
 
 Options:
   --name NAME            name shown to senders (default: "Receiver")
@@ -83,21 +86,6 @@ function usageMessage(error: Error & { code?: string }): string {
   if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option ${quoted}`;
   if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) return `unexpected argument "${quoted}"`;
   return error.message.split(/\.\s/)[0];
-}
-
-/** What a failed file-system call means to a person. */
-function fsCause(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  const causes: Record<string, string> = {
-    EACCES: 'permission denied',
-    EPERM: 'operation not permitted',
-    EROFS: 'read-only file system',
-    ENOTDIR: 'a part of the path is a file, not a directory',
-    EEXIST: 'it exists and is not a directory',
-    ENOSPC: 'no space left on the device',
-    EDQUOT: 'disk quota exceeded',
-  };
-  return code && causes[code] ? `${causes[code]} (${code})` : (error as Error).message;
 }
 
 /**
@@ -171,7 +159,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
-  const dataDir = values['data-dir'] ?? path.join(process.env.XDG_DATA_HOME ?? path.join(homedir(), '.local', 'share'), 'vendorplay-receiver');
+  const dataDir = values['data-dir'] ?? defaultDataDir();
   checkDataDir(dataDir);
   const interfaces = values.interface ?? [];
   const known = networkInterfaces();
@@ -250,11 +238,22 @@ function listenAddresses(interfaces: string[]): (string | undefined)[] {
   );
 }
 
+/** A data directory that fails at start (a record unreadable, a full disk): one line, exit 1. */
+function storageFailed(error: StoreFileError): void {
+  process.stderr.write(`vendorplay-receiver: ${error.message}; fix it or choose another data directory with --data-dir DIR\n`);
+  process.exitCode = 1;
+}
+
 async function main(): Promise<void> {
+  if (process.argv[2] === 'pairings') {
+    process.exitCode = runPairingsCommand(process.argv.slice(3));
+    return;
+  }
   let commandLine: CommandLine | undefined;
   try {
     commandLine = parseCommandLine(process.argv.slice(2));
   } catch (error) {
+    if (error instanceof StoreFileError) return storageFailed(error);
     if (!(error instanceof ConfigError)) throw error;
     // One line a person can act on; the whole help is one --help away.
     process.stderr.write(`vendorplay-receiver: ${error.message} (see --help)\n`);
@@ -264,7 +263,7 @@ async function main(): Promise<void> {
   if (!commandLine) return;
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
-  installFrameKernel(log);
+  const { crypto } = selectFrameKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
@@ -316,12 +315,15 @@ async function main(): Promise<void> {
   // The configuration is complete (the port it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
   } catch (error) {
-    // A device key or certificate that cannot be read is a configuration error, found at start.
-    if (!(error instanceof ConfigError)) throw error;
-    process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
-    process.exitCode = 2;
+    // A device key or certificate that cannot be read is a configuration error, found at start;
+    // a data directory whose records cannot be read or written is said in one line too.
+    if (error instanceof StoreFileError) storageFailed(error);
+    else if (error instanceof ConfigError) {
+      process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
+      process.exitCode = 2;
+    } else throw error;
     await advertiser?.shutdown();
     await screenServer?.close();
     for (const server of servers) server.close();

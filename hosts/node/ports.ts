@@ -1,7 +1,8 @@
 // The Node host's ports for time, randomness, logging and storage (src/platform.ts).
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { homedir } from 'node:os';
 import path from 'node:path';
 import { LOG_LEVELS, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../src/platform';
 
@@ -28,40 +29,125 @@ export function consoleLogger(level: LogLevel, write: (line: string) => void = (
   };
 }
 
+/** Where the receiver keeps its identity and pairings unless --data-dir says otherwise. */
+export function defaultDataDir(): string {
+  return path.join(process.env.XDG_DATA_HOME ?? path.join(homedir(), '.local', 'share'), 'vendorplay-receiver');
+}
+
+/** What a failed file-system call means to a person: `read-only file system (EROFS)`. */
+export function fsCause(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  const causes: Record<string, string> = {
+    EACCES: 'permission denied',
+    EPERM: 'operation not permitted',
+    EROFS: 'read-only file system',
+    ENOTDIR: 'a part of the path is a file, not a directory',
+    EISDIR: 'it is a directory, not a file',
+    EEXIST: 'it exists and is not a directory',
+    ENOSPC: 'no space left on the device',
+    EDQUOT: 'disk quota exceeded',
+    EIO: 'input/output error',
+  };
+  return code && causes[code] ? `${causes[code]} (${code})` : (error as Error).message;
+}
+
+/** A record of the file store could not be read or written; the message names file and cause. */
+export class StoreFileError extends Error {
+  override name = 'StoreFileError';
+}
+
 /** Keys become file names; anything outside a safe set is hex-escaped so no key leaves the directory. */
 function fileName(key: string): string {
   return key.replace(/[^A-Za-z0-9._-]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`).replace(/^\./, '%2e');
 }
 
+/** A temporary file of a write: `<key>.<pid>.tmp`. */
+const TEMPORARY = /\.(\d+)\.tmp$/;
+
+/** Whether process `pid` exists (signal 0 checks without sending anything). */
+function processExists(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM';
+  }
+}
+
+/**
+ * Removes the temporary files writes left behind when their process died mid-write (kill -9, a
+ * power cut): those of processes that no longer run, and this process's own (an earlier one
+ * with the same pid). Those of a live process are another receiver's write in progress.
+ */
+export function removeStaleTemporaries(directory: string): string[] {
+  const removed: string[] = [];
+  for (const name of readdirSync(directory)) {
+    const match = TEMPORARY.exec(name);
+    if (!match) continue;
+    const pid = Number(match[1]);
+    if (pid !== process.pid && processExists(pid)) continue;
+    rmSync(path.join(directory, name), { force: true });
+    removed.push(name);
+  }
+  return removed;
+}
+
 /**
  * Records as files in `directory`. A write goes to a temporary file that is flushed and then
  * renamed over the old one, so a crash leaves the old record or the new one, never half of one.
+ * A write that fails (a full or read-only disk) removes its temporary file and throws; stale
+ * temporary files of dead processes are removed when the store is opened.
  */
 export function fileStore(directory: string): Store {
-  mkdirSync(directory, { recursive: true });
+  const fail = (action: string, file: string, error: unknown): never => {
+    throw new StoreFileError(`cannot ${action} ${file}: ${fsCause(error)}`);
+  };
+  try {
+    mkdirSync(directory, { recursive: true });
+    removeStaleTemporaries(directory);
+  } catch (error) {
+    fail('use the data directory', directory, error);
+  }
   return {
     get(key) {
+      const file = path.join(directory, fileName(key));
       try {
-        return new Uint8Array(readFileSync(path.join(directory, fileName(key))));
+        return new Uint8Array(readFileSync(file));
       } catch (error) {
         if ((error as NodeJS.ErrnoException).code === 'ENOENT') return undefined;
-        throw error;
+        return fail('read', file, error);
       }
     },
     put(key, value) {
       const target = path.join(directory, fileName(key));
       const temporary = `${target}.${process.pid}.tmp`;
-      writeFileSync(temporary, value);
-      const fd = openSync(temporary, 'r');
       try {
-        fsyncSync(fd);
-      } finally {
-        closeSync(fd);
+        writeFileSync(temporary, value);
+        const fd = openSync(temporary, 'r');
+        try {
+          fsyncSync(fd);
+        } finally {
+          closeSync(fd);
+        }
+        renameSync(temporary, target);
+      } catch (error) {
+        // A full disk leaves a 0-byte temporary file otherwise (issue 15). On a read-only
+        // disk there is none to remove; the write's own error is the one to report.
+        try {
+          rmSync(temporary, { force: true });
+        } catch {
+          // Left for removeStaleTemporaries at the next start.
+        }
+        fail('write', target, error);
       }
-      renameSync(temporary, target);
     },
     delete(key) {
-      rmSync(path.join(directory, fileName(key)), { force: true });
+      const file = path.join(directory, fileName(key));
+      try {
+        rmSync(file, { force: true });
+      } catch (error) {
+        fail('delete', file, error);
+      }
     },
   };
 }

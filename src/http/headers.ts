@@ -38,6 +38,21 @@ export type WellKnownHeader = (typeof HEADER)[keyof typeof HEADER];
 const CANONICAL = new Map<string, string>();
 for (const name of Object.values(HEADER)) CANONICAL.set(name.toLowerCase(), name);
 
+/**
+ * The lookup key (lower case) of each well-known name as spelled here and in lower case: most
+ * names a message carries are these, and a lookup here allocates nothing where toLowerCase
+ * makes a new string for every mixed-case name (issue 11: less allocation per request).
+ */
+const KEYS = new Map<string, string>();
+for (const name of Object.values(HEADER)) {
+  KEYS.set(name, name.toLowerCase());
+  KEYS.set(name.toLowerCase(), name.toLowerCase());
+}
+
+function keyOf(name: string): string {
+  return KEYS.get(name) ?? name.toLowerCase();
+}
+
 /** The canonical spelling of a well-known header name (any case in), else `name` unchanged. */
 export function canonicalHeaderName(name: string): string {
   return CANONICAL.get(name.toLowerCase()) ?? name;
@@ -76,22 +91,32 @@ export class Headers implements Iterable<[string, string]> {
     return this.names.length;
   }
 
+  /** The name of field `index` (0 to size - 1) as spelled: for iterating without an iterator. */
+  nameAt(index: number): string {
+    return this.names[index];
+  }
+
+  /** The value of field `index` (0 to size - 1). */
+  valueAt(index: number): string {
+    return this.values[index];
+  }
+
   /** The first value of `name`, or undefined. List fields: see getAll. */
   get(name: string): string | undefined {
-    const index = this.keys.indexOf(name.toLowerCase());
+    const index = this.keys.indexOf(keyOf(name));
     return index < 0 ? undefined : this.values[index];
   }
 
   /** Every value of `name`, in order (a field may be repeated, RFC 9110 5.3). */
   getAll(name: string): string[] {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     const out: string[] = [];
     for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === key) out.push(this.values[i]);
     return out;
   }
 
   has(name: string): boolean {
-    return this.keys.indexOf(name.toLowerCase()) >= 0;
+    return this.keys.indexOf(keyOf(name)) >= 0;
   }
 
   /**
@@ -99,7 +124,7 @@ export class Headers implements Iterable<[string, string]> {
    * spelling) and removes the others; appends when absent.
    */
   set(name: string, value: string | number): this {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     const first = this.keys.indexOf(key);
     if (first < 0) return this.append(name, value);
     this.names[first] = name;
@@ -110,14 +135,14 @@ export class Headers implements Iterable<[string, string]> {
 
   append(name: string, value: string | number): this {
     this.names.push(name);
-    this.keys.push(name.toLowerCase());
+    this.keys.push(keyOf(name));
     this.values.push(String(value));
     return this;
   }
 
   /** Removes every field of `name`; true when there was one. */
   delete(name: string): boolean {
-    const key = name.toLowerCase();
+    const key = keyOf(name);
     let removed = false;
     for (let i = this.keys.length - 1; i >= 0; i--) {
       if (this.keys[i] === key) {
@@ -142,6 +167,22 @@ export class Headers implements Iterable<[string, string]> {
     this.keys.splice(index, 1);
     this.values.splice(index, 1);
   }
+}
+
+/**
+ * The fields of `init` flattened into `out` as name, value, name, value... in order: what the
+ * writer walks, with no Headers (three arrays and a lower-cased copy of each name) built for it.
+ */
+export function flattenHeaders(init: HeadersInit | undefined, out: string[]): string[] {
+  if (init === undefined) return out;
+  if (init instanceof Headers) {
+    for (let i = 0; i < init.size; i++) out.push(init.nameAt(i), init.valueAt(i));
+  } else if (isIterable(init)) {
+    for (const [name, value] of init) out.push(name, String(value));
+  } else {
+    for (const name of Object.keys(init)) out.push(name, String(init[name]));
+  }
+  return out;
 }
 
 function isIterable(value: object): value is Iterable<readonly [string, string | number]> {

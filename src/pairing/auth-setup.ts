@@ -3,6 +3,7 @@
 // AES-128-CTR encrypted under keys derived from the X25519 shared secret.
 
 import { concat } from '../bytes';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { aes128Ctr, sha1, x25519KeyPair, x25519Shared } from './keys';
 import { rsaSignSha1, type RsaPrivateKey } from './rsa';
@@ -53,6 +54,7 @@ export function authSetupReply(
   body: Uint8Array,
   device: { privateKey: RsaPrivateKey; certificate: Uint8Array },
   random: (n: number) => Uint8Array,
+  crypto: CryptoKernels = portableCryptoKernels,
 ): Uint8Array {
   if (!(body instanceof Uint8Array) || body.length !== AUTH_SETUP_BODY_BYTES) {
     throw new PairingError(`auth-setup: body of ${body instanceof Uint8Array ? body.length : 0} bytes, expected ${AUTH_SETUP_BODY_BYTES}`);
@@ -62,10 +64,10 @@ export function authSetupReply(
     throw new PairingError(`auth-setup: encryption type 0x${type.toString(16).padStart(2, '0')} (0x01 or 0x10 expected)`);
   }
   const senderPublicKey = body.subarray(1);
-  const own = x25519KeyPair(random);
-  const shared = x25519Shared(own.secretKey, senderPublicKey);
+  const own = x25519KeyPair(random, crypto);
+  const shared = x25519Shared(own.secretKey, senderPublicKey, crypto);
   own.secretKey.fill(0);
-  const signature = rsaSignSha1(device.privateKey, concat(own.publicKey, senderPublicKey));
+  const signature = rsaSignSha1(device.privateKey, concat(own.publicKey, senderPublicKey), crypto);
   const { key, iv } = authSetupCipherKeys(shared);
   shared.fill(0);
   const encryptedSignature = aes128Ctr(key, iv, signature);

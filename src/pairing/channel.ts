@@ -4,7 +4,8 @@
 
 import type { SecureChannel } from '../http/secure-channel';
 import { PairingError } from './errors';
-import { defaultFrameKernel, type FrameKernel } from './frame-kernel';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import { portableFrameKernel, type FrameKernel } from './frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from './hkdf';
 import { checkBytes } from './_util';
 
@@ -33,7 +34,7 @@ export class ControlChannel implements SecureChannel {
   constructor(
     private readonly openKey: Uint8Array,
     private readonly sealKey: Uint8Array,
-    private readonly kernel: FrameKernel = defaultFrameKernel(),
+    private readonly kernel: FrameKernel = portableFrameKernel,
   ) {
     checkBytes(openKey, 'control channel key', 32);
     checkBytes(sealKey, 'control channel key', 32);
@@ -158,23 +159,23 @@ function frameSize(bytes: Uint8Array, offset: number): number {
 /**
  * The receiver's channel (spec 5.4): opens with HKDF(EncryptionKey, Control-Salt,
  * Control-Write-Encryption-Key), the sender-to-receiver key, and seals with
- * Control-Read-Encryption-Key.
+ * Control-Read-Encryption-Key, both on `crypto` (HKDF and the frame kernel).
  */
-export function createControlChannel(sharedSecret: Uint8Array, kernel?: FrameKernel): ControlChannel {
+export function createControlChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
   checkBytes(sharedSecret, 'EncryptionKey');
   return new ControlChannel(
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite),
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead),
-    kernel,
+    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite, 32, crypto),
+    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead, 32, crypto),
+    crypto.frame,
   );
 }
 
 /** The sender's side of the same channel (keys swapped), for tests and the sender tool. */
-export function createSenderChannel(sharedSecret: Uint8Array, kernel?: FrameKernel): ControlChannel {
+export function createSenderChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
   checkBytes(sharedSecret, 'EncryptionKey');
   return new ControlChannel(
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead),
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite),
-    kernel,
+    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead, 32, crypto),
+    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite, 32, crypto),
+    crypto.frame,
   );
 }

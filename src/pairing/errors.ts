@@ -15,3 +15,11 @@ export class PairingError extends Error {
     this.tlvError = tlvError;
   }
 }
+
+/**
+ * The store failed to read or write a pairing record (a full or read-only disk, a failing flash).
+ * Pairing answers it with a TLV error and logs the message; it is never an HTTP 500.
+ */
+export class StorageError extends Error {
+  override name = 'StorageError';
+}

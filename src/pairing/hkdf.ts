@@ -3,8 +3,7 @@
 // The two tables below are the only place those strings are written.
 
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
-import { hkdf } from '@noble/hashes/hkdf.js';
-import { sha512 } from '@noble/hashes/sha2.js';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { TLV_ERROR } from './tlv-types';
 import { asciiBytes, checkBytes } from './_util';
@@ -41,18 +40,41 @@ export const PAIRING_NONCE = {
 } as const;
 export type PairingNonceLabel = (typeof PAIRING_NONCE)[keyof typeof PAIRING_NONCE];
 
+/** SHA-512's output length, HKDF's HashLen (RFC 5869 2.3). */
+const HASH_LENGTH = 64;
+
 /**
  * HKDF-SHA-512 (RFC 5869 2.2 extract, 2.3 expand) of `ikm`, with `salt` and `info` given as the
- * exact ASCII wire strings. `length` defaults to the 32 bytes of a ChaCha20 or Ed25519 key.
+ * exact ASCII wire strings, on the HMAC of `crypto`. `length` defaults to the 32 bytes of a
+ * ChaCha20 or Ed25519 key.
  */
-export function hkdfSha512(ikm: Uint8Array, salt: string, info: string, length = 32): Uint8Array {
+export function hkdfSha512(ikm: Uint8Array, salt: string, info: string, length = 32, crypto: CryptoKernels = portableCryptoKernels): Uint8Array {
   checkBytes(ikm, 'HKDF input key');
-  return hkdf(sha512, ikm, asciiBytes(salt), asciiBytes(info), length);
+  if (!Number.isInteger(length) || length < 1 || length > 255 * HASH_LENGTH) throw new PairingError(`HKDF output of ${length} bytes (1 to ${255 * HASH_LENGTH})`);
+  const prk = crypto.hmacSha512(asciiBytes(salt), ikm);
+  const infoBytes = asciiBytes(info);
+  const out = new Uint8Array(length);
+  // T(i) = HMAC(PRK, T(i-1) | info | i); the input buffer holds T(i-1) | info | i.
+  const input = new Uint8Array(HASH_LENGTH + infoBytes.length + 1);
+  let previous = 0;
+  for (let i = 1, offset = 0; offset < length; i++) {
+    input.set(infoBytes, previous);
+    input[previous + infoBytes.length] = i;
+    const block = crypto.hmacSha512(prk, input.subarray(0, previous + infoBytes.length + 1));
+    out.set(block.subarray(0, Math.min(HASH_LENGTH, length - offset)), offset);
+    offset += HASH_LENGTH;
+    input.set(block, 0);
+    previous = HASH_LENGTH;
+    block.fill(0);
+  }
+  prk.fill(0);
+  input.fill(0);
+  return out;
 }
 
 /** HKDF-SHA-512 with one row of PAIRING_HKDF. */
-export function derivePairingKey(ikm: Uint8Array, label: PairingHkdfLabel, length = 32): Uint8Array {
-  return hkdfSha512(ikm, label.salt, label.info, length);
+export function derivePairingKey(ikm: Uint8Array, label: PairingHkdfLabel, length = 32, crypto: CryptoKernels = portableCryptoKernels): Uint8Array {
+  return hkdfSha512(ikm, label.salt, label.info, length, crypto);
 }
 
 /** The 12-byte nonce of a label: 4 zero bytes, then the 8 ASCII characters. */

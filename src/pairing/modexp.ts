@@ -1,4 +1,5 @@
-// Modular exponentiation on BigInt for SRP and RSA, behind a hook a native build can replace.
+// Modular exponentiation on BigInt for SRP and RSA: the portable build of CryptoKernels.modPow
+// (crypto-kernels.ts; the XS native is mbedTLS's exp_mod).
 // The portable version is left-to-right with a fixed 4-bit window (HAC 14.82): for the 256-bit
 // SRP exponents that is 256 squarings and at most 64 + 14 multiplications. Not constant-time
 // (no BigInt arithmetic is); the secrets it handles are ephemeral per pairing attempt.
@@ -44,17 +45,5 @@ function hexDigit(code: number): number {
   return code <= 57 ? code - 48 : code - 87; // '0'-'9', 'a'-'f' (toString(16) is lower case)
 }
 
-let implementation: ModPow = portableModPow;
-
-/** `base ** exponent mod modulus` with the installed implementation (portable unless replaced). */
-export function modPow(base: bigint, exponent: bigint, modulus: bigint): bigint {
-  return implementation(base, exponent, modulus);
-}
-
-/**
- * Installs a faster implementation (an XS native on boards, for example); `undefined` restores
- * the portable one. The replacement must give the same results for every input above.
- */
-export function setModPow(fn: ModPow | undefined): void {
-  implementation = fn ?? portableModPow;
-}
+/** `base ** exponent mod modulus`, portable; a native build comes in as CryptoKernels.modPow. */
+export const modPow: ModPow = portableModPow;

@@ -10,13 +10,21 @@
 //   M5 State 5, EncryptedData PS-Msg05: Identifier, PublicKey (Ed25519 LTPK), Signature
 //   M6 State 6, EncryptedData PS-Msg06: the receiver's Identifier, LTPK, Signature
 //
-// One pair-setup at a time for the whole receiver (HAP 5.6.1): another connection's M1 is
-// answered Busy until the pairing in progress finishes, fails, its connection closes, or it has
-// been idle for `timeoutMs`. Failed proofs (wrong PINs) are counted in the store, so the count
-// survives restarts; a successful proof clears it. Past BACKOFF_AFTER failures each attempt
-// waits 2^(n - BACKOFF_AFTER) s, at most MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at
-// MAX_TRIES pairing is refused (MaxTries, HAP 5.6.2) until a person deletes the `pair-tries`
-// record. A single wrong PIN blocks nothing: the next M1 starts afresh.
+// One pair-setup attempt at a time for the whole receiver (HAP 5.6.1). The lock belongs to the
+// attempt, not to its connection: an attempt starts with an M1 and holds the receiver until it
+// pairs, fails, its connection closes, or its deadline passes: `timeoutMs` after its first M1,
+// moved on only by a step that makes progress (a good M3). Meanwhile another connection's M1 is
+// answered Busy. An M1 repeated on the holding connection before the deadline is a retry of the
+// same attempt (a fresh SRP key, the same deadline), so re-sending M1 every few seconds does not
+// hold the receiver for ever (issue 15: a sender got Busy 13 times in 65 s); after the deadline
+// it starts a new attempt, unless another connection was turned away meanwhile and is still
+// open: that one goes first. Failed proofs (wrong PINs) are counted in the store, so the count
+// survives restarts; a successful proof clears it. A count the store cannot take is never
+// dropped silently: it is logged, and every M1 is answered Busy until the store takes it.
+// Past BACKOFF_AFTER failures each attempt waits 2^(n - BACKOFF_AFTER) s, at most
+// MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at MAX_TRIES pairing is refused (MaxTries,
+// HAP 5.6.2) until a person deletes the `pair-tries` record. A single wrong PIN blocks nothing:
+// the next M1 starts afresh.
 //
 // The setup code (setupCodeFor): a configured password always; else with a PIN required the PIN
 // (what a person reads off the screen); else transient pairing takes the fixed 3939 (spec 5.3:
@@ -35,7 +43,8 @@ import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
-import { PairingError } from './errors';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import { PairingError, StorageError } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify } from './keys';
 import { MAX_PEER_ID_BYTES, PERMISSION_ADMIN, type PeerStore } from './peers';
@@ -88,10 +97,12 @@ export interface PairSetupOptions {
   readonly random: RandomSource;
   readonly clock: Clock;
   readonly log: Logger;
-  /** An unfinished pair-setup stops holding the receiver after this long without a step. */
+  /** An attempt stops holding the receiver this long after its M1 or its last progress (see the header). */
   readonly timeoutMs: number;
   /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
   readonly onEnded?: (outcome: PairSetupOutcome) => void;
+  /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 /** Per connection: how far its pair-setup got. */
@@ -101,13 +112,29 @@ type SetupProgress =
 
 const PROGRESS = new StateKey<SetupProgress>('pair-setup');
 
+/** The pair-setup attempt holding the receiver: its connection, and when it stops holding it. */
+interface Attempt {
+  readonly session: ConnectionState;
+  deadline: number;
+}
+
 export class PairSetup {
-  /** The connection whose pair-setup holds the receiver, and when it last made a step. */
-  private holder: { session: ConnectionState; lastStepAt: number } | undefined;
+  private attempt: Attempt | undefined;
+  /** The connection whose attempt last ran out (it waits behind `waiting`, see the header). */
+  private expired: ConnectionState | undefined;
+  /** The connection most recently answered Busy, and when. */
+  private waiting: { readonly session: ConnectionState; readonly at: number } | undefined;
   private failures: number;
   private lastFailureAt = -Infinity;
+  /**
+   * Why the failed-attempt count is not in the store as it is in memory (a read or write
+   * failed), or undefined when it is. Pairing is refused until the store takes it.
+   */
+  private triesUnsaved: string | undefined;
+  private readonly crypto: CryptoKernels;
 
   constructor(private readonly options: PairSetupOptions) {
+    this.crypto = options.crypto ?? portableCryptoKernels;
     this.failures = this.loadFailures();
     // After a restart, a count already past BACKOFF_AFTER waits from now: restarting the
     // receiver (or making it crash) must not be a way around the backoff.
@@ -133,7 +160,14 @@ export class PairSetup {
         default:
           throw new PairingError(`pair-setup State ${state} is not a request step (1, 3 or 5)`, TLV_ERROR.Unknown);
       }
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (error instanceof StorageError) {
+        // A full or read-only disk: the sender is told Unknown (it may try again later), the
+        // log says what failed; never an HTTP 500.
+        this.options.log('error', `pair-setup M${state}: ${error.message}`);
+        error = new PairingError(`storage failed: ${error.message}`, TLV_ERROR.Unknown);
+      }
       if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
       // A failed step ends this connection's pair-setup; the next M1 starts afresh.
       this.end(session, 'failed');
@@ -145,8 +179,8 @@ export class PairSetup {
     const { clock } = this.options;
     const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
     const flags = readUint(items, TLV.Flags, 0);
-    // A new M1 on the same connection restarts its pair-setup.
-    this.end(session, 'abandoned');
+    // Whatever this M1 leads to, the connection's earlier steps are void.
+    this.forgetProgress(session);
     if (method !== PAIR_METHOD.PairSetup && method !== PAIR_METHOD.PairSetupWithAuth) {
       throw new PairingError(`pair-setup Method ${method} is neither Pair Setup (0) nor Pair Setup with Auth (1)`, TLV_ERROR.Unknown);
     }
@@ -156,6 +190,9 @@ export class PairSetup {
       // answer for "cannot do this now" is Unavailable, and the sender may fall back to Method 0.
       throw new PairingError('Pair Setup with Auth asked, but no device key and certificate are configured', TLV_ERROR.Unavailable);
     }
+    if (!this.triesSaved()) {
+      throw new PairingError(`the failed-attempt count cannot be stored (${this.triesUnsaved}); pairing is refused until it can`, TLV_ERROR.Busy);
+    }
     if (this.failures >= MAX_TRIES) {
       throw new PairingError(`${this.failures} failed attempts (at most ${MAX_TRIES}); delete the "${TRIES_KEY}" record to allow pairing again`, TLV_ERROR.MaxTries);
     }
@@ -164,12 +201,28 @@ export class PairSetup {
       // Answered here rather than thrown: the reply carries RetryDelay.
       return errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, `${this.failures} failed attempts: retry in ${wait} s`, wait);
     }
-    if (this.holderIsActive()) throw new PairingError('another pair-setup is in progress', TLV_ERROR.Busy);
+    const now = clock.now();
+    const holder = this.activeAttempt();
+    if (holder && holder.session !== session) {
+      this.waiting = { session, at: now };
+      throw new PairingError(`another pair-setup is in progress (for at most ${Math.ceil((holder.deadline - now) / 1000)} s more)`, TLV_ERROR.Busy);
+    }
+    if (!holder) {
+      const waiting = this.waiting;
+      if (this.expired === session && waiting && waiting.session !== session && !waiting.session.closed && now - waiting.at <= this.options.timeoutMs) {
+        throw new PairingError('this connection\'s pair-setup ran out of time while another sender waited: that one goes first', TLV_ERROR.Busy);
+      }
+      // A new attempt; its deadline counts from this M1.
+      this.attempt = { session, deadline: now + this.options.timeoutMs };
+      if (waiting?.session === session || waiting?.session.closed) this.waiting = undefined;
+      this.expired = undefined;
+    }
+    // else: the holder repeats M1 (its sender lost M2, or tries again): a retry of the same
+    // attempt, with a fresh key and the same deadline.
 
     const transient = (flags & PAIR_FLAG.Transient) !== 0;
-    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random });
+    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
     session.set(PROGRESS, { step: 'M2', srp, method, transient });
-    this.holder = { session, lastStepAt: clock.now() };
     return {
       body: encodeTlv8([
         [TLV.State, encodeTlvUint(PAIR_STATE.M2)],
@@ -204,36 +257,37 @@ export class PairSetup {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
       this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
-      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey) };
+      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto) };
     }
     session.set(PROGRESS, { step: 'M4', sessionKey });
-    this.touch(session);
+    this.progressed(session);
     return { body: encodeTlv8(reply) };
   }
 
   /** spec 5.5: the M4 EncryptedData of Pair Setup with Auth: the device's RSA signature and certificate. */
   private deviceProof(sessionKey: Uint8Array): Uint8Array {
     const device = this.options.device!;
-    const challenge = derivePairingKey(sessionKey, PAIRING_HKDF.MfiPairSetup, 32);
-    const signature = rsaSignSha1(device.privateKey, challenge);
+    const challenge = derivePairingKey(sessionKey, PAIRING_HKDF.MfiPairSetup, 32, this.crypto);
+    const signature = rsaSignSha1(device.privateKey, challenge, this.crypto);
     const plaintext = encodeTlv8([
       [TLV.Signature, signature],
       [TLV.Certificate, device.certificate],
     ]);
-    return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, plaintext);
+    return chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, this.crypto), PAIRING_NONCE.PairSetupM4, plaintext);
   }
 
   private m5(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const { sessionKey } = this.progressOf(session, 'M4');
     const { identity, identifier, peers, log } = this.options;
-    const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt);
+    const { crypto } = this;
+    const encryptKey = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, crypto);
     const sealed = readItem(items, TLV.EncryptedData, 'EncryptedData', TLV_ERROR.Authentication, { min: 16, max: 1024 });
     const sub = decodeSubTlv(chachaOpenWithNonceLabel(encryptKey, PAIRING_NONCE.PairSetupM5, sealed));
     const idBytes = readItem(sub, TLV.Identifier, 'sender Identifier', TLV_ERROR.Authentication, { min: 1, max: MAX_PEER_ID_BYTES });
     const ltpk = readItem(sub, TLV.PublicKey, 'sender PublicKey (LTPK)', TLV_ERROR.Authentication, { min: 32, max: 32 });
     const signature = readItem(sub, TLV.Signature, 'sender Signature', TLV_ERROR.Authentication, { min: 64, max: 64 });
-    const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
-    if (!ed25519Verify(ltpk, concat(senderX, idBytes, ltpk), signature)) {
+    const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign, 32, crypto);
+    if (!ed25519Verify(ltpk, concat(senderX, idBytes, ltpk), signature, crypto)) {
       throw new PairingError('M5: the sender signature does not verify', TLV_ERROR.Authentication);
     }
     let id: string;
@@ -247,8 +301,8 @@ export class PairSetup {
     log('info', `pair-setup done: sender ${id} ${saved === 'added' ? 'paired' : 'paired again (key replaced)'}`);
 
     const receiverId = utf8Encode(identifier);
-    const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
-    const receiverSignature = ed25519Sign(identity.secretKey, concat(receiverX, receiverId, identity.publicKey));
+    const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign, 32, crypto);
+    const receiverSignature = ed25519Sign(identity.secretKey, concat(receiverX, receiverId, identity.publicKey), crypto);
     const plaintext = encodeTlv8([
       [TLV.Identifier, receiverId],
       [TLV.PublicKey, identity.publicKey],
@@ -265,46 +319,53 @@ export class PairSetup {
     };
   }
 
-  /** The connection's progress if it is at `step` and still holds the receiver; else the step fails with Unknown. */
+  /** The connection's progress if it is at `step` and its attempt still holds the receiver; else the step fails with Unknown. */
   private progressOf<S extends SetupProgress['step']>(session: ConnectionState, step: S): Extract<SetupProgress, { step: S }> {
     const progress = session.get(PROGRESS);
     if (!progress || progress.step !== step) {
       throw new PairingError(`pair-setup step out of order: expected the reply to ${step}${progress ? `, connection is after ${progress.step}` : ', no pair-setup started'}`, TLV_ERROR.Unknown);
     }
-    if (this.holder?.session !== session) {
-      throw new PairingError(`pair-setup timed out (no step for ${this.options.timeoutMs} ms) and another sender started one`, TLV_ERROR.Unknown);
+    if (this.attempt?.session !== session) {
+      throw new PairingError(`pair-setup timed out (${this.options.timeoutMs} ms without progress) and another sender started one`, TLV_ERROR.Unknown);
     }
-    if (this.options.clock.now() - this.holder.lastStepAt > this.options.timeoutMs) {
-      throw new PairingError(`pair-setup timed out (no step for ${this.options.timeoutMs} ms)`, TLV_ERROR.Unknown);
+    if (this.options.clock.now() > this.attempt.deadline) {
+      throw new PairingError(`pair-setup timed out (${this.options.timeoutMs} ms without progress)`, TLV_ERROR.Unknown);
     }
     return progress as Extract<SetupProgress, { step: S }>;
   }
 
-  private touch(session: ConnectionState): void {
-    if (this.holder?.session === session) this.holder.lastStepAt = this.options.clock.now();
+  /** A step made progress: the attempt's deadline moves on. */
+  private progressed(session: ConnectionState): void {
+    if (this.attempt?.session === session) this.attempt.deadline = this.options.clock.now() + this.options.timeoutMs;
   }
 
-  /** Forgets the connection's pair-setup and lets the receiver go if it held it. */
-  private end(session: ConnectionState, outcome: PairSetupOutcome): void {
+  /** Drops the connection's keys and step, leaving the attempt (if it holds one) in place. */
+  private forgetProgress(session: ConnectionState): void {
     const progress = session.get(PROGRESS);
-    if (progress) {
-      if (progress.step === 'M2') progress.srp.dispose();
-      else progress.sessionKey.fill(0);
-      session.delete(PROGRESS);
-    }
-    if (this.holder?.session === session) {
-      this.holder = undefined;
+    if (!progress) return;
+    if (progress.step === 'M2') progress.srp.dispose();
+    else progress.sessionKey.fill(0);
+    session.delete(PROGRESS);
+  }
+
+  /** Forgets the connection's pair-setup and ends its attempt if it holds one. */
+  private end(session: ConnectionState, outcome: PairSetupOutcome): void {
+    this.forgetProgress(session);
+    if (this.attempt?.session === session) {
+      this.attempt = undefined;
       this.options.onEnded?.(outcome);
     }
   }
 
-  private holderIsActive(): boolean {
-    const holder = this.holder;
-    if (!holder) return false;
-    if (!holder.session.closed && this.options.clock.now() - holder.lastStepAt <= this.options.timeoutMs) return true;
-    // Its connection closed, or it went quiet: the receiver is free again.
-    this.end(holder.session, 'abandoned');
-    return false;
+  /** The attempt holding the receiver, if it still does (its connection open, its deadline not passed). */
+  private activeAttempt(): Attempt | undefined {
+    const attempt = this.attempt;
+    if (!attempt) return undefined;
+    if (!attempt.session.closed && this.options.clock.now() <= attempt.deadline) return attempt;
+    // Its connection closed, or it ran out of time: the receiver is free again.
+    this.end(attempt.session, 'abandoned');
+    this.expired = attempt.session;
+    return undefined;
   }
 
   /** Seconds the next attempt must still wait (0: none). */
@@ -323,26 +384,64 @@ export class PairSetup {
   }
 
   private recordSuccess(): void {
-    if (this.failures === 0) return;
+    if (this.failures === 0 && this.triesUnsaved === undefined) return;
     this.failures = 0;
     this.lastFailureAt = -Infinity;
     this.saveFailures();
   }
 
   private loadFailures(): number {
-    const bytes = this.options.store.get(TRIES_KEY);
+    let bytes: Uint8Array | undefined;
+    try {
+      bytes = this.options.store.get(TRIES_KEY);
+    } catch (error) {
+      this.storeFailed('read', error);
+      return 0;
+    }
     if (!bytes || bytes.length !== 4) return 0;
     return ((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0;
   }
 
+  /**
+   * True when the store holds the count memory has; else tries once more to make it so (a
+   * count that could not be read is read again, and the larger one kept).
+   */
+  private triesSaved(): boolean {
+    if (this.triesUnsaved === undefined) return true;
+    if (this.triesUnsaved.startsWith('read')) {
+      const before = this.triesUnsaved;
+      this.triesUnsaved = undefined;
+      const stored = this.loadFailures();
+      if (this.triesUnsaved !== undefined) return false;
+      this.triesUnsaved = before;
+      this.failures = Math.max(this.failures, stored);
+      if (this.failures >= BACKOFF_AFTER) this.lastFailureAt = Math.max(this.lastFailureAt, this.options.clock.now());
+    }
+    this.saveFailures();
+    return this.triesUnsaved === undefined;
+  }
+
   private saveFailures(): void {
-    const { store } = this.options;
-    if (this.failures === 0) {
-      store.delete(TRIES_KEY);
+    const { store, log } = this.options;
+    const n = this.failures;
+    try {
+      if (n === 0) store.delete(TRIES_KEY);
+      else store.put(TRIES_KEY, new Uint8Array([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]));
+    } catch (error) {
+      this.storeFailed('write', error);
       return;
     }
-    const n = this.failures;
-    store.put(TRIES_KEY, new Uint8Array([(n >>> 24) & 0xff, (n >>> 16) & 0xff, (n >>> 8) & 0xff, n & 0xff]));
+    if (this.triesUnsaved !== undefined) log('info', `the failed-attempt count (${n}) is stored again; pairing is allowed`);
+    this.triesUnsaved = undefined;
+  }
+
+  /** Logs a store failure of the count once per failure streak and refuses pairing until it is stored. */
+  private storeFailed(action: 'read' | 'write', error: unknown): void {
+    const cause = error instanceof Error ? error.message : String(error);
+    if (this.triesUnsaved === undefined) {
+      this.options.log('error', `cannot ${action} the failed-attempt count ("${TRIES_KEY}" record: ${cause}); pair-setup is refused (Busy) until the store takes it`);
+    }
+    this.triesUnsaved = `${action} failed: ${cause}`;
   }
 }
 

@@ -18,7 +18,8 @@ import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
-import { PairingError } from './errors';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import { PairingError, StorageError } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared } from './keys';
 import { decodeSubTlv } from './pair-setup';
@@ -34,6 +35,8 @@ export interface PairVerifyOptions {
   readonly peers: PeerStore;
   readonly random: RandomSource;
   readonly log: Logger;
+  /** The curves, HKDF and the channel run on these; the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 interface VerifyProgress {
@@ -46,7 +49,11 @@ interface VerifyProgress {
 const PROGRESS = new StateKey<VerifyProgress>('pair-verify');
 
 export class PairVerify {
-  constructor(private readonly options: PairVerifyOptions) {}
+  private readonly crypto: CryptoKernels;
+
+  constructor(private readonly options: PairVerifyOptions) {
+    this.crypto = options.crypto ?? portableCryptoKernels;
+  }
 
   /** One request of a connection's pair-verify. Throws a PairingError without tlvError for a malformed body (400). */
   handle(body: Uint8Array, session: ConnectionState): PairingReply {
@@ -55,7 +62,13 @@ export class PairVerify {
       if (state === PAIR_STATE.M1) return this.m1(items, session);
       if (state === PAIR_STATE.M3) return this.m3(items, session);
       throw new PairingError(`pair-verify State ${state} is not a request step (1 or 3)`, TLV_ERROR.Unknown);
-    } catch (error) {
+    } catch (caught) {
+      let error = caught;
+      if (error instanceof StorageError) {
+        // The pairings record cannot be read: Unknown for the sender, the cause in the log.
+        this.options.log('error', `pair-verify M${state}: ${error.message}`);
+        error = new PairingError(`storage failed: ${error.message}`, TLV_ERROR.Unknown);
+      }
       if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
       this.forget(session);
       return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);
@@ -66,12 +79,13 @@ export class PairVerify {
     const { identifier, identity, random } = this.options;
     this.forget(session);
     const senderKey = readItem(items, TLV.PublicKey, 'PublicKey (sender X25519)', TLV_ERROR.Authentication, { min: 32, max: 32 }).slice();
-    const pair = x25519KeyPair(random);
-    const sharedSecret = x25519Shared(pair.secretKey, senderKey);
+    const { crypto } = this;
+    const pair = x25519KeyPair(random, crypto);
+    const sharedSecret = x25519Shared(pair.secretKey, senderKey, crypto);
     pair.secretKey.fill(0);
-    const encryptKey = derivePairingKey(sharedSecret, PAIRING_HKDF.PairVerifyEncrypt);
+    const encryptKey = derivePairingKey(sharedSecret, PAIRING_HKDF.PairVerifyEncrypt, 32, crypto);
     const receiverId = utf8Encode(identifier);
-    const signature = ed25519Sign(identity.secretKey, concat(pair.publicKey, receiverId, senderKey));
+    const signature = ed25519Sign(identity.secretKey, concat(pair.publicKey, receiverId, senderKey), crypto);
     const sealed = chachaSealWithNonceLabel(
       encryptKey,
       PAIRING_NONCE.PairVerifyM2,
@@ -105,10 +119,10 @@ export class PairVerify {
     }
     const peer = this.options.peers.get(id);
     if (!peer) throw new PairingError(`M3: sender ${id} is not paired`, TLV_ERROR.Authentication);
-    if (!ed25519Verify(peer.publicKey, concat(progress.senderKey, idBytes, progress.receiverKey), signature)) {
+    if (!ed25519Verify(peer.publicKey, concat(progress.senderKey, idBytes, progress.receiverKey), signature, this.crypto)) {
       throw new PairingError(`M3: the signature of sender ${id} does not verify with its paired key`, TLV_ERROR.Authentication);
     }
-    const channel = createControlChannel(progress.sharedSecret);
+    const channel = createControlChannel(progress.sharedSecret, this.crypto);
     this.forget(session);
     session.peerId = id;
     this.options.log('info', `pair-verify done: sender ${id}, the connection is encrypted`);

@@ -17,10 +17,9 @@
 // - The private exponent b is 256 bits (RFC 5054 2.5.3 asks for at least 256 bits of
 //   randomness): the exponentiations stay short on a board.
 
-import { sha512 } from '@noble/hashes/sha2.js';
 import { utf8Encode } from '../bytes';
+import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
-import { modPow } from './modexp';
 import { TLV_ERROR } from './tlv-types';
 import { bigIntToBytes, bytesToBigInt, checkBytes, constantTimeEqual, padLeft, stripLeadingZeros } from './_util';
 
@@ -55,17 +54,10 @@ const PRIVATE_KEY_BYTES = 32;
 
 const { N, g, length: N_BYTES } = SRP_GROUP_3072;
 
-/** H over the concatenation of `parts`. */
-function hash(...parts: Uint8Array[]): Uint8Array {
-  const h = sha512.create();
-  for (const part of parts) h.update(part);
-  return h.digest();
-}
-
 let groupConstants: { k: bigint; hNxorHg: Uint8Array } | undefined;
 
-/** k and H(N) xor H(g), computed once. */
-function constants(): { k: bigint; hNxorHg: Uint8Array } {
+/** k and H(N) xor H(g), computed once (every build of SHA-512 gives the same). */
+function constants(hash: (...parts: Uint8Array[]) => Uint8Array): { k: bigint; hNxorHg: Uint8Array } {
   if (!groupConstants) {
     const nBytes = bigIntToBytes(N, N_BYTES);
     const k = bytesToBigInt(hash(nBytes, bigIntToBytes(g, N_BYTES)));
@@ -87,6 +79,8 @@ export interface SrpServerOptions {
   /** The private exponent b as big-endian bytes (tests fix it); 32 random bytes when omitted. */
   privateKey?: Uint8Array;
   random: (n: number) => Uint8Array;
+  /** SHA-512 and modPow; the portable @noble build when omitted. */
+  crypto?: CryptoKernels;
 }
 
 /** The receiver's side of one SRP-6a exchange (pair-setup M1 to M4). */
@@ -102,8 +96,14 @@ export class SrpServer {
   private premaster: Uint8Array | undefined;
   private key: Uint8Array | undefined;
   private state: 'started' | 'shared' | 'verified' | 'failed' = 'started';
+  private readonly crypto: CryptoKernels;
+  /** H over the concatenation of `parts`. */
+  private readonly hash = (...parts: Uint8Array[]): Uint8Array => this.crypto.sha512(parts);
 
   constructor(options: SrpServerOptions) {
+    this.crypto = options.crypto ?? portableCryptoKernels;
+    const { hash } = this;
+    const modPow = this.crypto.modPow;
     const username = options.username ?? SRP_PAIR_SETUP_USERNAME;
     if (typeof options.password !== 'string') throw new PairingError('SRP: the password must be a string');
     this.salt = options.salt ? options.salt.slice() : options.random(SALT_BYTES);
@@ -125,7 +125,7 @@ export class SrpServer {
     if (!options.privateKey) secret.fill(0);
     if (this.b === 0n) throw new PairingError('SRP: the private key is zero');
 
-    const B = (constants().k * this.verifier + modPow(g, this.b, N)) % N;
+    const B = (constants(hash).k * this.verifier + modPow(g, this.b, N)) % N;
     this.publicKey = bigIntToBytes(B, N_BYTES);
   }
 
@@ -141,6 +141,8 @@ export class SrpServer {
     }
     const A = bytesToBigInt(clientPublicKey) % N;
     if (A === 0n) throw new PairingError('SRP: client public key A is 0 mod N', TLV_ERROR.Authentication);
+    const { hash } = this;
+    const modPow = this.crypto.modPow;
     const paddedA = padLeft(clientPublicKey, N_BYTES);
     const u = bytesToBigInt(hash(paddedA, this.publicKey));
     if (u === 0n) throw new PairingError('SRP: scrambling parameter u is 0', TLV_ERROR.Authentication);
@@ -162,7 +164,8 @@ export class SrpServer {
     if (this.state !== 'shared') throw new PairingError(`SRP: the exchange is already ${this.state}`, TLV_ERROR.Authentication);
     const premaster = this.premaster!;
     const received = this.clientKey!;
-    const { hNxorHg } = constants();
+    const { hash } = this;
+    const { hNxorHg } = constants(hash);
 
     const keys = [this.key!];
     if (premaster[0] === 0) keys.push(hash(stripLeadingZeros(premaster)));

@@ -179,9 +179,9 @@ export class ReceiverConnection implements SansIoConnection {
       this.assembler.receive(bytes);
     } catch (error) {
       if (!(error instanceof ChannelError)) throw error;
-      // spec 5.4: a frame that fails authentication ends this connection only.
+      // spec 5.4: a frame that fails authentication (or a broken channel) ends this connection only.
       this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
-      this.close('frame failed authentication');
+      this.close(`encrypted frame rejected: ${error.message}`);
       return;
     }
     const { maxHeldBytes } = this.context.limits;
@@ -547,7 +547,7 @@ export class ReceiverConnection implements SansIoConnection {
     } catch (error) {
       if (!(error instanceof ChannelError)) throw error;
       this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
-      this.close('frame failed authentication');
+      this.close(`encrypted frame rejected: ${error.message}`);
     }
   }
 

@@ -1,7 +1,7 @@
 // The information endpoints: GET /server-info (spec 2.5), RTSP GET /info (2.11), RTSP OPTIONS.
 
 import type { Dialect } from '../dialect';
-import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes, type ActivityFields, type DiscoveryIdentity, type ServiceAdvertisement } from '../discovery';
+import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes, type Activity, type ActivityFields, type DiscoveryIdentity, type ServiceAdvertisement } from '../discovery';
 import { HEADER, STATUS } from '../http';
 import { encodeBinaryPlist } from '../plist/binary';
 import { real, type PlistDict } from '../plist/value';
@@ -9,6 +9,7 @@ import { encodeXmlPlistBytes } from '../plist/xml';
 import type { ReceiverConfig } from './config';
 import { hostPort } from './connection';
 import type { ReceiverIdentity } from './identity';
+import { ReplyCache } from './reply-cache';
 import type { Request, Response, Router } from './router';
 
 /** What the information endpoints describe: the receiver's configuration, identity and state. */
@@ -18,6 +19,8 @@ export interface InfoContext {
   /** The feature bits advertised (spec 2.3). */
   readonly features: bigint;
   readonly dialect: Dialect;
+  /** The activity (spec 2.1): the /info record follows it. */
+  readonly activity: Activity;
   /** The services published now (their TXT records follow the activity). */
   services(): ServiceAdvertisement[];
   discoveryIdentity(): DiscoveryIdentity;
@@ -84,19 +87,26 @@ export function audioServiceInfo(receiver: InfoContext, request: Pick<Request, '
 
 export function registerInfoRoutes(router: Router, receiver: InfoContext): void {
   const mime = receiver.dialect.mime;
-  let serverInfoBody: Uint8Array | undefined;
+  // Each reply is built once per state it depends on (reply-cache.ts); the Response objects
+  // are shared between requests, which only read them.
+  const serverInfoReplies = new ReplyCache<Response>(1);
+  const optionsReplies = new ReplyCache<Response>(1);
   router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/server-info',
     maxBodyBytes: 0,
-    // The record depends only on the configuration: encode it once.
-    handler: (): Response => ({
-      status: STATUS.ok,
-      headers: { [HEADER.contentType]: mime.plistXml },
-      body: (serverInfoBody ??= encodeXmlPlistBytes(serverInfo(receiver))),
-    }),
+    // The record depends only on these (see serverInfo).
+    handler: (): Response => {
+      const { config } = receiver;
+      return serverInfoReplies.get([config.deviceId, receiver.features, config.model, config.protocolVersion, config.sourceVersion], 'server-info', () => ({
+        status: STATUS.ok,
+        headers: { [HEADER.contentType]: mime.plistXml },
+        body: encodeXmlPlistBytes(serverInfo(receiver)),
+      }));
+    },
   });
+  const infoReplies = new ReplyCache<Response>(64);
   router.add({
     // RTSP/1.0 as spec 2.11 shows it; some senders and scripts fetch http://host:port/info, so
     // HTTP/1.1 too: the same handler, the status line in the request's protocol.
@@ -106,11 +116,15 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     open: true,
     // Some senders send a small binary plist asking for particular keys; all keys are answered.
     maxBodyBytes: 16 * 1024,
-    handler: (request): Response => ({
-      status: STATUS.ok,
-      headers: { [HEADER.contentType]: mime.plistBinary },
-      body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
-    }),
+    // The record changes with the activity (status flags, gid and the TXT records, spec 2.1)
+    // and the port (TXT); the rest is fixed once the receiver is built. senderAddress differs per
+    // connection: one reply per sender address, up to ReplyCache's bound.
+    handler: (request): Response =>
+      infoReplies.get([receiver.activity, receiver.activityFields().gid, receiver.config.port, receiver.config.name], hostPort(request.remoteAddress, request.remotePort), () => ({
+        status: STATUS.ok,
+        headers: { [HEADER.contentType]: mime.plistBinary },
+        body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
+      })),
   });
   router.add({
     protocol: 'RTSP',
@@ -119,6 +133,8 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     open: true,
     maxBodyBytes: 0,
     // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
-    handler: (): Response => ({ status: STATUS.ok, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } }),
+    // Routes are all added while the Receiver is built, before any request: the table, and so
+    // the reply, is fixed for the router's life.
+    handler: (): Response => optionsReplies.get([router], 'options', () => ({ status: STATUS.ok, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } })),
   });
 }

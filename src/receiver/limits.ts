@@ -43,10 +43,25 @@ export interface ReceiverLimits {
    */
   slideshowLookAhead: number;
   /**
-   * A pair-setup left unfinished this long after its last step no longer holds the receiver:
-   * another sender may pair (before, it is answered Busy). Also how long a PIN stays shown.
+   * A pair-setup attempt holds the receiver (other senders are answered Busy) for at most this
+   * long from its M1, or from its last step that made progress (a good M3); a repeated M1 is
+   * not progress. Also how long a PIN stays shown.
    */
   pairingTimeoutMs: number;
+  /**
+   * Most costly pairing steps (pair-setup M1 makes an SRP key, pair-verify M1 an X25519 one) one
+   * address may start per second, all its connections together; past it the step is answered
+   * with a TLV Backoff error and RetryDelay, without doing the work (HAP 5.6: TLV error codes).
+   */
+  pairingStepsPerSecondPerAddress: number;
+  /** The same for one connection (a single socket pipelining M1s). */
+  pairingStepsPerSecondPerConnection: number;
+  /**
+   * Most paired senders kept (pair-setup M5 and POST /pair-add, /pairings). Past it a new sender
+   * is answered MaxPeers; an admin removes one (POST /pair-remove) or a person runs
+   * `vendorplay-receiver pairings remove ID`. At most 255 (the record's count is one byte).
+   */
+  maxPairings: number;
   /** Largest picture taken by PUT /photo (spec 8 names none); over it: 413. */
   maxPhotoBytes: number;
   /** Most bytes of pictures the photo cache holds (spec 4.1 cacheOnly); the least recently used leave first. */
@@ -83,6 +98,11 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxReverseConnections: 8,
   slideshowLookAhead: 3,
   pairingTimeoutMs: 30_000,
+  // A desktop makes an SRP key in ~10 ms: 16 a second from one address is a sixth of a core.
+  pairingStepsPerSecondPerAddress: 16,
+  pairingStepsPerSecondPerConnection: 8,
+  // 1570 bytes of record at most: fits an ESP32 NVS blob (src/pairing/peers.ts).
+  maxPairings: 16,
   // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).
   maxPhotoBytes: 8 * 1024 * 1024,
   photoCacheBytes: 64 * 1024 * 1024,

@@ -1,16 +1,23 @@
 // The pairing endpoints (spec 5): POST /pair-setup, /pair-verify and /pair-pin-start on HTTP and
 // RTSP, and RTSP POST /auth-setup. All are `open`: served before the connection is paired, even
-// when access control is on (spec 5.2), since they are how a sender gets paired.
+// when access control is on (spec 5.2), since they are how a sender gets paired. And pairing
+// management (issue 15): POST /pair-add, /pair-remove, /pair-list and the HomeKit-style
+// /pairings, one handler behind all four, for an admin sender on a pair-verified connection.
 
 import { HEADER, STATUS } from '../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { PairingError } from '../pairing/errors';
+import { PairingsAdmin } from '../pairing/pairings-admin';
+import { PairingStepLimiter } from '../pairing/step-limiter';
+import { decodeTlv8 } from '../pairing/tlv8';
+import { PAIR_STATE, TLV, TLV_ERROR } from '../pairing/tlv-types';
 import { PairSetup, setupCodeFor } from '../pairing/pair-setup';
 import { PairVerify } from '../pairing/pair-verify';
-import { PeerStore } from '../pairing/peers';
+import { PeerStore, RECORD_MAX_PEERS } from '../pairing/peers';
 import { parseRsaPrivateKey } from '../pairing/rsa';
 import type { PairingReply } from '../pairing/_reply';
-import { tlvErrorName } from '../pairing/_reply';
+import { errorReply, tlvErrorName } from '../pairing/_reply';
 import type { Clock, Display, Logger, RandomSource, Store, TimerHandle } from '../platform';
 import { ConfigError, type ReceiverConfig } from './config';
 import type { ReceiverIdentity } from './identity';
@@ -26,6 +33,8 @@ export interface PairingContext {
   readonly store: Store;
   /** Where the PIN is shown (POST /pair-pin-start), when there is a screen. */
   readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
+  /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
@@ -37,12 +46,21 @@ export const PAIRING_MIME = {
 /** Largest pair-setup body: M3 holds A (384 bytes) and the proof (64) in fragments; M5 ~150. */
 const MAX_PAIR_SETUP_BYTES = 4096;
 const MAX_PAIR_VERIFY_BYTES = 1024;
+/** Largest management body: an Add Pairing holds an identifier (64), a key (32) and a byte. */
+const MAX_MANAGEMENT_BYTES = 1024;
+
+/**
+ * The paths of pairing management: the ones receivers of this protocol family serve, and
+ * HomeKit's (which the npm hap-controller client posts to). One handler behind all.
+ */
+export const PAIRING_MANAGEMENT_PATHS = ['/pair-add', '/pair-remove', '/pair-list', '/pairings'] as const;
 
 /** What the routes share: the receiver-wide pairing state, for tests and the host. */
 export interface PairingService {
   readonly peers: PeerStore;
   readonly setup: PairSetup;
   readonly verify: PairVerify;
+  readonly admin: PairingsAdmin;
   /** The receiver's pairing identifier (pair-setup M6, pair-verify M2). */
   readonly identifier: string;
   /** The device key and certificate when configured (spec 5.5, 5.6). */
@@ -74,7 +92,10 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   // third-party receivers in the field and HomeKit accessories use. TXT pi stays the group
   // identifier. Constant across restarts, like the key it goes with.
   const identifier = config.deviceId;
-  const peers = new PeerStore(ports.store, log);
+  if (config.limits.maxPairings > RECORD_MAX_PEERS) throw new ConfigError(`limits.maxPairings ${config.limits.maxPairings}: the pairings record holds at most ${RECORD_MAX_PEERS}`);
+  const peers = new PeerStore(ports.store, log, config.limits.maxPairings);
+  const limiter = new PairingStepLimiter(config.limits, clock, log);
+  const admin = new PairingsAdmin(peers, log);
   let pinTimer: TimerHandle | undefined;
   const hidePin = () => {
     if (pinTimer === undefined) return;
@@ -98,8 +119,9 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     onEnded: (outcome) => {
       if (outcome !== 'abandoned') hidePin();
     },
+    crypto: ports.crypto,
   });
-  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log });
+  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   const answer = (request: Request, reply: PairingReply): Response => {
     if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
@@ -110,6 +132,18 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     return refuse(STATUS.badRequest, error.message);
   };
 
+  /**
+   * An M1 (the step that makes a key) past the rate limits is answered Backoff with RetryDelay
+   * before any work; the limiter logs the refusals, counted, so they are not logged here.
+   */
+  const limited = (request: Request, step: string): Response | undefined => {
+    if (!isM1(request.body)) return undefined;
+    const admission = limiter.admit(request.remoteAddress, request.state, step);
+    if (admission.ok) return undefined;
+    const reply = errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, admission.reason, admission.retryDelaySeconds);
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body };
+  };
+
   router.add({
     method: 'POST',
     path: '/pair-setup',
@@ -118,7 +152,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     maxBodyBytes: MAX_PAIR_SETUP_BYTES,
     handler: (request) => {
       try {
-        return answer(request, setup.handle(request.body, request.state));
+        return limited(request, 'pair-setup M1') ?? answer(request, setup.handle(request.body, request.state));
       } catch (error) {
         return malformed(request, error);
       }
@@ -132,12 +166,34 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     maxBodyBytes: MAX_PAIR_VERIFY_BYTES,
     handler: (request) => {
       try {
-        return answer(request, verify.handle(request.body, request.state));
+        return limited(request, 'pair-verify M1') ?? answer(request, verify.handle(request.body, request.state));
       } catch (error) {
         return malformed(request, error);
       }
     },
   });
+  for (const path of PAIRING_MANAGEMENT_PATHS) {
+    router.add({
+      method: 'POST',
+      path,
+      // Open so that the refusal below is this route's own (470 with a reason) whether or not
+      // access control is on; it is served only on an encrypted connection either way.
+      open: true,
+      maxBodyBytes: MAX_MANAGEMENT_BYTES,
+      handler: (request): Response => {
+        // A pair-verified connection only: its peer identifier is what says who asks (HAP:
+        // 470 Connection Authorization Required before pair-verify).
+        if (!request.state.encrypted) return refuse(STATUS.connectionAuthorizationRequired, `${request.path} needs a connection encrypted by pair-verify`);
+        try {
+          const reply = admin.handle(request.body, request.state.peerId);
+          const response = answer(request, reply);
+          return reply.close ? { ...response, close: true } : response;
+        } catch (error) {
+          return malformed(request, error);
+        }
+      },
+    });
+  }
   router.add({
     method: 'POST',
     path: '/pair-pin-start',
@@ -168,20 +224,29 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
         return refuse(STATUS.badRequest, `body of ${request.body.length} bytes; spec 5.6 says ${AUTH_SETUP_BODY_BYTES}`);
       }
       try {
-        const body = authSetupReply(request.body, device, ports.random);
+        const body = authSetupReply(request.body, device, ports.random, ports.crypto);
         return { status: STATUS.ok, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
       } catch (error) {
         return malformed(request, error);
       }
     },
   });
-  return { peers, setup, verify, identifier, device };
+  return { peers, setup, verify, admin, identifier, device };
 }
 
 /** The reply's Content-Type: the request's pairing type when it used one, else octet-stream. */
 function replyType(request: Request): string {
   const type = request.head.headers.get(HEADER.contentType)?.split(';')[0].trim().toLowerCase();
   return type === PAIRING_MIME.tlv8 ? PAIRING_MIME.tlv8 : PAIRING_MIME.octetStream;
+}
+
+/** Whether a pairing body is step M1 (State 1); a body that is not TLV8 goes on to be answered 400. */
+function isM1(body: Uint8Array): boolean {
+  try {
+    return decodeTlv8(body).get(TLV.State)?.[0] === PAIR_STATE.M1;
+  } catch {
+    return false;
+  }
 }
 
 function peerOf(request: Request): string {

@@ -26,6 +26,12 @@ export interface Profile {
  * pair-setup, pair-verify and the encrypted connection; certificate authentication inside
  * pair-setup (bit 51) and POST /auth-setup (bit 26) where the device has a key and certificate.
  */
+/**
+ * Costly pairing steps (M1s) a microcontroller board takes per second. A sender pairs with a
+ * pair-setup M1 and then a pair-verify M1 on one connection, back to back: two per connection.
+ */
+const BOARD_PAIRING_RATES: Partial<ReceiverLimits> = { pairingStepsPerSecondPerAddress: 4, pairingStepsPerSecondPerConnection: 2 };
+
 const PAIRING: readonly FeatureName[] = [
   'SupportsCorePairingAndEncryption',
   'SupportsTransientPairing',
@@ -42,8 +48,16 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     model: 'VendorFrame1,1',
     // A few MB of PSRAM: one picture of up to 1 MB in flight, and three cached (the previous,
     // the shown and the next photo) within 2 MB.
-    // Sockets: lwIP on an ESP32-S3 has about 16; a sender needs a handful.
-    limits: { maxPhotoBytes: 1024 * 1024, photoCacheBytes: 2 * 1024 * 1024, photoCacheEntries: 3, maxConnections: 12, maxConnectionsPerAddress: 8 },
+    // Sockets: lwIP on an ESP32-S3 has about 16; a sender needs a handful. A pairing step costs a
+    // board far more than a desktop (3072-bit modexp, curve arithmetic): fewer per second.
+    limits: {
+      ...BOARD_PAIRING_RATES,
+      maxPhotoBytes: 1024 * 1024,
+      photoCacheBytes: 2 * 1024 * 1024,
+      photoCacheEntries: 3,
+      maxConnections: 12,
+      maxConnectionsPerAddress: 8,
+    },
   },
   speaker: {
     name: 'speaker',
@@ -52,7 +66,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
-    limits: { maxConnections: 8, maxConnectionsPerAddress: 4 },
+    limits: { ...BOARD_PAIRING_RATES, maxConnections: 8, maxConnectionsPerAddress: 4 },
   },
   'media-board': {
     name: 'media-board',

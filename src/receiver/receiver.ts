@@ -29,6 +29,7 @@ import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info';
 import { MediaSession } from './media-session';
+import type { CryptoKernels } from '../pairing/crypto-kernels';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
 import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
@@ -45,10 +46,17 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 /** How long a refused sender should wait before it tries again (Retry-After, RFC 9110 10.2.3). */
 const RETRY_AFTER_SECONDS = 2;
 
-/** The connection idle longest, if any is idle. */
+/**
+ * The connection idle longest, if any is idle. A paired (encrypted) connection is a sender's
+ * session, kept open between requests on purpose, and only a sender that knows the PIN can make
+ * one: it never makes room for a newcomer.
+ */
 function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnection | undefined {
   let oldest: ReceiverConnection | undefined;
-  for (const connection of connections) if (connection.idle && (!oldest || connection.lastActivity < oldest.lastActivity)) oldest = connection;
+  for (const connection of connections) {
+    if (!connection.idle || connection.state.encrypted) continue;
+    if (!oldest || connection.lastActivity < oldest.lastActivity) oldest = connection;
+  }
   return oldest;
 }
 
@@ -88,6 +96,8 @@ export interface ReceiverPorts {
    * no photos: feature bits Photo and PhotoCaching stay clear and PUT /photo is not served.
    */
   readonly display?: Display;
+  /** Pairing's and the channel's cryptography (natives on XS, WebAssembly frames on Node); portable @noble when omitted. */
+  readonly crypto?: CryptoKernels;
 }
 
 export class Receiver implements InfoContext {
@@ -160,7 +170,7 @@ export class Receiver implements InfoContext {
     });
     registerInfoRoutes(this.router, this);
     registerUnservedAudioRoutes(this.router);
-    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display });
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
     if (display && this.features & featureMask(['Photo'])) {

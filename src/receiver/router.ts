@@ -15,7 +15,7 @@ export interface Request {
   /** The path of the target without query: `/server-info`; `*` for `OPTIONS *`. */
   readonly path: string;
   /** Query parameters in order; a parameter without `=` has the value ''. */
-  readonly query: Map<string, string>;
+  readonly query: ReadonlyMap<string, string>;
   readonly body: Uint8Array;
   /** The sender's session, from `X-Vendor-Session-ID` in any dialect (spec 1.7). */
   readonly sessionId: string | undefined;
@@ -113,11 +113,22 @@ export type RouteMatch =
 /** A route path that matches every path. */
 export const ANY_PATH = '*';
 
+const PROTOCOLS: readonly Protocol[] = ['HTTP', 'RTSP'];
+
+/** The query of a target without one: shared, never written. */
+const NO_QUERY: ReadonlyMap<string, string> = new Map();
+
 export class Router {
   private readonly routes: Route[] = [];
+  /**
+   * The answer for every (protocol, method, exact path) a route serves, built on the first
+   * match after a change: the common case is one Map lookup and no allocation per request.
+   */
+  private exact: Map<string, RouteMatch> | undefined;
 
   add(route: Route): this {
     this.routes.push(route);
+    this.exact = undefined;
     return this;
   }
 
@@ -129,6 +140,25 @@ export class Router {
   }
 
   match(protocol: Protocol, method: string, path: string): RouteMatch {
+    this.exact ??= this.indexExact();
+    return this.exact.get(`${protocol} ${method} ${path}`) ?? this.search(protocol, method, path);
+  }
+
+  private indexExact(): Map<string, RouteMatch> {
+    const index = new Map<string, RouteMatch>();
+    for (const route of this.routes) {
+      if (route.path === ANY_PATH) continue;
+      for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
+        const key = `${protocol} ${route.method} ${route.path}`;
+        // The first route added for a key wins, as in search().
+        if (!index.has(key)) index.set(key, { kind: 'route', route });
+      }
+    }
+    return index;
+  }
+
+  /** Everything but an exact route: any-path routes, HEAD as GET, and the refusals. */
+  private search(protocol: Protocol, method: string, path: string): RouteMatch {
     const onProtocol = this.routes.filter((route) => !route.protocol || route.protocol === protocol);
     const onPath = onProtocol.filter((route) => route.path === path);
     // RFC 9110 9.3.2: HEAD is answered as GET would be, without the body (the connection
@@ -157,7 +187,9 @@ export class Router {
  * RTSP senders use for SETUP) lose their scheme and authority; an empty RTSP target (some
  * senders send `TEARDOWN  RTSP/1.0`) is `/`.
  */
-export function splitTarget(target: string): { path: string; query: Map<string, string> } {
+export function splitTarget(target: string): { path: string; query: ReadonlyMap<string, string> } {
+  // The common case, `/server-info`: nothing to take apart.
+  if (target.startsWith('/') && !target.includes('?') && !target.includes('://')) return { path: target, query: NO_QUERY };
   let rest = target;
   const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/.exec(rest);
   if (scheme) rest = rest.slice(scheme[0].length);

@@ -12,6 +12,7 @@ import type { ReceiverLimits } from './limits';
 import type { MediaSession } from './media-session';
 import type { ReverseRegistry } from './reverse';
 import { refuse, type Request, type Response, type Router } from './router';
+import { ReplyCache } from './reply-cache';
 import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
 
@@ -104,13 +105,18 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
     body: encodeXmlPlistBytes(body),
   });
 
+  const featuresReplies = new ReplyCache<Response>();
   router.add({
     protocol: 'HTTP',
     method: 'GET',
     path: '/slideshow-features',
     maxBodyBytes: 0,
-    // spec 4.1: the themes, named in the language of Accept-Language.
-    handler: (request: Request) => plistReply(slideshowFeatures(themeLanguage(request.head.headers.get(HEADER.acceptLanguage)))),
+    // spec 4.1: the themes, named in the language of Accept-Language. The theme table is fixed
+    // and the dialect's MIME type with it: one reply per language, built once (reply-cache.ts).
+    handler: (request: Request) => {
+      const language = themeLanguage(request.head.headers.get(HEADER.acceptLanguage));
+      return featuresReplies.get([mime], language, () => plistReply(slideshowFeatures(language)));
+    },
   });
 
   router.add({

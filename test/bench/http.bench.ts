@@ -1,29 +1,42 @@
-// Keep-alive request rate of GET /server-info: the real receiver command against Node's own
-// `http` module serving the same bytes, each in its own child process on loopback, driven by
-// one load generator in this process; reported as a ratio (receiver / node-http; above 1 means
-// the receiver answers faster).
+// Keep-alive request rate of GET /server-info: the real receiver command (the compiled build,
+// as `npm start` runs it) against Node's own `http` module serving the same bytes, each in its
+// own child process on loopback, driven by one load generator in this process, at 1, 10 and 100
+// connections; reported per shape as a ratio (receiver / node-http; above 1 means the receiver
+// answers faster), and CPU time per request of each server (from /proc: less disturbed by the
+// other processes on a shared machine than the rate).
+//
+// Then the receiver's CPU per request for RTSP GET /info and OPTIONS (spec 2.11; no other RTSP
+// server is run here to compare with).
+//
+// Every response is checked whole: status line, the headers that identify it, and each body byte
+// against the first response's body.
 
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import net from 'node:net';
 import { equal, latin1Encode } from '../../src/bytes';
 import { ReceiverProcess, delay, exchange, within, type RawResponse } from '../e2e/receiver-process';
-import { report, round } from './measure';
+import { decodeBinaryPlist } from '../../src/plist/binary';
+import type { PlistDict } from '../../src/plist/value';
+import { ratioFigure, report, spreadFields, verify } from './measure';
 
 export interface HttpLoad {
-  /** Parallel keep-alive connections. */
-  connections: number;
+  /** Load shapes: parallel keep-alive connections. */
+  connections: number[];
   /** Requests written at once on a connection before waiting for their answers (1: sequential). */
   pipeline: number;
   /** Length of one measured round. */
   roundMs: number;
-  /** Rounds per server, alternating between the servers (odd, so there is a median). */
+  /** Rounds per server and shape, alternating between the servers. */
   rounds: number;
   warmUpMs: number;
 }
 
-export const DEFAULT_HTTP_LOAD: HttpLoad = { connections: 8, pipeline: 1, roundMs: 1500, rounds: 3, warmUpMs: 600 };
+export const DEFAULT_HTTP_LOAD: HttpLoad = { connections: [1, 10, 100], pipeline: 1, roundMs: 1000, rounds: 5, warmUpMs: 500 };
 
-const REQUEST = 'GET /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+const SERVER_INFO = 'GET /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+const RTSP_INFO = 'GET /info RTSP/1.0\r\nCSeq: 7\r\nX-Vendor-ProtocolVersion: 1\r\n\r\n';
+const RTSP_OPTIONS = 'OPTIONS * RTSP/1.0\r\nCSeq: 7\r\n\r\n';
 
 /**
  * Node's http server answering every request with the given status, headers and body. Node
@@ -40,12 +53,14 @@ const server = http.createServer((request, response) => {
   response.end(bytes);
 });
 server.keepAliveTimeout = 0;
+server.maxConnections = 1000;
 server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
 process.on('SIGTERM', () => process.exit(0));
 `;
 
 interface NodeHttpServer {
   readonly port: number;
+  readonly pid: number;
   stop(): Promise<void>;
 }
 
@@ -82,43 +97,93 @@ async function startNodeHttp(response: RawResponse): Promise<NodeHttpServer> {
         child.once('exit', (code) => reject(new Error(`node http server exited (${code}) before listening`)));
       }),
     );
-    return { port, stop };
+    return { port, pid: child.pid ?? 0, stop };
   } catch (error) {
     await stop();
     throw error;
   }
 }
 
+/** What every response in a load run must be: its status line, headers it must carry, its body. */
+interface Expected {
+  statusLine: string;
+  /** Lower-case `name: value` lines that must appear in the head. */
+  headerLines: string[];
+  /**
+   * The body of every response; or, for a body that differs per connection (/info names the
+   * sender's address), a check of the connection's first body, which later ones must equal.
+   */
+  body: Buffer | ((first: Buffer, socket: net.Socket) => void);
+}
+
+function expectedOf(response: RawResponse, identifying: string[]): Expected {
+  const { head } = response;
+  const headerLines = identifying.map((name) => {
+    const value = head.headers.get(name);
+    verify(value !== undefined, `the first response has ${name}`);
+    return `${name}: ${value}`.toLowerCase();
+  });
+  return { statusLine: `${head.protocol}/${head.version} ${head.status} ${head.reason}`, headerLines, body: Buffer.from(response.body) };
+}
+
 /**
- * Counts whole responses in a byte stream of `HTTP/1.1 200` responses framed by Content-Length,
- * with as little work per byte as possible (the load generator must not be the bottleneck).
+ * Counts whole responses in a byte stream of responses framed by Content-Length, checking each
+ * against `expected`, with little work per byte (the load generator must not be the
+ * bottleneck: the body check is a memcmp).
  */
 class ResponseCounter {
   private pending: Buffer = Buffer.alloc(0);
   private bodyLeft = 0;
+  private bodyDone = 0;
   private inBody = false;
+  private body: Buffer | undefined;
+  /** The first body's parts while it is learnt (Expected.body a check). */
+  private learning: Buffer[] | undefined;
 
-  /** Feeds bytes; returns how many responses they completed. Throws on anything but a 200. */
+  constructor(
+    private readonly expected: Expected,
+    private readonly socket: net.Socket,
+  ) {
+    if (Buffer.isBuffer(expected.body)) this.body = expected.body;
+  }
+
+  /** Feeds bytes; returns how many responses they completed. Throws on any difference. */
   feed(data: Buffer): number {
+    const { expected } = this;
     let bytes = this.pending.length > 0 ? Buffer.concat([this.pending, data]) : data;
     let pos = 0;
     let done = 0;
     for (;;) {
       if (this.inBody) {
         const take = Math.min(this.bodyLeft, bytes.length - pos);
+        if (this.body === undefined) this.learning?.push(Buffer.from(bytes.subarray(pos, pos + take)));
+        else if (bytes.compare(this.body, this.bodyDone, this.bodyDone + take, pos, pos + take) !== 0) {
+          throw new Error(`load generator: body bytes ${this.bodyDone} to ${this.bodyDone + take} differ from the expected body`);
+        }
         pos += take;
+        this.bodyDone += take;
         this.bodyLeft -= take;
         if (this.bodyLeft > 0) break;
         this.inBody = false;
+        if (this.body === undefined && this.learning && typeof expected.body === 'function') {
+          this.body = Buffer.concat(this.learning);
+          this.learning = undefined;
+          expected.body(this.body, this.socket);
+        }
         done++;
         continue;
       }
       const end = bytes.indexOf('\r\n\r\n', pos, 'latin1');
       if (end < 0) break;
       const head = bytes.toString('latin1', pos, end);
-      if (!head.startsWith('HTTP/1.1 200 ')) throw new Error(`load generator: unexpected response ${JSON.stringify(head.slice(0, 80))}`);
-      const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
+      if (!head.startsWith(`${expected.statusLine}\r\n`)) throw new Error(`load generator: unexpected response ${JSON.stringify(head.slice(0, 80))}`);
+      const lower = head.toLowerCase();
+      for (const line of expected.headerLines) if (!lower.includes(`\r\n${line}\r\n`) && !lower.endsWith(`\r\n${line}`)) throw new Error(`load generator: response without ${line}: ${JSON.stringify(head)}`);
+      const length = /\r\ncontent-length:[ \t]*(\d+)/.exec(lower);
       this.bodyLeft = length ? Number(length[1]) : 0;
+      if (this.body === undefined) this.learning = [];
+      else if (this.bodyLeft !== this.body.length) throw new Error(`load generator: Content-Length ${this.bodyLeft}, expected ${this.body.length}`);
+      this.bodyDone = 0;
       this.inBody = true;
       pos = end + 4;
     }
@@ -129,14 +194,29 @@ class ResponseCounter {
   }
 }
 
+/** CPU seconds (user + system) a process has used so far, from /proc (Linux). */
+function cpuSeconds(pid: number): number {
+  // Fields after the command name (which may hold spaces, so split after its closing parenthesis).
+  const fields = readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1].split(' ');
+  // utime and stime are fields 14 and 15 (1-based), 12 and 13 here; clock ticks of 1/100 s.
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}
+
+interface RoundResult {
+  requestsPerSec: number;
+  /** CPU microseconds the server used per request. */
+  cpuUsPerRequest: number;
+}
+
 /**
- * Requests per second that the server on `port` answers: `connections` keep-alive connections
- * each write `pipeline` requests, wait for their answers, and repeat until `ms` has passed.
+ * Requests per second that the server on `port` (process `pid`) answers: `connections`
+ * keep-alive connections each write `pipeline` requests, wait for their answers, and repeat
+ * until `ms` has passed.
  */
-async function requestRate(port: number, load: Pick<HttpLoad, 'connections' | 'pipeline'>, ms: number): Promise<number> {
-  const batch = latin1Encode(REQUEST.repeat(load.pipeline));
+async function requestRate(port: number, pid: number, request: string, expected: Expected, connections: number, pipeline: number, ms: number): Promise<RoundResult> {
+  const batch = latin1Encode(request.repeat(pipeline));
   const sockets = await Promise.all(
-    Array.from({ length: load.connections }, () =>
+    Array.from({ length: connections }, () =>
       within(
         3000,
         `connect to 127.0.0.1:${port}`,
@@ -148,6 +228,7 @@ async function requestRate(port: number, load: Pick<HttpLoad, 'connections' | 'p
       ),
     ),
   );
+  const cpuBefore = cpuSeconds(pid);
   const start = performance.now();
   const deadline = start + ms;
   let completed = 0;
@@ -159,10 +240,10 @@ async function requestRate(port: number, load: Pick<HttpLoad, 'connections' | 'p
         sockets.map(
           (socket) =>
             new Promise<void>((resolve, reject) => {
-              const counter = new ResponseCounter();
+              const counter = new ResponseCounter(expected, socket);
               let outstanding = 0;
               const send = () => {
-                outstanding = load.pipeline;
+                outstanding = pipeline;
                 socket.write(batch);
               };
               socket.on('data', (data: Buffer) => {
@@ -189,48 +270,104 @@ async function requestRate(port: number, load: Pick<HttpLoad, 'connections' | 'p
   } finally {
     for (const socket of sockets) socket.destroy();
   }
-  return (completed * 1000) / (performance.now() - start);
+  const seconds = (performance.now() - start) / 1000;
+  const cpu = cpuSeconds(pid) - cpuBefore;
+  return { requestsPerSec: completed / seconds, cpuUsPerRequest: (cpu * 1e6) / completed };
 }
 
 export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<void> {
+  const most = Math.max(...load.connections);
   // The default log level (info) logs nothing for a successful request, as a person runs it.
-  const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--limit', `maxConnections=${load.connections + 8}`] });
+  // The load comes from one address: room for all of it there too (a sender uses a handful).
+  const room = most + 8;
+  const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--limit', `maxConnections=${room}`, '--limit', `maxConnectionsPerAddress=${room}`] });
   let nodeHttp: NodeHttpServer | undefined;
   try {
-    const sample = await exchange(receiver.port, REQUEST);
-    if (sample.head.status !== 200) throw new Error(`receiver answered GET /server-info with ${sample.head.status}`);
+    const receiverPid = receiver.child.pid ?? 0;
+    const sample = await exchange(receiver.port, SERVER_INFO);
+    verify(sample.head.status === 200, `receiver answered GET /server-info with ${sample.head.status}`);
     nodeHttp = await startNodeHttp(sample);
     // Same status and body; the headers differ only by Node's own Connection: keep-alive.
-    const nodeSample = await exchange(nodeHttp.port, REQUEST);
-    if (nodeSample.head.status !== sample.head.status || !equal(nodeSample.body, sample.body)) throw new Error('node http server does not serve the same response');
+    const nodeSample = await exchange(nodeHttp.port, SERVER_INFO);
+    verify(nodeSample.head.status === sample.head.status && equal(nodeSample.body, sample.body), 'node http server serves the same response');
     const names = (response: RawResponse) => [...response.head.headers].map(([name]) => name.toLowerCase()).sort();
     const extra = names(nodeSample).filter((name) => !names(sample).includes(name));
 
-    const servers = { receiver: receiver.port, 'node-http': nodeHttp.port };
-    const samples: Record<keyof typeof servers, number[]> = { receiver: [], 'node-http': [] };
-    for (const port of Object.values(servers)) await requestRate(port, load, load.warmUpMs);
-    for (let i = 0; i < load.rounds; i++) {
-      for (const [name, port] of Object.entries(servers) as [keyof typeof servers, number][]) {
-        samples[name].push(await requestRate(port, load, load.roundMs));
-        await delay(50);
+    const servers = [
+      { name: 'receiver', port: receiver.port, pid: receiverPid, expected: expectedOf(sample, ['Content-Type', 'Server']) },
+      { name: 'node-http', port: nodeHttp.port, pid: nodeHttp.pid, expected: expectedOf(nodeSample, ['Content-Type', 'Server']) },
+    ] as const;
+    for (const server of servers) await requestRate(server.port, server.pid, SERVER_INFO, server.expected, 10, load.pipeline, load.warmUpMs);
+    const responseBytes = { receiver: responseSize(sample), 'node-http': responseSize(nodeSample) };
+    for (const connections of load.connections) {
+      const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
+      const cpu: Record<string, number[]> = { receiver: [], 'node-http': [] };
+      for (let i = 0; i < load.rounds; i++) {
+        for (const server of servers) {
+          const result = await requestRate(server.port, server.pid, SERVER_INFO, server.expected, connections, load.pipeline, load.roundMs);
+          rates[server.name].push(result.requestsPerSec);
+          cpu[server.name].push(result.cpuUsPerRequest);
+          await delay(50);
+        }
+      }
+      const common = { connections, pipeline: load.pipeline, rounds: load.rounds, roundMs: load.roundMs };
+      for (const server of servers) {
+        report({
+          bench: 'http.server-info',
+          server: server.name,
+          ...spreadFields('requestsPerSec', rates[server.name], 0),
+          ...spreadFields('cpuUsPerRequest', cpu[server.name], 1),
+          responseBytes: responseBytes[server.name],
+          ...common,
+        });
+      }
+      report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
+      report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(cpu.receiver, cpu['node-http']), ...common });
+    }
+
+    // RTSP: the receiver alone (spec 2.11 /info, RFC 2326 OPTIONS).
+    for (const [what, request, identifying] of [
+      ['rtsp.info', RTSP_INFO, ['Content-Type', 'CSeq']],
+      ['rtsp.options', RTSP_OPTIONS, ['Public', 'CSeq']],
+    ] as const) {
+      const first = await exchange(receiver.port, request);
+      verify(first.head.status === 200, `receiver answered ${what} with ${first.head.status}`);
+      const expected = expectedOf(first, [...identifying]);
+      if (what === 'rtsp.info') expected.body = infoCheck(first.body);
+      await requestRate(receiver.port, receiverPid, request, expected, 10, load.pipeline, load.warmUpMs);
+      for (const connections of [1, 10]) {
+        const rates: number[] = [];
+        const cpu: number[] = [];
+        for (let i = 0; i < load.rounds; i++) {
+          const result = await requestRate(receiver.port, receiverPid, request, expected, connections, load.pipeline, load.roundMs);
+          rates.push(result.requestsPerSec);
+          cpu.push(result.cpuUsPerRequest);
+        }
+        report({ bench: what, server: 'receiver', ...spreadFields('requestsPerSec', rates, 0), ...spreadFields('cpuUsPerRequest', cpu, 1), responseBytes: responseSize(first), connections, rounds: load.rounds, roundMs: load.roundMs });
       }
     }
-    const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-    const responseBytes = { receiver: responseSize(sample), 'node-http': responseSize(nodeSample) };
-    const common = { connections: load.connections, pipeline: load.pipeline, rounds: load.rounds, roundMs: load.roundMs };
-    for (const name of Object.keys(servers) as (keyof typeof servers)[]) {
-      report({ bench: 'http.server-info', server: name, requestsPerSec: round(median(samples[name]), 0), responseBytes: responseBytes[name], ...common });
-    }
-    report({
-      bench: 'http.server-info',
-      ratio: round(median(samples.receiver) / median(samples['node-http'])),
-      of: 'receiver/node-http',
-      nodeExtraHeaders: extra.join(','),
-    });
   } finally {
     await nodeHttp?.stop();
     await receiver.stop();
   }
+}
+
+/**
+ * /info bodies differ per connection by senderAddress only (spec 2.11): a connection's first body
+ * must name that connection's own address and otherwise equal `sample`.
+ */
+function infoCheck(sample: Uint8Array): (first: Buffer, socket: net.Socket) => void {
+  const reference = decodeBinaryPlist(sample) as PlistDict;
+  return (first, socket) => {
+    const info = decodeBinaryPlist(new Uint8Array(first)) as PlistDict;
+    verify(info.senderAddress === `${socket.localAddress}:${socket.localPort}`, `/info senderAddress ${String(info.senderAddress)} names this connection`);
+    verify(Object.keys(info).length === Object.keys(reference).length, '/info has the keys of the first reply');
+    for (const key of Object.keys(reference)) {
+      if (key === 'senderAddress') continue;
+      const [a, b] = [info[key], reference[key]];
+      verify(a instanceof Uint8Array && b instanceof Uint8Array ? equal(a, b) : JSON.stringify(a) === JSON.stringify(b), `/info ${key} equals the first reply's`);
+    }
+  };
 }
 
 /** Bytes of a response on the wire: status line, headers, empty line, body. */
@@ -240,3 +377,4 @@ function responseSize(response: RawResponse): number {
   for (const [name, value] of head.headers) size += name.length + 2 + value.length + 2;
   return size;
 }
+

@@ -1,11 +1,15 @@
-// `npm run bench`: every benchmark, one JSON line per figure on stdout.
-// Run one group with `npm run bench -- plist` (names: plist, http, channel, photo, slideshow).
+// `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
+// this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
+// channel, photo, slideshow, startup, xs-pair-setup, xs).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
 import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
+import { runStartupBench } from './startup.bench';
+import { runXsPairSetupBench } from './xs-pair-setup';
+import { runXsBench } from './xs.bench';
 
 const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
@@ -13,9 +17,17 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   channel: runChannelBench,
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
+  startup: runStartupBench,
+  'xs-pair-setup': () => runXsPairSetupBench(),
+  xs: runXsBench,
 };
 
 const wanted = process.argv.slice(2);
+const unknown = wanted.filter((name) => !(name in BENCHES));
+if (unknown.length > 0) {
+  process.stderr.write(`bench: no group ${unknown.join(', ')} (groups: ${Object.keys(BENCHES).join(', ')})\n`);
+  process.exit(2);
+}
 for (const [name, run] of Object.entries(BENCHES)) {
   if (wanted.length > 0 && !wanted.includes(name)) continue;
   await run();

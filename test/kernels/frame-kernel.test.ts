@@ -11,14 +11,16 @@ import { test } from 'node:test';
 import { concat, fromHex, toHex } from '../../src/bytes';
 import { createControlChannel, createSenderChannel, MAX_FRAME_PLAINTEXT } from '../../src/pairing/channel';
 import { PairingError } from '../../src/pairing/errors';
-import { defaultFrameKernel, portableFrameKernel, setDefaultFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
+import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import type { LogLevel } from '../../src/platform';
-import { createWasmFrameKernel, installFrameKernel, selfTestFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
+import { createWasmFrameKernel, selectFrameKernel, selfTestFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
 import { makeRng } from '../support/arbitrary';
 import vectors from '../vectors/control-channel.json' with { type: 'json' };
 
 const aead = WasmChaCha20Poly1305.fromFile();
 const kernel = createWasmFrameKernel(aead);
+const wasmCrypto = withFrameKernel(portableCryptoKernels, kernel);
 const shared = fromHex(vectors.sharedSecret);
 
 const latin1 = (text: string): Uint8Array => Uint8Array.from(text, (char) => char.charCodeAt(0));
@@ -118,14 +120,14 @@ test('every single-frame vector of control-channel.json: exact seal, open, and a
 });
 
 test('the channel on the WebAssembly kernel seals and opens every message of control-channel.json exactly', () => {
-  const receiver = createControlChannel(shared, kernel);
+  const receiver = createControlChannel(shared, wasmCrypto);
   for (const message of vectors.receiverToSender) assert.equal(toHex(receiver.seal(fromHex(message.plaintext))), message.framed);
-  const sender = createSenderChannel(shared, kernel);
+  const sender = createSenderChannel(shared, wasmCrypto);
   for (const message of vectors.senderToReceiver) assert.equal(toHex(sender.seal(fromHex(message.plaintext))), message.framed);
-  const opened = createControlChannel(shared, kernel).open(concat(...vectors.senderToReceiver.map((message) => fromHex(message.framed))));
+  const opened = createControlChannel(shared, wasmCrypto).open(concat(...vectors.senderToReceiver.map((message) => fromHex(message.framed))));
   assert.equal(toHex(concat(...opened)), vectors.senderToReceiver.map((message) => message.plaintext).join(''));
   assert.equal(opened.length, vectors.senderToReceiver.reduce((count, message) => count + message.frames.length, 0));
-  const back = createSenderChannel(shared, kernel).open(concat(...vectors.receiverToSender.map((message) => fromHex(message.framed))));
+  const back = createSenderChannel(shared, wasmCrypto).open(concat(...vectors.receiverToSender.map((message) => fromHex(message.framed))));
   assert.equal(toHex(concat(...back)), vectors.receiverToSender.map((message) => message.plaintext).join(''));
 });
 
@@ -232,41 +234,40 @@ test('the self-test passes the module and catches a kernel that is wrong or acce
   assert.match(selfTestFrameKernel(throws) ?? '', /threw no/);
 });
 
-test('installFrameKernel: the module when it loads and passes, else the portable kernel with a log line saying why', () => {
+test('selectFrameKernel: the module when it loads and passes, else the portable kernel with a log line saying why', () => {
   const lines: [LogLevel, string][] = [];
   const log = (level: LogLevel, message: string): void => void lines.push([level, message]);
   const directory = mkdtempSync(path.join(tmpdir(), 'vendorplay-kernels-'));
   try {
-    const installed = installFrameKernel(log, { choice: '' });
+    const installed = selectFrameKernel(log, { choice: '' });
     assert.equal(installed.name, 'ours-wasm');
-    assert.equal(defaultFrameKernel(), installed.kernel);
+    assert.equal(installed.crypto.frame, installed.kernel);
     assert.match(lines.at(-1)![1], /^frame kernel: ours-wasm \(.*frame-kernel\.wasm\)$/);
-    // The channel then uses it by default.
-    assert.equal(toHex(createControlChannel(shared).seal(fromHex(vectors.receiverToSender[0].plaintext))), vectors.receiverToSender[0].framed);
+    // A channel made with the port it returns uses it.
+    assert.equal(toHex(createControlChannel(shared, installed.crypto).seal(fromHex(vectors.receiverToSender[0].plaintext))), vectors.receiverToSender[0].framed);
 
-    const missing = installFrameKernel(log, { file: path.join(directory, 'none.wasm'), choice: '' });
+    const missing = selectFrameKernel(log, { file: path.join(directory, 'none.wasm'), choice: '' });
     assert.equal(missing.name, 'ours-ts');
-    assert.equal(defaultFrameKernel(), portableFrameKernel);
+    assert.equal(missing.crypto, portableCryptoKernels);
     assert.deepEqual(lines.at(-1), ['info', `frame kernel: ours-ts (portable TypeScript); ${path.join(directory, 'none.wasm')}: not built (npm run build:kernels)`]);
 
     const garbage = path.join(directory, 'garbage.wasm');
     writeFileSync(garbage, 'not a module');
-    assert.equal(installFrameKernel(log, { file: garbage, choice: '' }).name, 'ours-ts');
+    assert.equal(selectFrameKernel(log, { file: garbage, choice: '' }).name, 'ours-ts');
     assert.equal(lines.at(-1)![0], 'warn');
     assert.match(lines.at(-1)![1], /^frame kernel: ours-ts \(portable TypeScript\); .*garbage\.wasm: /);
 
     // An empty module (just the header) compiles but exports nothing.
     const empty = path.join(directory, 'empty.wasm');
     writeFileSync(empty, Uint8Array.of(0x00, 0x61, 0x73, 0x6d, 0x01, 0x00, 0x00, 0x00));
-    assert.equal(installFrameKernel(log, { file: empty, choice: '' }).name, 'ours-ts');
+    assert.equal(selectFrameKernel(log, { file: empty, choice: '' }).name, 'ours-ts');
     assert.match(lines.at(-1)![1], /does not export memory, keyRegion/);
 
-    assert.equal(installFrameKernel(log, { choice: 'ours-ts' }).name, 'ours-ts');
+    assert.equal(selectFrameKernel(log, { choice: 'ours-ts' }).name, 'ours-ts');
     assert.deepEqual(lines.at(-1), ['info', 'frame kernel: ours-ts (portable TypeScript); VENDORPLAY_FRAME_KERNEL=ours-ts']);
-    assert.equal(installFrameKernel(log, { choice: 'fast' }).name, 'ours-ts');
+    assert.equal(selectFrameKernel(log, { choice: 'fast' }).name, 'ours-ts');
     assert.equal(lines.at(-1)![0], 'warn');
   } finally {
-    setDefaultFrameKernel(undefined);
     rmSync(directory, { recursive: true, force: true });
   }
 });

@@ -17,8 +17,9 @@ export class MemorySender {
   private read = 0;
   private cseq = 1;
 
-  constructor(receiver: Receiver, remotePort = 50000) {
+  constructor(receiver: Receiver, remotePort = 50000, remoteAddress?: string) {
     this.connection.remotePort = remotePort;
+    if (remoteAddress !== undefined) this.connection.remoteAddress = remoteAddress;
     receiver.accept(this.connection);
   }
 

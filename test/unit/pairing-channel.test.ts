@@ -6,7 +6,8 @@ import { test } from 'node:test';
 import { concat, fromHex, toHex } from '../../src/bytes';
 import { createControlChannel, createSenderChannel, ControlChannel, MAX_FRAME_PLAINTEXT } from '../../src/pairing/channel';
 import { PairingError } from '../../src/pairing/errors';
-import { createPortableFrameKernel, defaultFrameKernel, portableFrameKernel, setDefaultFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
+import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { createPortableFrameKernel, portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { makeRng } from '../support/arbitrary';
 import vectors from '../vectors/control-channel.json' with { type: 'json' };
@@ -129,7 +130,7 @@ test('the portable kernel matches the single-frame vectors, counters above 2^32 
   assert.throws(() => kernel.seal(new Uint8Array(32), -1n, new Uint8Array(2), new Uint8Array(1)), PairingError);
 });
 
-test('a kernel passed in (or installed as the default) does the work; one that returns new arrays works too', () => {
+test('the frame kernel of the CryptoKernels passed in does the work; one that returns new arrays works too', () => {
   let calls = 0;
   const counting: FrameKernel = {
     seal: (key, counter, aad, plaintext) => {
@@ -141,19 +142,13 @@ test('a kernel passed in (or installed as the default) does the work; one that r
       return portableFrameKernel.open(key, counter, aad, sealed);
     },
   };
-  const channel = createControlChannel(shared, counting);
+  const channel = createControlChannel(shared, withFrameKernel(portableCryptoKernels, counting));
   assert.equal(toHex(channel.seal(fromHex(vectors.receiverToSender[0].plaintext))), vectors.receiverToSender[0].framed);
   assert.equal(channel.open(senderBytes).length, 6);
   assert.equal(calls, 7);
-  setDefaultFrameKernel(counting);
-  try {
-    assert.equal(defaultFrameKernel(), counting);
-    createControlChannel(shared).seal(new Uint8Array(1));
-    assert.equal(calls, 8);
-  } finally {
-    setDefaultFrameKernel(undefined);
-  }
-  assert.equal(defaultFrameKernel(), portableFrameKernel);
+  // Without one, the portable kernels: the counting kernel is not called.
+  createControlChannel(shared).seal(new Uint8Array(1));
+  assert.equal(calls, 7);
 });
 
 test('dispose wipes the keys and refuses further input', () => {

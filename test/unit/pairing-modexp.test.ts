@@ -1,9 +1,9 @@
 // Modular exponentiation: small exact values, agreement with plain square-and-multiply on
-// large operands, edge cases, and the replaceable hook.
+// large operands, and edge cases.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { modPow, portableModPow, setModPow } from '../../src/pairing/modexp';
+import { modPow, portableModPow } from '../../src/pairing/modexp';
 import { SRP_GROUP_3072 } from '../../src/pairing/srp';
 
 /** Right-to-left binary exponentiation, written independently of the module under test. */
@@ -49,20 +49,4 @@ test('a zero or negative modulus and a negative exponent are RangeErrors', () =>
   assert.throws(() => modPow(2n, 3n, 0n), RangeError);
   assert.throws(() => modPow(2n, 3n, -5n), RangeError);
   assert.throws(() => modPow(2n, -1n, 5n), RangeError);
-});
-
-test('setModPow installs a replacement and undefined restores the portable one', () => {
-  const calls: bigint[] = [];
-  setModPow((base, exponent, modulus) => {
-    calls.push(exponent);
-    return portableModPow(base, exponent, modulus);
-  });
-  try {
-    assert.equal(modPow(3n, 5n, 7n), 5n);
-    assert.deepEqual(calls, [5n]);
-  } finally {
-    setModPow(undefined);
-  }
-  assert.equal(modPow(3n, 5n, 7n), 5n);
-  assert.deepEqual(calls, [5n]);
 });

@@ -4,10 +4,14 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { MAX_PEERS, MAX_PEER_ID_BYTES, PEERS_KEY, BAD_PEERS_KEY, PeerStore, decodePeers, encodePeers, type Peer } from '../../src/pairing/peers';
+import { MAX_PEER_ID_BYTES, PEERS_KEY, BAD_PEERS_KEY, PeerStore, decodePeers, encodePeers, type Peer } from '../../src/pairing/peers';
+import { DEFAULT_LIMITS } from '../../src/receiver/limits';
 import { MemoryStore, recordingLogger } from '../support/memory-ports';
 
 const key = (fill: number) => new Uint8Array(32).fill(fill);
+
+/** The default table size (limits.maxPairings). */
+const MAX_PEERS = DEFAULT_LIMITS.maxPairings;
 
 test('encodes version, count and each peer as length, identifier, key, permissions', () => {
   const bytes = encodePeers([{ id: 'AB', publicKey: key(7), permissions: 1 }]);

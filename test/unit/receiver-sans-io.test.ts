@@ -212,3 +212,15 @@ test('Expect: 100-continue gets 100 Continue before the body; a refused one gets
   assert.match(refused, /\r\nConnection: close\r\n/, 'the body it holds back is not there to skip');
   assert.equal(connection.pollEvent()?.type, 'close');
 });
+
+test('a paired (encrypted) connection is never evicted to make room: newcomers are refused instead', () => {
+  const { receiver } = setup({ maxConnections: 1 });
+  const channel = { open: (bytes: Uint8Array) => [bytes], seal: (bytes: Uint8Array) => bytes, dispose: () => {} };
+  receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
+  const paired = receiver.open(ADDRESSES, 0)!;
+  feed(paired, 'POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n', 1);
+  drain(paired);
+  assert.equal(paired.idle, true);
+  assert.equal(receiver.open({ ...ADDRESSES, remotePort: 50001 }, 2), undefined);
+  assert.equal(paired.pollEvent(), undefined, 'the paired connection stays');
+});

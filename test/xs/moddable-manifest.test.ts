@@ -17,7 +17,11 @@ interface Manifest {
   include?: string | string[];
   modules?: Record<string, string | string[]>;
   creation?: { main?: string };
+  platforms?: Record<string, { modules?: Record<string, string | string[]> }>;
 }
+
+/** The platform checked besides the common modules: the Linux simulator, the build issue 12 verified. */
+const PLATFORM = 'lin';
 
 /** Module name -> source file, from a manifest and the manifests it includes inside this repo. */
 function moduleMap(manifestFile: string, into = new Map<string, string>()): Map<string, string> {
@@ -26,7 +30,7 @@ function moduleMap(manifestFile: string, into = new Map<string, string>()): Map<
   for (const include of [manifest.include ?? []].flat()) {
     if (!include.startsWith('$(')) moduleMap(path.resolve(dir, include), into);
   }
-  for (const [name, targets] of Object.entries(manifest.modules ?? {})) {
+  for (const [name, targets] of [...Object.entries(manifest.modules ?? {}), ...Object.entries(manifest.platforms?.[PLATFORM]?.modules ?? {})]) {
     for (const target of [targets].flat()) {
       if (target.startsWith('$(')) continue;
       const source = path.resolve(dir, target);

@@ -40,10 +40,13 @@ function netstring(payload: string): Buffer {
   return Buffer.concat([Buffer.from(`${body.length}:`), body, Buffer.from(',')]);
 }
 
-/** Evaluates `script` in a fresh XS machine, waits until its promise jobs are done, and exits. */
-export function runInXs(script: string, timeoutMs = 120_000): Promise<XsRun> {
+/**
+ * Evaluates `script` in a fresh XS machine, waits until its promise jobs are done, and exits.
+ * `workerPath`: another build of the worker (the XS test host with natives, modules/native/xs-host).
+ */
+export function runInXs(script: string, timeoutMs = 120_000, workerPath = xsnapWorkerPath()): Promise<XsRun> {
   return new Promise((resolve, reject) => {
-    const worker = spawn(xsnapWorkerPath(), ['xs-suite'], {
+    const worker = spawn(workerPath, ['xs-suite'], {
       stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
     });
     const toWorker = worker.stdio[3] as NodeJS.WritableStream;

@@ -1,0 +1,27 @@
+// The contract of the natives in vp-crypto.c, one function each. On Moddable they are the module
+// "modules/native/vp-crypto" (vp-crypto.js, bound by xsc); in the XS test host the same C
+// functions are installed on a global object (xs-host/natives.c). Every function writes into
+// the arrays passed and allocates nothing; lengths other than those named throw a RangeError.
+
+export interface NativeCrypto {
+  /** ChaCha20-Poly1305 IETF seal of buffer[0, length) in place; the 16-byte tag at buffer[length]. */
+  aeadSeal(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, buffer: Uint8Array, length: number): void;
+  /** Open into output (sealed.length - 16 bytes): true when the tag matches, else false and output zeroed. */
+  aeadOpen(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, sealed: Uint8Array, output: Uint8Array): boolean;
+  /** X25519 public key of a 32-byte secret into out (32). */
+  x25519Base(out: Uint8Array, secret: Uint8Array): void;
+  /** X25519 shared secret into out (32); false (out zeroed) when it is all zero. */
+  x25519(out: Uint8Array, secret: Uint8Array, peer: Uint8Array): boolean;
+  /** Ed25519 public key of a 32-byte seed into out (32). */
+  ed25519Public(out: Uint8Array, seed: Uint8Array): void;
+  /** Ed25519 signature into out (64). */
+  ed25519Sign(out: Uint8Array, seed: Uint8Array, message: Uint8Array): void;
+  /** True when signature (64) of message verifies with publicKey (32). */
+  ed25519Verify(publicKey: Uint8Array, message: Uint8Array, signature: Uint8Array): boolean;
+  /** SHA-512 into out (64). */
+  sha512(out: Uint8Array, data: Uint8Array): void;
+  /** HMAC-SHA-512 into out (64), key of any length. */
+  hmacSha512(out: Uint8Array, key: Uint8Array, message: Uint8Array): void;
+  /** base^exponent mod modulus, big-endian, into out (modulus.length bytes); the modulus must be odd. */
+  modexp(out: Uint8Array, base: Uint8Array, exponent: Uint8Array, modulus: Uint8Array): void;
+}

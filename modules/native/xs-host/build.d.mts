@@ -1,0 +1,6 @@
+// Types of build.mjs (the XS test host's build), for the TypeScript tests that call it.
+
+/** Path of the host binary (modules/native/build/xs-host/vp-xsnap-worker). */
+export declare const XS_HOST_BINARY: string;
+/** Compiles what is stale, links, and resolves to the binary's path; rejects with the compiler's error. */
+export declare function buildXsHost(options?: { quiet?: boolean }): Promise<string>;

@@ -1,0 +1,89 @@
+/*
+ * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
+ * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
+ * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), the same C
+ * functions the Moddable module vp-crypto.js binds with xsc. Also the heap and meter figures
+ * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
+ * function lengths the SDK's linker leaves out.
+ */
+
+#include "xsAll.h"
+#include "xs.h"
+
+extern void modInstallBase64(xsMachine *the);
+
+extern void xs_vp_aead_seal(xsMachine *the);
+extern void xs_vp_aead_open(xsMachine *the);
+extern void xs_vp_x25519_base(xsMachine *the);
+extern void xs_vp_x25519(xsMachine *the);
+extern void xs_vp_ed25519_public(xsMachine *the);
+extern void xs_vp_ed25519_sign(xsMachine *the);
+extern void xs_vp_ed25519_verify(xsMachine *the);
+extern void xs_vp_sha512(xsMachine *the);
+extern void xs_vp_hmac_sha512(xsMachine *the);
+extern void xs_vp_modexp(xsMachine *the);
+
+/*
+ * xsl, the SDK's linker, writes C_NULL for newFunctionLength in the defaults of every app it
+ * links (xs/tools/xslStrip.c), so functions there have no own `length`. The host's xsDefaults.c
+ * is compiled with its entry renamed to this no-op: the same engine behaviour, on purpose.
+ */
+txSlot* vpNoFunctionLength(txMachine* the, txSlot* instance, txNumber length)
+{
+	return C_NULL;
+}
+
+/* __vpHeap(): the XS heap in bytes now and at its peak: { chunks, peakChunks, slots, peakSlots }. */
+static void xs_vp_heap(xsMachine *the)
+{
+	xsResult = xsNewObject();
+	xsSet(xsResult, xsID("chunks"), xsNumber(the->currentChunksSize));
+	xsSet(xsResult, xsID("peakChunks"), xsNumber(the->peakChunksSize));
+	xsSet(xsResult, xsID("slots"), xsNumber((double)the->currentHeapCount * sizeof(txSlot)));
+	xsSet(xsResult, xsID("peakSlots"), xsNumber((double)the->peakHeapCount * sizeof(txSlot)));
+}
+
+/* __vpHeapReset(): the peaks start again from the current sizes (a benchmark's baseline). */
+static void xs_vp_heap_reset(xsMachine *the)
+{
+	the->peakChunksSize = the->currentChunksSize;
+	the->peakHeapCount = the->currentHeapCount;
+}
+
+/* __vpMeter(): XS's compute meter (byte-code steps so far in this evaluation). */
+static void xs_vp_meter(xsMachine *the)
+{
+#ifdef mxMetering
+	xsResult = xsNumber((double)the->meterIndex);
+#endif
+}
+
+/* Called inside the worker's xsBuildAgent host frame, which has one variable (xsVar(0)) and xsResult. */
+static void vpDefine(xsMachine *the, const char *name, xsCallback callback, xsIntegerValue length)
+{
+	xsVar(0) = xsNewHostFunction(callback, length);
+	xsSet(xsResult, xsID(name), xsVar(0));
+}
+
+void vpInstallNatives(xsMachine *the)
+{
+	modInstallBase64(the);
+	xsResult = xsNewObject();
+	vpDefine(the, "aeadSeal", xs_vp_aead_seal, 5);
+	vpDefine(the, "aeadOpen", xs_vp_aead_open, 5);
+	vpDefine(the, "x25519Base", xs_vp_x25519_base, 2);
+	vpDefine(the, "x25519", xs_vp_x25519, 3);
+	vpDefine(the, "ed25519Public", xs_vp_ed25519_public, 2);
+	vpDefine(the, "ed25519Sign", xs_vp_ed25519_sign, 3);
+	vpDefine(the, "ed25519Verify", xs_vp_ed25519_verify, 3);
+	vpDefine(the, "sha512", xs_vp_sha512, 2);
+	vpDefine(the, "hmacSha512", xs_vp_hmac_sha512, 3);
+	vpDefine(the, "modexp", xs_vp_modexp, 4);
+	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
+	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
+	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
+	xsVar(0) = xsNewHostFunction(xs_vp_heap_reset, 0);
+	xsSet(xsGlobal, xsID("__vpHeapReset"), xsVar(0));
+	xsVar(0) = xsNewHostFunction(xs_vp_meter, 0);
+	xsSet(xsGlobal, xsID("__vpMeter"), xsVar(0));
+}

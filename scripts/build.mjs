@@ -1,0 +1,195 @@
+// Builds the Node host (hosts/node and the src/ core it imports) into dist/ with esbuild: one
+// ES module per command (dist/receiver.js, dist/send.js) and shared chunks, so `npm start` and the
+// bin/ commands run plain JavaScript instead of compiling TypeScript at every start (tsx, which
+// stays for the tests).
+//
+// `node scripts/build.mjs` always builds (`npm run build`); with --if-stale (`prepare`, `npm
+// test`) only when a file under src/ or hosts/, this script, package.json or the
+// installed packages' lock is newer than the last build.
+// The bin/ commands call ensureBuild(): a stale build is rebuilt when esbuild is installed (a
+// normal `npm install` installs devDependencies) and refused with a message saying what to run
+// when it is not (an install with --omit=dev and no dist/).
+//
+// The @noble libraries are bundled too: loaded as separate ES modules from node_modules they took
+// 35-60 ms of every start, bundled 12-15 ms. An install that changes node_modules (npm writes
+// node_modules/.package-lock.json) therefore makes the build stale. @homebridge/ciao stays
+// outside: it is loaded only when advertising, with its own dependencies.
+
+import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
+import path from 'node:path';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+export const DIST = path.join(ROOT, 'dist');
+/** Written last by a build: its mtime is the build's time, its text what was built from what. */
+const STAMP = path.join(DIST, 'build.json');
+const THIS_SCRIPT = fileURLToPath(import.meta.url);
+/** Trees whose files the build depends on (hosts/moddable is not built, but cheap to stat). */
+const SOURCE_TREES = ['src', 'hosts'];
+/** Single files it depends on: this script, and what says which library versions are installed. */
+const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+/** Loaded from node_modules at run time, not bundled. */
+const EXTERNAL = ['@homebridge/ciao'];
+
+/** The commands: output name (dist/NAME.js) -> entry file. */
+export const ENTRIES = {
+  receiver: 'hosts/node/main.ts',
+  send: 'hosts/node/send/main.ts',
+};
+
+/** The newest file under `dir` (recursively): { file, mtimeMs }. */
+function newestUnder(dir, newest = { file: '', mtimeMs: 0 }) {
+  for (const entry of readdirSync(dir, { withFileTypes: true })) {
+    const file = path.join(dir, entry.name);
+    if (entry.isDirectory()) newestUnder(file, newest);
+    else {
+      const { mtimeMs } = statSync(file);
+      if (mtimeMs > newest.mtimeMs) {
+        newest.file = file;
+        newest.mtimeMs = mtimeMs;
+      }
+    }
+  }
+  return newest;
+}
+
+/**
+ * Why the build in dist/ cannot be used as it is (missing, or older than a source), or undefined
+ * when it is fresh. Stats every file under src/ and hosts/ (about 110: a millisecond or two).
+ */
+export function staleReason() {
+  if (!existsSync(STAMP)) return 'dist/ has not been built';
+  const built = statSync(STAMP).mtimeMs;
+  for (const output of Object.keys(ENTRIES)) {
+    if (!existsSync(path.join(DIST, `${output}.js`))) return `dist/${output}.js is missing`;
+  }
+  const newest = newestUnder(path.join(ROOT, SOURCE_TREES[0]));
+  for (const tree of SOURCE_TREES.slice(1)) newestUnder(path.join(ROOT, tree), newest);
+  for (const name of SOURCE_FILES) {
+    const file = path.resolve(ROOT, name);
+    if (!existsSync(file)) continue;
+    const { mtimeMs } = statSync(file);
+    if (mtimeMs > newest.mtimeMs) {
+      newest.file = file;
+      newest.mtimeMs = mtimeMs;
+    }
+  }
+  if (newest.mtimeMs > built) return `${path.relative(ROOT, newest.file)} is newer than dist/`;
+  return undefined;
+}
+
+/**
+ * esbuild keeps `import.meta.url` as it is, which in dist/ names the bundle, not the source file
+ * (hosts/node/screen/server.ts reads its page next to itself; hosts/node/kernels.ts finds the
+ * .wasm by a relative path). This rewrites it, in the files that use it, to the URL of the
+ * source file, computed from the bundle's own URL (in `outdir`), so a moved checkout still works.
+ */
+export function sourceUrlPlugin(outdir) {
+  return {
+    name: 'source-import-meta-url',
+    setup(build) {
+      build.onLoad({ filter: /\.ts$/ }, (args) => {
+        const text = readFileSync(args.path, 'utf8');
+        if (!text.includes('import.meta.url')) return undefined;
+        // Chunks sit in `outdir` next to the entries (chunkNames below): one relative path serves.
+        const fromOut = path.relative(outdir, args.path).split(path.sep).join('/');
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`), loader: 'ts' };
+      });
+    },
+  };
+}
+
+/** Builds dist/ now. Returns the milliseconds it took. */
+export async function build() {
+  const started = performance.now();
+  // The stamp takes the time the build started: a source saved while esbuild runs is newer.
+  const startedAt = new Date();
+  const esbuild = await import('esbuild');
+  const result = await esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: Object.entries(ENTRIES).map(([out, entry]) => ({ out, in: entry })),
+    outdir: DIST,
+    chunkNames: 'chunk-[hash]',
+    bundle: true,
+    splitting: true,
+    format: 'esm',
+    platform: 'node',
+    target: 'node20',
+    external: EXTERNAL,
+    sourcemap: 'linked',
+    // No `__name` wrappers (tsx adds them: ~4% of request CPU, issue 11); names are not read.
+    keepNames: false,
+    write: false,
+    logLevel: 'silent',
+    plugins: [sourceUrlPlugin(DIST)],
+  });
+  // Written beside their final names and renamed: several commands starting at once on a stale
+  // build (the end-to-end tests) each build, and none reads a half-written file.
+  mkdirSync(DIST, { recursive: true });
+  const wanted = new Set();
+  for (const file of result.outputFiles) {
+    const temporary = `${file.path}.${process.pid}.tmp`;
+    writeFileSync(temporary, file.contents);
+    renameSync(temporary, file.path);
+    wanted.add(file.path);
+  }
+  // Chunks of earlier builds (their names hash their contents) would pile up.
+  for (const name of readdirSync(DIST)) {
+    const file = path.join(DIST, name);
+    if (name.startsWith('chunk-') && !wanted.has(file) && !name.endsWith('.tmp')) rmSync(file, { force: true });
+  }
+  const ms = Math.round(performance.now() - started);
+  const stampTemporary = `${STAMP}.${process.pid}.tmp`;
+  writeFileSync(stampTemporary, `${JSON.stringify({ builtBy: 'scripts/build.mjs', esbuild: esbuild.version, entries: ENTRIES, ms }, null, 2)}\n`);
+  utimesSync(stampTemporary, startedAt, startedAt);
+  renameSync(stampTemporary, STAMP);
+  return ms;
+}
+
+/** Whether esbuild can be loaded (it is a devDependency). */
+function esbuildInstalled() {
+  try {
+    import.meta.resolve('esbuild');
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * For the bin/ commands: the file URL of dist/`output`.js, rebuilt first when stale. Without
+ * esbuild a stale or missing build is refused: `command` exits 1 with what to do.
+ */
+export async function ensureBuild(output, command) {
+  const reason = staleReason();
+  if (reason !== undefined) {
+    if (!esbuildInstalled()) {
+      process.stderr.write(`${command}: ${reason}, and esbuild (a devDependency) is not installed to rebuild it: run \`npm install\` and \`npm run build\` in ${ROOT}\n`);
+      process.exit(1);
+    }
+    let ms;
+    try {
+      ms = await build();
+    } catch (error) {
+      // esbuild's message lists each error with its file and line.
+      process.stderr.write(`${command}: ${reason}, and rebuilding it failed: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exit(1);
+    }
+    process.stderr.write(`${command}: rebuilt dist/ (${reason}; ${ms} ms)\n`);
+  }
+  return pathToFileURL(path.join(DIST, `${output}.js`)).href;
+}
+
+// As a script: `node scripts/build.mjs [--if-stale]`.
+if (process.argv[1] && path.resolve(process.argv[1]) === THIS_SCRIPT) {
+  const ifStale = process.argv.includes('--if-stale');
+  const reason = staleReason();
+  if (ifStale && reason === undefined) process.exit(0);
+  if (!esbuildInstalled()) {
+    // An install without devDependencies: nothing to build with; say so, do not fail the install.
+    process.stderr.write(`build: esbuild is not installed (an install with --omit=dev), so dist/ is not built; ${reason ?? 'dist/ is kept as it is'}\n`);
+    process.exit(ifStale ? 0 : 1);
+  }
+  const ms = await build();
+  process.stderr.write(`build: dist/receiver.js, dist/send.js (${reason ?? 'asked'}; ${ms} ms)\n`);
+}

@@ -1,0 +1,121 @@
+// Start-up: from spawning a server process to its first 200 answer to GET /server-info, and its
+// resident memory (VmRSS) after a second of idling, for
+// - `receiver`: the `vendorplay-receiver` command as a user runs it (bin/, the compiled build in
+//   dist/, its staleness check included), with a data directory that already holds an identity;
+// - `node-http`: a bare node:http script serving the same bytes (the baseline);
+// - `receiver-tsx`: the receiver's TypeScript run through tsx, as the command did before it ran
+//   a build (for reference).
+// Rounds alternate between them; min/median/max and ratios to the baseline with their spread.
+// Every first answer is checked to be the receiver's /server-info body.
+//
+// Network safety: every server listens on 127.0.0.1 only (--no-mdns --interface lo).
+
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { equal } from '../../src/bytes';
+import { exchange, loopbackInterface, PROJECT_ROOT, ReceiverProcess, delay, type RawResponse } from '../e2e/receiver-process';
+import { ratioFigure, report, spreadFields, verify } from './measure';
+
+const ROUNDS = 5;
+const IDLE_MS = 1000;
+const REQUEST = 'GET /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
+
+/** The bare baseline: serves BENCH_BODY as /server-info does, prints its port like the receiver. */
+const NODE_HTTP_SCRIPT = `
+const http = require('node:http');
+const body = Buffer.from(process.env.BENCH_BODY, 'base64');
+const server = http.createServer((request, response) => {
+  response.writeHead(200, { 'Content-Type': process.env.BENCH_TYPE });
+  response.end(body);
+});
+server.listen(0, '127.0.0.1', () => process.stdout.write('listening on 127.0.0.1:' + server.address().port + ' (HTTP)\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+interface Start {
+  ms: number;
+  rssMb: number;
+}
+
+/** Spawns `args`, waits for its printed port, asks until the first 200, idles, reads VmRSS. */
+async function measureStart(args: string[], env: NodeJS.ProcessEnv, expectedBody: Uint8Array): Promise<Start> {
+  const started = performance.now();
+  const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
+  let out = '';
+  let err = '';
+  child.stdout?.setEncoding('utf8').on('data', (text: string) => (out += text));
+  child.stderr?.setEncoding('utf8').on('data', (text: string) => (err += text));
+  try {
+    let port: number | undefined;
+    for (;;) {
+      if (child.exitCode !== null) throw new Error(`${args.join(' ')} exited (${child.exitCode}): ${err}`);
+      if (performance.now() - started > 20_000) throw new Error(`${args.join(' ')}: no answer within 20 s: ${out}${err}`);
+      port ??= Number(/listening on 127\.0\.0\.1:(\d+)/.exec(out)?.[1]) || undefined;
+      const answer = port === undefined ? undefined : await tryRequest(port);
+      if (answer?.head.status === 200) {
+        const ms = performance.now() - started;
+        verify(equal(answer.body, expectedBody), `${args[args.length - 1]}: the first answer is the /server-info body`);
+        await delay(IDLE_MS);
+        return { ms, rssMb: residentMb(child) };
+      }
+      await delay(2);
+    }
+  } finally {
+    child.kill('SIGTERM');
+    await new Promise((resolve) => (child.exitCode !== null || child.signalCode !== null ? resolve(undefined) : child.once('exit', resolve)));
+  }
+}
+
+async function tryRequest(port: number): Promise<RawResponse | undefined> {
+  try {
+    return await exchange(port, REQUEST);
+  } catch {
+    return undefined;
+  }
+}
+
+function residentMb(child: ChildProcess): number {
+  const status = readFileSync(`/proc/${child.pid}/status`, 'latin1');
+  const kb = Number(/^VmRSS:\s+(\d+) kB$/m.exec(status)?.[1]);
+  verify(Number.isFinite(kb), 'VmRSS read from /proc');
+  return kb / 1024;
+}
+
+export async function runStartupBench(): Promise<void> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), 'vendorplay-startup-'));
+  try {
+    // A first start creates the identity; the measured starts are ordinary ones. It also gives
+    // the body the baseline serves.
+    const first = await ReceiverProcess.start({ dataDir, logLevel: 'info' });
+    const sample = await exchange(first.port, REQUEST);
+    await first.stop();
+    verify(sample.head.status === 200, 'receiver answers /server-info');
+    const flags = ['--no-mdns', '--interface', loopbackInterface(), '--port', '0', '--screen-port', '0', '--data-dir', dataDir, '--log-level', 'info'];
+    const servers: Record<string, { args: string[]; env: NodeJS.ProcessEnv }> = {
+      receiver: { args: [path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js'), ...flags], env: process.env },
+      'node-http': {
+        args: ['-e', NODE_HTTP_SCRIPT, 'node-http'],
+        env: { ...process.env, BENCH_BODY: Buffer.from(sample.body).toString('base64'), BENCH_TYPE: sample.head.headers.get('Content-Type') ?? '' },
+      },
+      'receiver-tsx': { args: ['--import', 'tsx', path.join(PROJECT_ROOT, 'hosts', 'node', 'main.ts'), ...flags], env: process.env },
+    };
+    const results: Record<string, Start[]> = {};
+    for (let round = 0; round < ROUNDS; round++) {
+      for (const [name, { args, env }] of Object.entries(servers)) (results[name] ??= []).push(await measureStart(args, env, sample.body));
+    }
+    const common = { rounds: ROUNDS, idleMs: IDLE_MS };
+    for (const [name, starts] of Object.entries(results)) {
+      report({ bench: 'startup', server: name, ...spreadFields('msToFirst200', starts.map((start) => start.ms), 1), ...spreadFields('idleRssMb', starts.map((start) => start.rssMb), 1), ...common });
+    }
+    const baseline = results['node-http'];
+    for (const name of ['receiver', 'receiver-tsx']) {
+      const starts = results[name];
+      report({ bench: 'startup', of: `${name}/node-http start to first 200`, ...ratioFigure(starts.map((start) => start.ms), baseline.map((start) => start.ms)), ...common });
+      report({ bench: 'startup', of: `${name}/node-http idle RSS`, ...ratioFigure(starts.map((start) => start.rssMb), baseline.map((start) => start.rssMb)), ...common });
+    }
+  } finally {
+    rmSync(dataDir, { recursive: true, force: true });
+  }
+}

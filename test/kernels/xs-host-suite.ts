@@ -1,0 +1,51 @@
+// What the XS test host runs (xs-host.test.ts bundles this with the portable pairing suites of
+// test/unit): the shared vectors and the pairing flows, for the portable build and for the C
+// natives the host links (modules/native/vp-crypto.c, installed as globalThis.__vpNatives).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
+import { createNativeCryptoKernels } from '../../modules/native/kernels';
+import type { NativeCrypto } from '../../modules/native/natives';
+import { registerCryptoVectorTests } from './crypto-vectors';
+import { registerPairingFlowTests } from './pairing-flows';
+
+const natives = (globalThis as { __vpNatives?: NativeCrypto }).__vpNatives;
+if (natives === undefined) throw new Error('globalThis.__vpNatives is missing: not the XS test host (modules/native/xs-host)');
+const native = createNativeCryptoKernels(natives);
+
+registerCryptoVectorTests(portableCryptoKernels);
+registerCryptoVectorTests(native);
+registerPairingFlowTests(portableCryptoKernels);
+registerPairingFlowTests(native);
+
+test('the raw natives refuse wrong lengths with a RangeError, zero what a failed open wrote, and seal in place', () => {
+  const key = new Uint8Array(32).fill(7);
+  const nonce = new Uint8Array(12);
+  const aad = Uint8Array.of(3, 0);
+  const tooShort = (run: () => unknown) => assert.throws(run, RangeError);
+  tooShort(() => natives.aeadSeal(new Uint8Array(31), nonce, aad, new Uint8Array(19), 3));
+  tooShort(() => natives.aeadSeal(key, new Uint8Array(8), aad, new Uint8Array(19), 3));
+  tooShort(() => natives.aeadSeal(key, nonce, aad, new Uint8Array(18), 3)); // no room for the tag
+  tooShort(() => natives.aeadOpen(key, nonce, aad, new Uint8Array(15), new Uint8Array(0)));
+  tooShort(() => natives.aeadOpen(key, nonce, aad, new Uint8Array(19), new Uint8Array(2)));
+  tooShort(() => natives.x25519(new Uint8Array(32), new Uint8Array(32), new Uint8Array(31)));
+  tooShort(() => natives.ed25519Sign(new Uint8Array(63), new Uint8Array(32), new Uint8Array(1)));
+  tooShort(() => natives.sha512(new Uint8Array(32), new Uint8Array(1)));
+  tooShort(() => natives.modexp(new Uint8Array(1), Uint8Array.of(2), Uint8Array.of(3), Uint8Array.of(10))); // even modulus
+  assert.throws(() => natives.sha512(new Uint8Array(64), 'text' as unknown as Uint8Array));
+
+  // In place: the frame body holds the plaintext and receives ciphertext and tag, as portable seals it.
+  const frame = new Uint8Array(3 + 16);
+  frame.set([1, 2, 3]);
+  natives.aeadSeal(key, nonce, aad, frame, 3);
+  const reference = portableCryptoKernels.frame.seal(key, 0n, aad, Uint8Array.of(1, 2, 3));
+  assert.deepEqual(frame, reference);
+  const opened = new Uint8Array(3).fill(9);
+  frame[18] ^= 1;
+  assert.equal(natives.aeadOpen(key, nonce, aad, frame, opened), false);
+  assert.deepEqual(opened, new Uint8Array(3));
+  frame[18] ^= 1;
+  assert.equal(natives.aeadOpen(key, nonce, aad, frame, opened), true);
+  assert.deepEqual(opened, Uint8Array.of(1, 2, 3));
+});
