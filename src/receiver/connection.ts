@@ -483,6 +483,7 @@ export class ReceiverConnection implements SansIoConnection {
     } else {
       log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
     }
+    if (this.sendReused(head, response, releaseEvents)) return;
     // RFC 2326 12.17: the response carries the request's CSeq. A request without one (some
     // senders) still gets its answer, without CSeq, rather than silence.
     const cseq = head.headers.get(HEADER.cseq);
@@ -495,13 +496,33 @@ export class ReceiverConnection implements SansIoConnection {
       if (body) headers.set(HEADER.contentLength, body.length);
       body = undefined;
     }
-    this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
+    const bytes = this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
+    if (response.reusable && bytes && head.protocol === 'HTTP' && head.method !== 'HEAD' && !this.assembler.encrypted) {
+      SERIALIZED.set(response, { date: httpDate(this.context.wallTime()), version: head.version, close, bytes });
+    }
     if (close) {
       this.close('request asked to close');
       return;
     }
     if (response.secure) this.encrypt(response.secure);
     if (response.status === STATUS.switchingProtocols && response.reverse) this.turnAround(head, response.reverse);
+  }
+
+  /**
+   * Sends the bytes kept for a reusable response (a cached reply) when they still fit: the same
+   * HTTP version and keep-alive, the same Date (formatted per second), no HEAD, in the clear.
+   * Returns whether it did; the caller then builds the response as usual.
+   */
+  private sendReused(head: RequestHead, response: Response, releaseEvents: (() => void) | undefined): boolean {
+    if (!response.reusable || head.protocol !== 'HTTP' || head.method === 'HEAD' || this.assembler.encrypted) return false;
+    const kept = SERIALIZED.get(response);
+    if (!kept) return false;
+    const close = response.close === true || !head.keepAlive;
+    if (kept.version !== head.version || kept.close !== close || kept.date !== httpDate(this.context.wallTime())) return false;
+    this.context.log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status} (kept bytes)`);
+    this.outgoing.push({ bytes: kept.bytes, sent: releaseEvents });
+    if (close) this.close('request asked to close');
+    return true;
   }
 
   /** Hands the bytes to a ReverseConnection (spec 1.6); this object only forwards to it. */
@@ -551,7 +572,7 @@ export class ReceiverConnection implements SansIoConnection {
     }
   }
 
-  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void): void {
+  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void): Uint8Array {
     const { serverHeader, wallTime } = this.context;
     // Date, Server and Content-Length on every response, spelled canonically (some senders
     // match header names byte for byte). The writer adds Content-Length. The PTTH 101 has only
@@ -563,10 +584,17 @@ export class ReceiverConnection implements SansIoConnection {
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
     const bytes = writeResponse({ protocol, version, status, headers, body });
     this.outgoing.push({ bytes: this.assembler.seal(bytes), sent });
+    return bytes;
   }
 }
 
 const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn'];
+
+/**
+ * Serialized answers of reusable responses (Response.reusable), shared by every connection: a
+ * cached reply is written once per second (its Date) instead of once per request.
+ */
+const SERIALIZED = new WeakMap<Response, { readonly date: string; readonly version: string; readonly close: boolean; readonly bytes: Uint8Array }>();
 
 /** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
 const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');

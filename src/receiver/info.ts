@@ -100,6 +100,7 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     handler: (): Response => {
       const { config } = receiver;
       return serverInfoReplies.get([config.deviceId, receiver.features, config.model, config.protocolVersion, config.sourceVersion], 'server-info', () => ({
+        reusable: true,
         status: STATUS.ok,
         headers: { [HEADER.contentType]: mime.plistXml },
         body: encodeXmlPlistBytes(serverInfo(receiver)),

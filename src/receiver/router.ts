@@ -52,6 +52,11 @@ export interface Response {
   /** Close the connection once this response is written. */
   readonly close?: boolean;
   /**
+   * The same object answers many requests (a cached reply, reply-cache.ts) and never changes:
+   * a connection may keep its serialized bytes and send them again while the Date is the same.
+   */
+  readonly reusable?: boolean;
+  /**
    * Encrypt the connection from the next byte on (spec 5.4): this response still goes out in
    * the clear, everything after it in both directions through the channel.
    */

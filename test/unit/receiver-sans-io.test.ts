@@ -224,3 +224,26 @@ test('a paired (encrypted) connection is never evicted to make room: newcomers a
   assert.equal(receiver.open({ ...ADDRESSES, remotePort: 50001 }, 2), undefined);
   assert.equal(paired.pollEvent(), undefined, 'the paired connection stays');
 });
+
+test('a cached reply is written once per second: the same bytes while the Date holds, new ones after', () => {
+  const { receiver, clock } = setup();
+  const connection = receiver.open(ADDRESSES, 0)!;
+  const get = () => {
+    feed(connection, 'GET /server-info HTTP/1.1\r\nHost: frame\r\n\r\n', clock.now());
+    const bytes = connection.pollTransmit()!;
+    assert.equal(connection.pollTransmit(), undefined);
+    return bytes;
+  };
+  const first = get();
+  const second = get();
+  assert.equal(second, first, 'the kept bytes themselves');
+  assert.match(latin1Decode(first), new RegExp(`\\r\\nDate: ${DATE}\\r\\n`));
+  clock.advance(1000);
+  const third = get();
+  assert.notEqual(third, first);
+  assert.match(latin1Decode(third), /\r\nDate: Sat, 21 Nov 2026 12:00:01 GMT\r\n/);
+  assert.equal(latin1Decode(third).replace(/Date: [^\r]*/, ''), latin1Decode(first).replace(/Date: [^\r]*/, ''), 'only the Date differs');
+  // HTTP/1.0 without keep-alive closes: other bytes (Connection: close), built for it.
+  feed(connection, 'GET /server-info HTTP/1.0\r\n\r\n', clock.now());
+  assert.match(latin1Decode(connection.pollTransmit()!), /^HTTP\/1\.0 200 OK\r\n/);
+});
