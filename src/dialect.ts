@@ -77,6 +77,9 @@ export const DIALECTS: Readonly<Record<DialectName, Dialect>> = {
   apple: makeDialect('apple', 'Apple', '_airplay._tcp', 'AirTunes', 'AirPlay'),
 };
 
+/** The dialects in table order, for readers that try each (no array made per call). */
+const DIALECT_LIST: readonly Dialect[] = Object.values(DIALECTS);
+
 export const DEFAULT_DIALECT: DialectName = 'vendor';
 
 export function isDialectName(name: string): name is DialectName {
@@ -93,9 +96,11 @@ export function headerNames(suffix: MakerHeader): string[] {
  * are read in every dialect (DESIGN 5). `headers` is anything with a case-insensitive `get`.
  */
 export function readMakerHeader(headers: { get(name: string): string | undefined }, suffix: MakerHeader): string | undefined {
-  for (const dialect of Object.values(DIALECTS)) {
-    const value = headers.get(dialect.headers[suffix])?.trim();
-    if (value) return value;
+  for (const dialect of DIALECT_LIST) {
+    const value = headers.get(dialect.headers[suffix]);
+    if (value === undefined) continue;
+    const trimmed = value.trim();
+    if (trimmed) return trimmed;
   }
   return undefined;
 }

@@ -129,7 +129,7 @@ export class Router {
    * The answer for every (protocol, method, exact path) a route serves, built on the first
    * match after a change: the common case is one Map lookup and no allocation per request.
    */
-  private exact: Map<string, RouteMatch> | undefined;
+  private exact: Map<string, Map<string, RouteMatch>> | undefined;
 
   add(route: Route): this {
     this.routes.push(route);
@@ -146,17 +146,20 @@ export class Router {
 
   match(protocol: Protocol, method: string, path: string): RouteMatch {
     this.exact ??= this.indexExact();
-    return this.exact.get(`${protocol} ${method} ${path}`) ?? this.search(protocol, method, path);
+    return this.exact.get(path)?.get(`${protocol} ${method}`) ?? this.search(protocol, method, path);
   }
 
-  private indexExact(): Map<string, RouteMatch> {
-    const index = new Map<string, RouteMatch>();
+  /** path -> `protocol method` -> the route: found without building a key from the path. */
+  private indexExact(): Map<string, Map<string, RouteMatch>> {
+    const index = new Map<string, Map<string, RouteMatch>>();
     for (const route of this.routes) {
       if (route.path === ANY_PATH) continue;
+      let byMethod = index.get(route.path);
+      if (!byMethod) index.set(route.path, (byMethod = new Map()));
       for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
-        const key = `${protocol} ${route.method} ${route.path}`;
+        const key = `${protocol} ${route.method}`;
         // The first route added for a key wins, as in search().
-        if (!index.has(key)) index.set(key, { kind: 'route', route });
+        if (!byMethod.has(key)) byMethod.set(key, { kind: 'route', route });
       }
     }
     return index;
