@@ -9,6 +9,7 @@
 // TLV error codes), and counted; the log gets one line per LOG_INTERVAL_MS with the count.
 
 import { StateKey, type ConnectionState } from '../connection-state';
+import { CountedLog } from '../counted-log';
 import type { Clock, Logger } from '../platform';
 
 /** At most one log line about refused steps per this many milliseconds. */
@@ -61,7 +62,7 @@ export type StepAdmission = { readonly ok: true } | { readonly ok: false; readon
 
 export class PairingStepLimiter {
   private readonly addresses = new Map<string, Bucket>();
-  private refusals = { count: 0, loggedAt: undefined as number | undefined };
+  private readonly refusals = new CountedLog(LOG_INTERVAL_MS);
 
   constructor(
     private readonly limits: StepLimits,
@@ -106,10 +107,8 @@ export class PairingStepLimiter {
 
   /** Logs the first refusal at once, then one line per LOG_INTERVAL_MS with the count. */
   private refused(address: string, now: number, reason: string): void {
-    this.refusals.count++;
-    if (this.refusals.loggedAt !== undefined && now - this.refusals.loggedAt < LOG_INTERVAL_MS) return;
-    const { count } = this.refusals;
-    this.refusals = { count: 0, loggedAt: now };
+    const count = this.refusals.note(now);
+    if (count === 0) return;
     this.log('warn', `${count === 1 ? `a costly pairing step from ${address} refused` : `${count} costly pairing steps refused in the last ${LOG_INTERVAL_MS / 1000} s, the last from ${address}`} (Backoff): ${reason}`);
   }
 }

@@ -178,10 +178,7 @@ export class ReceiverConnection implements SansIoConnection {
     try {
       this.assembler.receive(bytes);
     } catch (error) {
-      if (!(error instanceof ChannelError)) throw error;
-      // spec 5.4: a frame that fails authentication (or a broken channel) ends this connection only.
-      this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
-      this.close(`encrypted frame rejected: ${error.message}`);
+      this.rejectFrame(error);
       return;
     }
     const { maxHeldBytes } = this.context.limits;
@@ -566,10 +563,15 @@ export class ReceiverConnection implements SansIoConnection {
     try {
       this.assembler.encrypt(channel);
     } catch (error) {
-      if (!(error instanceof ChannelError)) throw error;
-      this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
-      this.close(`encrypted frame rejected: ${error.message}`);
+      this.rejectFrame(error);
     }
+  }
+
+  /** spec 5.4: a frame that fails authentication (or a broken channel) ends this connection only. */
+  private rejectFrame(error: unknown): void {
+    if (!(error instanceof ChannelError)) throw error;
+    this.context.log('warn', `${this.peer} encrypted frame rejected: ${error.message}`);
+    this.close(`encrypted frame rejected: ${error.message}`);
   }
 
   private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void): Uint8Array {

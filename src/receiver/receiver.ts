@@ -6,6 +6,7 @@
 
 import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from '../connection-driver';
+import { CountedLog } from '../counted-log';
 import { DIALECTS, type Dialect } from '../dialect';
 import { HEADER, STATUS, httpDate, writeResponse } from '../http';
 import {
@@ -129,7 +130,7 @@ export class Receiver implements InfoContext {
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
   /** Connections refused since the last log line about them. */
-  private refusals: { count: number; loggedAt: number | undefined } = { count: 0, loggedAt: undefined };
+  private readonly refusals = new CountedLog(REFUSAL_LOG_INTERVAL_MS);
 
   constructor(
     config: ReceiverConfig,
@@ -310,10 +311,8 @@ export class Receiver implements InfoContext {
    * REFUSAL_LOG_INTERVAL_MS with the count (a flood must not flood the log too).
    */
   private refused(addresses: ConnectionAddresses, now: number, limit: string): void {
-    this.refusals.count++;
-    if (this.refusals.loggedAt !== undefined && now - this.refusals.loggedAt < REFUSAL_LOG_INTERVAL_MS) return;
-    const { count } = this.refusals;
-    this.refusals = { count: 0, loggedAt: now };
+    const count = this.refusals.note(now);
+    if (count === 0) return;
     this.ports.log('warn', `${count === 1 ? `${addresses.remoteAddress}:${addresses.remotePort} refused` : `${count} connections refused in the last ${REFUSAL_LOG_INTERVAL_MS / 1000} s, the last from ${addresses.remoteAddress}`} (503): ${this.connections.size} connections open, none idle (limits.${limit})`);
   }
 

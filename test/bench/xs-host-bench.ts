@@ -138,20 +138,26 @@ async function photoHeap(crypto: CryptoKernels, sealer: CryptoKernels): Promise<
   const photo = sampleJpeg(1 << 20, 9);
   const head = new TextEncoder().encode(`PUT /photo HTTP/1.1\r\nContent-Type: image/jpeg\r\nContent-Length: ${photo.length}\r\n\r\n`);
   const slice = 64 * 1024;
-  const samples: Sample[] = [];
-  const chunkPeaks: number[] = [];
-  const slotPeaks: number[] = [];
-  for (let run = 0; run < RUNS; run++) {
+  /**
+   * A receiver, a sender paired to it by transient pair-setup (Node's messages) on an encrypted
+   * connection, and the PUT /photo sealed in 64 KB pieces as a socket would carry it. Sealed
+   * before the baseline, so the heap figures are the receiver's alone: opening, parsing, keeping.
+   */
+  const pairedPhotoUpload = async () => {
     const { sender } = receiverWith(crypto);
-    // Transient pair-setup with Node's messages: the connection is paired and encrypted.
     await sender.pairing('/pair-setup', fromHex(BENCH_INPUT.setup.m1));
     await sender.pairing('/pair-setup', fromHex(BENCH_INPUT.setup.m3));
     const channel = createSenderChannel(fromHex(BENCH_INPUT.setup.sessionKey), sealer);
     sender.encrypt(channel);
-    // The sender's side is sealed before the baseline (64 KB at a time, as a socket would carry
-    // it), so the heap figures are the receiver's alone: opening, parsing, keeping the photo.
     const pieces = [channel.seal(head)];
     for (let offset = 0; offset < photo.length; offset += slice) pieces.push(channel.seal(photo.subarray(offset, offset + slice)));
+    return { sender, pieces };
+  };
+  const samples: Sample[] = [];
+  const chunkPeaks: number[] = [];
+  const slotPeaks: number[] = [];
+  for (let run = 0; run < RUNS; run++) {
+    const { sender, pieces } = await pairedPhotoUpload();
     gc();
     __vpHeapReset();
     const base = __vpHeap();
@@ -184,13 +190,7 @@ async function photoHeap(crypto: CryptoKernels, sealer: CryptoKernels): Promise<
   const liveChunks: number[] = [];
   const liveSlots: number[] = [];
   for (let run = 0; run < RUNS; run++) {
-    const { sender } = receiverWith(crypto);
-    await sender.pairing('/pair-setup', fromHex(BENCH_INPUT.setup.m1));
-    await sender.pairing('/pair-setup', fromHex(BENCH_INPUT.setup.m3));
-    const channel = createSenderChannel(fromHex(BENCH_INPUT.setup.sessionKey), sealer);
-    sender.encrypt(channel);
-    const pieces = [channel.seal(head)];
-    for (let offset = 0; offset < photo.length; offset += slice) pieces.push(channel.seal(photo.subarray(offset, offset + slice)));
+    const { sender, pieces } = await pairedPhotoUpload();
     gc();
     const base = __vpHeap();
     let chunkMax = 0;

@@ -4,20 +4,13 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { MessageParser, type ResponseHead } from '../../src/http';
-import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
-import { Receiver } from '../../src/receiver/receiver';
+import type { ReceiverLimits } from '../../src/receiver/config';
 import type { SecureChannel } from '../../src/http';
-import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
+import { MemoryConnection } from '../support/memory-ports';
+import { testReceiver } from '../support/test-receiver';
 
 function setup(limits: Partial<ReceiverLimits> = {}) {
-  const clock = new ManualClock();
-  const log = recordingLogger();
-  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88', limits }), {
-    clock,
-    random: seededRandom(3),
-    store: new MemoryStore(),
-    log,
-  });
+  const { clock, log, receiver } = testReceiver(limits);
   const open = () => {
     const connection = new MemoryConnection();
     receiver.accept(connection);

@@ -5,26 +5,15 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { latin1Decode, latin1Encode } from '../../src/bytes';
-import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import type { ReceiverConnection } from '../../src/receiver/connection';
-import { Receiver } from '../../src/receiver/receiver';
 import { LATER, type Request } from '../../src/receiver/router';
-import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
+import { MemoryConnection } from '../support/memory-ports';
+import { testReceiver } from '../support/test-receiver';
 
 const ADDRESSES = { remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7000 };
 const DATE = 'Sat, 21 Nov 2026 12:00:00 GMT';
 
-function setup(limits: Partial<ReceiverLimits> = {}) {
-  const clock = new ManualClock();
-  const log = recordingLogger();
-  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88', limits }), {
-    clock,
-    random: seededRandom(3),
-    store: new MemoryStore(),
-    log,
-  });
-  return { clock, log, receiver };
-}
+const setup = testReceiver;
 
 /** Everything the connection has to send now, as Latin-1 text. */
 function drain(connection: ReceiverConnection): string {

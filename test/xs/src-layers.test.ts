@@ -22,6 +22,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   dialect: 1,
   platform: 1,
   'connection-state': 1,
+  'counted-log': 1,
   'connection-driver': 2,
   plist: 2,
   http: 2,
