@@ -107,3 +107,122 @@ export interface Display {
   showPin(pin: string): void;
   hidePin(): void;
 }
+
+/** A span of media time (spec 2.9 range: start and duration, seconds). */
+export interface TimeRange {
+  readonly start: number;
+  readonly duration: number;
+}
+
+/**
+ * What a player is doing. `idle`: nothing loaded; `loading`: fetching until it can play;
+ * `playing` and `paused` as their names say (rate 0 is `paused`); `ended`: played to the end;
+ * `failed`: the item cannot play (`PlayerReport.error` says why).
+ */
+export type PlayerState = 'idle' | 'loading' | 'playing' | 'paused' | 'ended' | 'failed';
+
+/**
+ * The player's whole state, reported on every change (and while playing at least a few times a
+ * second: the core extrapolates position from the last report at the reported rate). Counters
+ * (bytes, stalls...) cover the item loaded last, from its load.
+ */
+export interface PlayerReport {
+  /** The item this report is about: the value load() was given as `item`. */
+  readonly item: number;
+  readonly state: PlayerState;
+  /** Seconds from the item's start. */
+  readonly position: number;
+  /** Seconds; 0 while unknown, Infinity for a live stream without an end. */
+  readonly duration: number;
+  /** The rate playing now (0 while paused or loading). */
+  readonly rate: number;
+  readonly readyToPlay: boolean;
+  readonly bufferEmpty: boolean;
+  readonly bufferFull: boolean;
+  readonly likelyToKeepUp: boolean;
+  readonly loaded: readonly TimeRange[];
+  readonly seekable: readonly TimeRange[];
+  /** Bytes of media really fetched for the item (spec 2.10 bytes). */
+  readonly bytes: number;
+  /** Fetches made for the item (spec 2.10 sc-count: HTTP requests answered). */
+  readonly requests: number;
+  /** Times playback stopped for want of data after it had started (spec 2.10 c-stalls). */
+  readonly stalls: number;
+  readonly framesDropped: number;
+  /** Seconds of media watched (played at any rate, seeks not counted). */
+  readonly watched: number;
+  /** Seconds from load() to the first frame drawn, once there is one. */
+  readonly startupTime?: number;
+  /** Address of the server the media came from (spec 2.10 s-ip), once known. */
+  readonly serverAddress?: string;
+  /** Why the item cannot play (state `failed`), or the last error it recovered from. */
+  readonly error?: { readonly code: number; readonly domain: string; readonly message: string };
+}
+
+/**
+ * Plays video by URL (spec 4.2): the Node host's virtual screen page, a media board's player.
+ * The core drives it and learns everything from reports; calls never throw for bad media (a
+ * `failed` report says so).
+ */
+export interface Player {
+  /**
+   * Loads `url` and plays it from `startSeconds` (or from `startFraction` of its duration, 0..1,
+   * once the duration is known), replacing whatever was loaded. `item` numbers this load: reports
+   * about it carry it, so a report about an older item is known as such.
+   */
+  load(item: number, url: string, start: { readonly seconds?: number; readonly fraction?: number }): void;
+  /** 0 pauses, 1 plays at normal speed; other rates where the player can. */
+  setRate(rate: number): void;
+  /** Moves to `seconds` from the item's start. */
+  seek(seconds: number): void;
+  /** Stops and unloads: the screen shows no video. */
+  stop(): void;
+  /** Set by the core: the player's state changed (or time passed while playing). */
+  onReport: (report: PlayerReport) => void;
+}
+
+/** A display's geometry for screen mirroring (spec 2.12). */
+export interface ScreenGeometry {
+  readonly width: number;
+  readonly height: number;
+  /** Seconds per refresh (1/60 for 60 Hz). */
+  readonly refreshRate: number;
+  readonly overscanned: boolean;
+}
+
+/** H.264 decoder configuration from avcC (spec 2.14, ISO/IEC 14496-15). */
+export interface VideoDecoderConfig {
+  /** RFC 6381 codec string, e.g. `avc1.64001f`. */
+  readonly codec: string;
+  /** The avcC record as received. */
+  readonly avcC: Uint8Array;
+  /** Sequence and picture parameter sets as Annex-B (start codes), for decoders that take them in-band. */
+  readonly parameterSets: Uint8Array;
+}
+
+/**
+ * Decodes and shows H.264 (screen mirroring): WebCodecs in the Node host's screen page,
+ * libavcodec on a media board. Access units are Annex-B (start codes), parameter sets in-band
+ * before each key frame.
+ */
+export interface VideoDecoder {
+  readonly geometry: ScreenGeometry;
+  /** Codec data changed (stream start, orientation, screen on or off): reconfigure. */
+  configure(config: VideoDecoderConfig): void;
+  /** One access unit, to be shown at `presentationTime` (the host clock's monotonic ms). */
+  decode(accessUnit: Uint8Array, presentationTime: number, keyFrame: boolean): void;
+  /** The stream ended: drop what is queued, clear the picture. */
+  reset(): void;
+}
+
+/** A bound UDP socket (NTP for mirroring, spec 4.5). */
+export interface UdpSocket {
+  readonly localPort: number;
+  send(bytes: Uint8Array, address: string, port: number): void;
+  close(): void;
+  /** Set by the core: a datagram arrived. */
+  onPacket: (bytes: Uint8Array, address: string, port: number) => void;
+}
+
+/** Binds a UDP socket on `port` (0: any free port); throws when it cannot. */
+export type UdpBinder = (port: number) => UdpSocket;

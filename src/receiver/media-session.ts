@@ -13,7 +13,7 @@ import type { EventSender } from './events';
 
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 
-export type MediaKind = 'photo' | 'slideshow';
+export type MediaKind = 'photo' | 'slideshow' | 'video' | 'mirror';
 
 /** A feature of the media session. */
 export interface MediaFeature {

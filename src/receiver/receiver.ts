@@ -21,7 +21,7 @@ import {
   type DiscoveryIdentity,
   type ServiceAdvertisement,
 } from '../discovery';
-import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, RandomSource, Store } from '../platform';
+import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, VideoDecoder } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import { freezeConfig, type ReceiverConfig } from './config';
 import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection';
@@ -99,6 +99,18 @@ export interface ReceiverPorts {
   readonly display?: Display;
   /** Pairing's and the channel's cryptography (natives on XS, WebAssembly frames on Node); portable @noble when omitted. */
   readonly crypto?: CryptoKernels;
+  /**
+   * Plays video by URL (spec 4.2), where the host has a player: without one feature bits Video
+   * and VideoHTTPLiveStreams stay clear and the video endpoints are not served.
+   */
+  readonly player?: Player;
+  /**
+   * Decodes and shows screen mirroring (spec 4.4), where the host has a decoder and a display:
+   * without one feature bit Screen stays clear and nothing listens on the mirroring port.
+   */
+  readonly videoDecoder?: VideoDecoder;
+  /** Binds UDP sockets (mirroring's NTP client, spec 4.5); mirroring needs it with videoDecoder. */
+  readonly udp?: UdpBinder;
 }
 
 export class Receiver implements InfoContext {
