@@ -28,6 +28,7 @@ export const LAYERS: Readonly<Record<string, number>> = {
   http: 2,
   discovery: 2,
   pairing: 3,
+  mirror: 3,
   receiver: 4,
 };
 
