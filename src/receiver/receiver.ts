@@ -31,6 +31,7 @@ import { registerUnservedAudioRoutes } from './audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info';
 import { MediaSession } from './media-session';
 import type { CryptoKernels } from '../pairing/crypto-kernels';
+import type { NalKernel } from '../mirror/nal-kernel';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
 import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
@@ -111,6 +112,8 @@ export interface ReceiverPorts {
   readonly videoDecoder?: VideoDecoder;
   /** Binds UDP sockets (mirroring's NTP client, spec 4.5); mirroring needs it with videoDecoder. */
   readonly udp?: UdpBinder;
+  /** The mirroring stream's NAL kernel (WebAssembly on Node, the C native on XS); portable when omitted. */
+  readonly nalKernel?: NalKernel;
 }
 
 export class Receiver implements InfoContext {
