@@ -8,7 +8,7 @@ import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
 import { readCertificateDer } from '../../src/pairing/der';
-import type { LogLevel } from '../../src/platform';
+import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
@@ -18,6 +18,7 @@ import { selectFrameKernel } from './kernels';
 import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
+import { DEFAULT_MIRROR_GEOMETRY, PageDecoder, parseMirrorSize } from './screen/page-decoder';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { listen } from './tcp';
 
@@ -40,6 +41,8 @@ Options:
   --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: 7080;
                          0 picks a free one); start-up stops if it is taken
   --no-screen            no virtual screen: a receiver without a display (no photos)
+  --mirror-size WxH@HZ   the display screen mirroring is sent for (default: 1920x1080@60); the
+                         screen page decodes it with WebCodecs (H.264) and scales it to the window
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
   --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
   --device-id MAC        device identifier (default: a random one, kept in the data directory)
@@ -68,6 +71,7 @@ interface CommandLine {
   activitySignal: boolean;
   screenPort: number;
   screen: boolean;
+  mirrorGeometry: ScreenGeometry;
 }
 
 function parsePort(name: string, text: string | undefined, fallback: number): number {
@@ -132,6 +136,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
         'no-mdns-unicast': { type: 'boolean' },
         'screen-port': { type: 'string' },
         'no-screen': { type: 'boolean' },
+        'mirror-size': { type: 'string' },
         profile: { type: 'string' },
         dialect: { type: 'string' },
         'device-id': { type: 'string' },
@@ -159,6 +164,8 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  const mirrorGeometry = values['mirror-size'] === undefined ? DEFAULT_MIRROR_GEOMETRY : parseMirrorSize(values['mirror-size']);
+  if (!mirrorGeometry) throw new ConfigError(`--mirror-size ${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
   const dataDir = values['data-dir'] ?? defaultDataDir();
   checkDataDir(dataDir);
   const interfaces = values.interface ?? [];
@@ -187,6 +194,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     activitySignal: values['activity-signal'] === true,
     screenPort: parsePort('screen-port', values['screen-port'], 7080),
     screen: !values['no-screen'],
+    mirrorGeometry,
   };
 }
 
@@ -272,10 +280,15 @@ async function main(): Promise<void> {
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or
   // silently dropping them): the person picks another port, 0, or --no-screen.
+  // Screen mirroring is shown by the screen page (WebCodecs), where the profile offers it.
+  const videoDecoder =
+    display && PROFILES[config.profile].intended.includes('Screen')
+      ? new PageDecoder({ geometry: commandLine.mirrorGeometry, now: () => nodeClock.now(), log, maxQueueBytes: config.limits.mirrorDisplayQueueBytes })
+      : undefined;
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {
-      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log });
+      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log, mirror: videoDecoder });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
@@ -315,7 +328,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the port it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
