@@ -17,7 +17,9 @@
 //   data-mirror-decoded      pictures decoded since the page opened
 //   data-mirror-drawn        pictures drawn
 //   data-mirror-dropped      pictures and access units dropped (late, behind, before a key frame)
-//   data-mirror-errors       decoder errors (each reported to the receiver's log)
+//   data-mirror-errors       decoder errors (reported to the receiver's log)
+//   data-mirror-link         open once the receiver's stream is connected (its clock came), closed
+//   data-mirror-replaced     true when a newer page took mirroring over
 
 'use strict';
 
@@ -46,6 +48,8 @@
   let codec = null;
   let decoder = null;
   let waitingForKeyFrame = true;
+  /** True after a decoder error until a picture decodes: errors of one failure are said once. */
+  let failing = false;
   /** Encoded access units not yet given to the decoder: { data, time (page ms), key, socket }. */
   let queued = [];
   let queuedBytes = 0;
@@ -81,18 +85,13 @@
           return;
         }
         counts.decoded++;
+        failing = false;
         insertPicture(frame);
         publishCounts();
         requestDraw();
       },
       error: (error) => {
-        if (mine !== generation) return;
-        counts.errors++;
-        publishCounts();
-        report(socket, `${error.name}: ${error.message}`);
-        // The failed decoder is closed; a new one starts at the next key frame.
-        decoder = null;
-        waitFor(socket);
+        if (mine === generation) failed(socket, error);
       },
     });
     // The decoder took an access unit: room for the next one.
@@ -102,10 +101,37 @@
     waitingForKeyFrame = true;
   }
 
-  /** Starts decoding again at the next key frame (after an error, or falling behind). */
-  function waitFor(socket) {
+  /**
+   * The decoder failed (it is closed now): said to the receiver, once until a picture decodes
+   * again (a stream the decoder cannot take fails at every key frame); a new decoder starts at
+   * the next key frame, which may be here already.
+   */
+  function failed(socket, error) {
+    counts.errors++;
+    if (!failing) report(socket, `${error.name}: ${error.message}`);
+    failing = true;
+    closeDecoder();
+    // Access units already here from the next key frame on are good: decoding starts there.
+    const next = queued.findIndex((unit) => unit.key);
+    const stale = next < 0 ? queued : queued.slice(0, next);
+    counts.dropped += stale.length;
+    for (const unit of stale) queuedBytes -= unit.data.byteLength;
+    queued = next < 0 ? [] : queued.slice(next);
+    if (queued.length > 0) {
+      startDecoder(socket);
+      waitingForKeyFrame = false;
+      feed();
+    } else {
+      waitingForKeyFrame = true;
+      setState('waiting');
+    }
+    publishCounts();
+  }
+
+  /** Drops what waits and starts decoding again at the next key frame (the page fell behind). */
+  function skipToKeyFrame() {
     dropQueued();
-    if (codec !== null) startDecoder(socket);
+    waitingForKeyFrame = true;
     setState('waiting');
   }
 
@@ -136,10 +162,7 @@
         decoder.decode(new EncodedVideoChunk({ type: unit.key ? 'key' : 'delta', timestamp: Math.round(unit.time * 1000), data: unit.data }));
       } catch (error) {
         // Refused before decoding (a chunk the decoder cannot take): the error path, at once.
-        counts.errors++;
-        publishCounts();
-        report(unit.socket, `${error.name}: ${error.message}`);
-        waitFor(unit.socket);
+        failed(unit.socket, error);
         return;
       }
     }
@@ -197,6 +220,7 @@
     const time = view.getFloat64(2, true);
     if (kind === MESSAGE.clock) {
       clockOffset = performance.now() - time;
+      body.dataset.mirrorLink = 'open';
     } else if (kind === MESSAGE.configure) {
       codec = textDecoder.decode(new Uint8Array(data, HEADER_BYTES));
       dropQueued();
@@ -204,7 +228,7 @@
       setState('waiting');
       publishCounts();
     } else if (kind === MESSAGE.accessUnit) {
-      if (!decoder) return;
+      if (codec === null) return;
       if (waitingForKeyFrame && !key) {
         counts.dropped++;
         publishCounts();
@@ -212,11 +236,14 @@
       }
       if (queuedBytes + data.byteLength > MAX_QUEUED_BYTES) {
         counts.dropped++;
-        report(socket, `the page's decoder fell behind (${queued.length} access units queued): dropping to the next key frame`);
-        waitFor(socket);
+        // Not an error of the stream: a line in the receiver's log says the screen skipped.
+        if (!waitingForKeyFrame) report(socket, `the page's decoder fell behind (${queued.length} access units waiting): skipping to the next key frame`);
+        skipToKeyFrame();
         publishCounts();
         return;
       }
+      // After an error the failed decoder is gone: a new one starts with this key frame.
+      if (!decoder) startDecoder(socket);
       waitingForKeyFrame = false;
       // A view, not a copy: the message's buffer is this access unit's alone.
       queued.push({ data: new Uint8Array(data, HEADER_BYTES), time: time + clockOffset, key, socket });
@@ -237,6 +264,7 @@
       if (event.data instanceof ArrayBuffer) onMessage(socket, event.data);
     };
     socket.onclose = (event) => {
+      body.dataset.mirrorLink = 'closed';
       codec = null;
       closeDecoder();
       clearPicture();
