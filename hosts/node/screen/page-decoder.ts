@@ -89,6 +89,8 @@ export class PageDecoder implements VideoDecoder {
     socket.on('close', () => {
       if (this.page === socket) this.page = undefined;
     });
+    // A page that breaks the protocol (a report past the size limit, a bad frame): ws closes it.
+    socket.on('error', (error) => this.options.log('warn', `screen: the mirroring page's stream failed: ${error.message}`));
     socket.on('message', (data, isBinary) => {
       if (!isBinary) this.fromPage(String(data));
     });
