@@ -280,15 +280,16 @@ async function main(): Promise<void> {
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or
   // silently dropping them): the person picks another port, 0, or --no-screen.
-  // Screen mirroring is shown by the screen page (WebCodecs), where the profile offers it.
-  const videoDecoder =
+  // Screen mirroring is decoded and shown by the screen page (WebCodecs), where the profile
+  // offers it: the receiver's VideoDecoder port (the one wiring point for the mirroring listener).
+  const screenDecoder =
     display && PROFILES[config.profile].intended.includes('Screen')
       ? new PageDecoder({ geometry: commandLine.mirrorGeometry, now: () => nodeClock.now(), log, maxQueueBytes: config.limits.mirrorDisplayQueueBytes })
       : undefined;
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {
-      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log, mirror: videoDecoder });
+      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log, mirror: screenDecoder });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
@@ -328,7 +329,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the port it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder: screenDecoder });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
