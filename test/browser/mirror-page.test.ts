@@ -31,8 +31,8 @@ const CHROMIUM_ARGS = [
 ];
 /** 4:3 like the clip, so the picture fills the page. */
 const VIEWPORT = { width: 640, height: 480 };
-/** Per channel: 4:2:0 H.264 of a solid colour, scaling, and a JPEG screenshot. */
-const TOLERANCE = 40;
+/** Per channel: 4:2:0 H.264 of a solid colour (BT.709, tagged), scaling, and a JPEG screenshot. */
+const TOLERANCE = 30;
 const BLACK: Rgb = [0, 0, 0];
 const COLOURS = [RED, GREEN, BLUE];
 /** Points of the page checked in screenshots: away from the status bar at the bottom. */

@@ -41,13 +41,16 @@ const hex = (byte: number) => byte.toString(16).padStart(2, '0');
 export function colourClipArguments(options: ClipOptions, output: string, format: 'h264' | 'mp4'): string[] {
   const { colours, width = 320, height = 240, fps = 30 } = options;
   const sources = colours.map(([r, g, b], i) => `color=c=0x${hex(r)}${hex(g)}${hex(b)}:s=${width}x${height}:r=${fps}:d=1[c${i}]`);
-  const graph = `${sources.join(';')};${colours.map((_, i) => `[c${i}]`).join('')}concat=n=${colours.length}:v=1:a=0,format=yuv420p[v]`;
+  // BT.709 conversion, said in the stream (VUI): a browser that had to guess would take another
+  // matrix and draw pure green as rgb(0,216,1).
+  const graph = `${sources.join(';')};${colours.map((_, i) => `[c${i}]`).join('')}concat=n=${colours.length}:v=1:a=0,scale=out_color_matrix=bt709:out_range=tv,format=yuv420p[v]`;
   return [
     '-hide_banner', '-loglevel', 'error', '-y',
     '-filter_complex', graph, '-map', '[v]',
     // A key frame exactly every second, no B-frames (mirroring is low latency: decode order is
     // presentation order), parameter sets before every key frame (as mirroring sends them).
     '-c:v', 'libx264', '-preset', 'ultrafast',
+    '-colorspace', 'bt709', '-color_primaries', 'bt709', '-color_trc', 'bt709', '-color_range', 'tv',
     '-x264-params', `keyint=${fps}:min-keyint=${fps}:scenecut=0:bframes=0:repeat-headers=1`,
     '-f', format, output,
   ];
