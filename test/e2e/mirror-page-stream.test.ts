@@ -199,13 +199,15 @@ describe('the screen page\'s mirroring stream', () => {
     page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: Decoding error.' }));
     page.socket.send('not json');
     page.socket.send(JSON.stringify({ kind: 'error', message: 'x'.repeat(1000) }));
-    page.socket.send(JSON.stringify({ kind: 'other' }));
+    page.socket.send(JSON.stringify({ kind: 'other', message: 'not for the log' }));
+    page.socket.send(JSON.stringify({ kind: 'behind', message: '412 access units waiting to be decoded' }));
     await within(5000, 'the reports are logged', (async () => {
-      while (lines.length < 2) await new Promise((resolve) => setTimeout(resolve, 10));
+      while (lines.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
     })());
     assert.deepEqual(lines, [
       'warn screen: the mirroring page\'s decoder failed ("EncodingError: Decoding error."): shown again from the next key frame',
       `warn screen: the mirroring page's decoder failed ("${'x'.repeat(200)}..."): shown again from the next key frame`,
+      'warn screen: the mirroring page cannot decode as fast as the stream comes ("412 access units waiting to be decoded"): it skips to the next key frame',
     ]);
     // More than a report's worth is refused: the stream closes (1009, message too big).
     page.socket.send('y'.repeat(5000));

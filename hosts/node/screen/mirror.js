@@ -9,7 +9,8 @@
 //
 // Bounds: the page decodes only a few pictures ahead of the one shown (encoded access units wait
 // their turn, up to MAX_QUEUED_BYTES; past it the page drops to the next key frame), so decoded
-// pictures, which are large, never pile up.
+// pictures, which are large, never pile up. A hidden page (a background tab) decodes nothing and
+// starts again at the next key frame when it is shown.
 //
 // For tests and people alike, <body> says what mirroring does:
 //   class mirroring          a mirrored picture is on the screen
@@ -70,8 +71,9 @@
     body.dataset.mirrorErrors = String(counts.errors);
   }
 
-  function report(socket, message) {
-    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ kind: 'error', message }));
+  /** Tells the receiver's log: `error` (the decoder failed) or `behind` (the page skipped ahead). */
+  function report(socket, message, kind = 'error') {
+    if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify({ kind, message }));
   }
 
   /** A fresh decoder for `codec`; its errors are reported and decoding starts again at a key frame. */
@@ -229,7 +231,10 @@
       publishCounts();
     } else if (kind === MESSAGE.accessUnit) {
       if (codec === null) return;
-      if (waitingForKeyFrame && !key) {
+      // A page nobody sees (a tab in the background, where animation frames stop) decodes
+      // nothing; shown again, it starts at the next key frame.
+      if (document.hidden && !waitingForKeyFrame) skipToKeyFrame();
+      if (waitingForKeyFrame && (!key || document.hidden)) {
         counts.dropped++;
         publishCounts();
         return;
@@ -237,7 +242,7 @@
       if (queuedBytes + data.byteLength > MAX_QUEUED_BYTES) {
         counts.dropped++;
         // Not an error of the stream: a line in the receiver's log says the screen skipped.
-        if (!waitingForKeyFrame) report(socket, `the page's decoder fell behind (${queued.length} access units waiting): skipping to the next key frame`);
+        if (!waitingForKeyFrame) report(socket, `${queued.length} access units waiting to be decoded`, 'behind');
         skipToKeyFrame();
         publishCounts();
         return;

@@ -15,8 +15,9 @@
 //               `clock`: the time it was sent; `accessUnit`: its presentation time
 //   payload     `configure`: the RFC 6381 codec string, UTF-8; `accessUnit`: the Annex B bytes
 //
-// Messages from the page are JSON text: {"kind":"error","message":"..."} when its decoder fails
-// (it then waits for the next key frame by itself); the host logs it and ignores anything else.
+// Messages from the page are JSON text, for the log: {"kind":"error","message":"..."} when its
+// decoder fails, {"kind":"behind","message":"..."} when it cannot decode as fast as the stream
+// comes (either way it starts again at the next key frame by itself). Anything else is ignored.
 
 import type { WebSocket } from 'ws';
 import type { Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../../src/platform';
@@ -172,10 +173,10 @@ export class PageDecoder implements VideoDecoder {
       return;
     }
     const { kind, message } = (report ?? {}) as { kind?: unknown; message?: unknown };
-    if (kind === 'error' && typeof message === 'string') {
-      const shown = message.length > MAX_PAGE_TEXT ? `${message.slice(0, MAX_PAGE_TEXT)}...` : message;
-      this.options.log('warn', `screen: the mirroring page's decoder failed (${JSON.stringify(shown)}): shown again from the next key frame`);
-    }
+    if (typeof message !== 'string') return;
+    const shown = JSON.stringify(message.length > MAX_PAGE_TEXT ? `${message.slice(0, MAX_PAGE_TEXT)}...` : message);
+    if (kind === 'error') this.options.log('warn', `screen: the mirroring page's decoder failed (${shown}): shown again from the next key frame`);
+    else if (kind === 'behind') this.options.log('warn', `screen: the mirroring page cannot decode as fast as the stream comes (${shown}): it skips to the next key frame`);
   }
 }
 
