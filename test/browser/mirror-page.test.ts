@@ -41,8 +41,11 @@ const POINTS = [
   { x: 480, y: 120 },
   { x: 320, y: 300 },
 ];
-/** A picture due at T is drawn at the first animation frame after T, and composited after that. */
-const DRAW_SLACK_MS = 100;
+/**
+ * A picture due at T is drawn at the first animation frame after T and composited after that; on
+ * a loaded machine a frame or two later.
+ */
+const DRAW_SLACK_MS = 200;
 /** Bytes at the end of the first key frame made noise: its IDR slice's data, not its header. */
 const IDR_NOISE_BYTES = 64;
 
@@ -163,8 +166,8 @@ describe('screen mirroring on the virtual screen page', () => {
     assert.equal(await attribute(first, 'data-mirror-drawn'), '0');
     assert.equal(await mirroring(first), false);
     for (let second = 0; second < COLOURS.length; second++) {
-      await expectColourAt(first, t0, t0 + second * 1000 + 250);
-      await expectColourAt(first, t0, t0 + second * 1000 + 750);
+      await expectColourAt(first, t0, t0 + second * 1000 + 400);
+      await expectColourAt(first, t0, t0 + second * 1000 + 800);
     }
     await first.waitForSelector('body[data-mirror-decoded="90"]', { timeout: 5000 });
     assert.equal(await attribute(first, 'data-mirror-state'), 'showing');
@@ -185,7 +188,7 @@ describe('screen mirroring on the virtual screen page', () => {
   test('a page that joins mid-stream takes mirroring over and starts at the next key frame', async () => {
     lines.length = 0;
     configure();
-    const t0 = now() + 4000;
+    const t0 = now() + 5000;
     // The first half second (red, from its key frame) goes to the first page only.
     send(t0, 0, 15);
     const second = await openPage();
