@@ -19,6 +19,7 @@
 //   data-mirror-drawn        pictures drawn
 //   data-mirror-dropped      pictures and access units dropped (late, behind, before a key frame)
 //   data-mirror-errors       decoder errors (reported to the receiver's log)
+//   data-mirror-late-ms      how long after its presentation time the last picture was drawn
 //   data-mirror-link         open once the receiver's stream is connected (its clock came), closed
 //   data-mirror-replaced     true when a newer page took mirroring over
 
@@ -194,6 +195,7 @@
         canvas.height = due.displayHeight;
       }
       context.drawImage(due, 0, 0, canvas.width, canvas.height);
+      body.dataset.mirrorLateMs = (now - due.timestamp / 1000).toFixed(1);
       due.close();
       counts.drawn++;
       body.classList.add('mirroring');
