@@ -9,54 +9,18 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { equal, toHex } from '../../src/bytes';
-import { NalError, portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
+import { equal } from '../../src/bytes';
+import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { LogLevel } from '../../src/platform';
 import { sampleMirrorFrame, selectNalKernel, selfTestNalKernel, WasmNalKernel } from '../../hosts/node/nal-kernel';
-import { makeRng, type Rng } from '../support/arbitrary';
-import { registerNalVectorTests } from '../support/nal-vectors';
+import { registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 
 const wasm = WasmNalKernel.fromFile();
 
 registerNalVectorTests(portableNalKernel);
 registerNalVectorTests(wasm);
 
-/** A random payload: units of random sizes and headers, sometimes cut short or ending in a zero length. */
-function randomPayload(rng: Rng, lengthSize: 1 | 2 | 4): Uint8Array {
-  const max = lengthSize === 1 ? 255 : 3000;
-  const bytes: number[] = [];
-  const count = rng.int(0, 5);
-  for (let unit = 0; unit < count; unit++) {
-    const length = rng.int(1, max);
-    for (let i = lengthSize - 1; i >= 0; i--) bytes.push(Math.floor(length / 256 ** i) & 0xff);
-    bytes.push(...rng.bytes(length));
-  }
-  const payload = Uint8Array.from(bytes);
-  const fault = rng.next();
-  if (fault < 0.15 && payload.length > 0) return payload.subarray(0, payload.length - rng.int(1, Math.min(payload.length, 8)));
-  if (fault < 0.25) return Uint8Array.from([...payload, ...new Array<number>(lengthSize).fill(0)]);
-  return payload;
-}
-
-/** What a kernel did with a payload: its Annex B, flags and count, or its error. */
-function outcome(kernel: NalKernel, payload: Uint8Array, lengthSize: 1 | 2 | 4): string {
-  try {
-    const result = kernel.toAnnexB(payload, lengthSize);
-    return `${toHex(result.accessUnit)} ${result.keyFrame} ${result.nalCount}`;
-  } catch (error) {
-    assert.ok(error instanceof NalError, `${kernel.name} threw ${String(error)}`);
-    return `${error.name}: ${error.message}`;
-  }
-}
-
-test('wasm: 600 seeded random payloads (some cut short or with a zero length) give what the portable build gives', () => {
-  const rng = makeRng(1414);
-  for (let i = 0; i < 600; i++) {
-    const lengthSize = ([1, 2, 4] as const)[i % 3];
-    const payload = randomPayload(rng, lengthSize);
-    assert.equal(outcome(wasm, payload.slice(), lengthSize), outcome(portableNalKernel, payload.slice(), lengthSize), `payload ${i} (${payload.length} bytes, ${lengthSize}-byte lengths)`);
-  }
-});
+registerNalAgreementTest(wasm, 1414, 600);
 
 test('wasm: the module memory grows for a 3 MB payload and small payloads still convert after it', () => {
   const kernel = WasmNalKernel.fromFile();

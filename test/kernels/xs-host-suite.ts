@@ -11,7 +11,7 @@ import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import type { NativeCrypto, NativeNal } from '../../modules/native/natives';
-import { nalVectors, registerNalVectorTests } from '../support/nal-vectors';
+import { nalVectors, registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 import { registerCryptoVectorTests } from './crypto-vectors';
 import { registerPairingFlowTests } from './pairing-flows';
 
@@ -25,6 +25,7 @@ registerPairingFlowTests(portableCryptoKernels);
 registerPairingFlowTests(native);
 registerNalVectorTests(portableNalKernel);
 registerNalVectorTests(createNativeNalKernel(natives));
+registerNalAgreementTest(createNativeNalKernel(natives), 1414, 300);
 
 test('the raw NAL natives: a report of the units or of the fault, and RangeErrors for what the wrapper never passes', () => {
   const vector = nalVectors.cases[1]; // 4-byte lengths: SEI and three non-IDR slices

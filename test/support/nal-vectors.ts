@@ -6,7 +6,8 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { equal, fromHex, toHex } from '../../src/bytes';
-import { NalError, type NalKernel } from '../../src/mirror/nal-kernel';
+import { NalError, portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
+import { makeRng, type Rng } from './arbitrary';
 import vectors from '../vectors/nal-annexb.json' with { type: 'json' };
 
 export type NalVectors = typeof vectors;
@@ -137,3 +138,49 @@ export function registerNalVectorTests(kernel: NalKernel): void {
   });
 }
 
+
+/** A random payload: up to 5 units of random sizes and bytes, sometimes cut short or ending in a zero length. */
+function randomPayload(rng: Rng, lengthSize: 1 | 2 | 4): Uint8Array {
+  const max = lengthSize === 1 ? 255 : 3000;
+  const parts: Uint8Array[] = [];
+  const count = rng.int(0, 5);
+  for (let unit = 0; unit < count; unit++) {
+    const length = rng.int(1, max);
+    const field = new Uint8Array(lengthSize);
+    for (let i = 0; i < lengthSize; i++) field[i] = Math.floor(length / 256 ** (lengthSize - 1 - i)) & 0xff;
+    parts.push(field, rng.bytes(length));
+  }
+  const total = parts.reduce((sum, part) => sum + part.length, 0);
+  const fault = rng.next();
+  const payload = new Uint8Array(total + (fault >= 0.15 && fault < 0.25 ? lengthSize : 0));
+  let at = 0;
+  for (const part of parts) {
+    payload.set(part, at);
+    at += part.length;
+  }
+  if (fault < 0.15 && total > 0) return payload.subarray(0, total - rng.int(1, Math.min(total, 8)));
+  return payload;
+}
+
+/** What a kernel did with a payload: its Annex B, flag and count, or its error's message. */
+function outcome(kernel: NalKernel, payload: Uint8Array, lengthSize: 1 | 2 | 4): string {
+  try {
+    const result = kernel.toAnnexB(payload, lengthSize);
+    return `${toHex(result.accessUnit)} ${result.keyFrame} ${result.nalCount}`;
+  } catch (error) {
+    assert.ok(error instanceof NalError, `${kernel.name} threw ${String(error)}`);
+    return `NalError: ${error.message}`;
+  }
+}
+
+/** Registers a test that `kernel` does what the portable build does on `count` seeded random payloads. */
+export function registerNalAgreementTest(kernel: NalKernel, seed: number, count: number): void {
+  test(`${kernel.name}: ${count} seeded random payloads (some cut short or with a zero length) give what the portable build gives`, () => {
+    const rng = makeRng(seed);
+    for (let i = 0; i < count; i++) {
+      const lengthSize = ([1, 2, 4] as const)[i % 3];
+      const payload = randomPayload(rng, lengthSize);
+      assert.equal(outcome(kernel, payload.slice(), lengthSize), outcome(portableNalKernel, payload.slice(), lengthSize), `payload ${i} (${payload.length} bytes, ${lengthSize}-byte lengths)`);
+    }
+  });
+}
