@@ -10,7 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { equal } from '../../src/bytes';
-import { isNalLengthSize, lengthSizeError, nalErrorAt, portableNalKernel, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
+import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { Logger } from '../../src/platform';
 
 /** Where `npm run build:kernels` writes the NAL kernel. */
@@ -130,20 +130,14 @@ export function selfTestNalKernel(kernel: NalKernel): string | undefined {
     }
     const idr = kernel.toAnnexB(Uint8Array.of(0, 2, 0x65, 0x88), 2);
     if (!idr.keyFrame || !equal(idr.accessUnit, Uint8Array.of(0, 0, 0, 1, 0x65, 0x88))) return 'an IDR slice was not a key frame';
+    // Unit 1's length (9, at offset 6) runs past the end: the error must name that unit and place.
     const bad = Uint8Array.of(0, 0, 0, 2, 0x41, 0x9a, 0, 0, 0, 9, 0x41);
-    const expected = (() => {
-      try {
-        portableNalKernel.toAnnexB(bad.slice(), 4);
-      } catch (error) {
-        return (error as Error).message;
-      }
-      return undefined;
-    })();
+    const expected = nalErrorAt(bad, 4, 1, 6).message;
     try {
       kernel.toAnnexB(bad, 4);
       return 'a length past the end was accepted';
     } catch (error) {
-      if ((error as Error).message !== expected) return `a length past the end gave "${(error as Error).message}"`;
+      if (!(error instanceof NalError) || error.message !== expected) return `a length past the end gave "${(error as Error).message}"`;
     }
     if (!equal(bad, Uint8Array.of(0, 0, 0, 2, 0x41, 0x9a, 0, 0, 0, 9, 0x41))) return 'a refused payload was changed';
     return undefined;
