@@ -206,10 +206,14 @@
     if (pictures.length > 0) requestDraw();
   }
 
-  function clearPicture() {
+  function dropPictures() {
     for (const picture of pictures) picture.close();
     counts.dropped += pictures.length;
     pictures = [];
+  }
+
+  function clearPicture() {
+    dropPictures();
     dropQueued();
     context.clearRect(0, 0, canvas.width, canvas.height);
     body.classList.remove('mirroring');
@@ -235,7 +239,10 @@
       if (codec === null) return;
       // A page nobody sees (a tab in the background, where animation frames stop) decodes
       // nothing; shown again, it starts at the next key frame.
-      if (document.hidden && !waitingForKeyFrame) skipToKeyFrame();
+      if (document.hidden && !waitingForKeyFrame) {
+        skipToKeyFrame();
+        dropPictures();
+      }
       if (waitingForKeyFrame && (!key || document.hidden)) {
         counts.dropped++;
         publishCounts();
@@ -253,8 +260,9 @@
       if (!decoder) startDecoder(socket);
       waitingForKeyFrame = false;
       // A view, not a copy: the message's buffer is this access unit's alone.
-      queued.push({ data: new Uint8Array(data, HEADER_BYTES), time: time + clockOffset, key, socket });
-      queuedBytes += data.byteLength;
+      const unit = new Uint8Array(data, HEADER_BYTES);
+      queued.push({ data: unit, time: time + clockOffset, key, socket });
+      queuedBytes += unit.byteLength;
       feed();
     } else if (kind === MESSAGE.reset) {
       codec = null;
