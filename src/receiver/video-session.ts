@@ -202,7 +202,8 @@ export class VideoSession {
       number: ++this.items,
       url,
       owner,
-      guid: uuidFromBytes(random(16)),
+      // Upper case, as AVFoundation writes playback session ids (NSUUID.UUIDString).
+      guid: uuidFromBytes(random(16)).toUpperCase(),
       loadedAt: clock.now(),
       loadedWall: clock.wallTime(),
       start,
