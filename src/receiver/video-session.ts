@@ -18,9 +18,10 @@
 // - A new POST /play of the same sender replaces its video without a `stopped` (npm
 //   airplay-protocol ends its session on `stopped`, even one meant for the video it replaces);
 //   another sender's video ends the first sender's with `stopped` to it.
-// - The load timeout runs only once a player has taken the item (its first report): with no
-//   player attached (the Node host with no screen page open) nothing is fetching and the session
-//   stays loading until it is stopped.
+// - The load timeout runs only once a player has taken the item (it has fetched some of it, or
+//   reports more than `loading`): with no player attached (the Node host with no screen page
+//   open) nothing is fetching and the session stays loading until it is stopped. A player that
+//   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
 import type { Clock, Logger, Player, PlayerReport, RandomSource, TimerHandle, TimeRange } from '../platform';
 import { uuidFromBytes } from '../uuid';
@@ -122,7 +123,7 @@ interface Item {
   report: PlayerReport | undefined;
   /** clock.now() when `report` arrived: the position is extrapolated from there. */
   reportAt: number;
-  /** A report in a state other than idle came: a player has the item. */
+  /** A player has the item: it fetched some of it, or reported more than waiting to load. */
   taken: boolean;
   /** The player said it was ready (readyToPlay, playing or paused) at least once. */
   ready: boolean;
@@ -347,29 +348,23 @@ export class VideoSession {
       return;
     }
     if (report.error) this.logError(item, report.error);
-    switch (report.state) {
-      case 'idle':
-        // Before a player has taken the item, idle means it has not started yet; after, the
-        // player dropped it (its screen went away): the video has ended.
-        if (item.taken) this.end(item, 'the player unloaded it');
-        return;
-      case 'ended':
-        this.end(item, 'played to the end');
-        return;
-      case 'loading':
-        if (!item.taken) this.armLoadTimer(item);
-        item.taken = true;
-        this.moveTo(item, 'loading');
-        break;
-      case 'playing':
-      case 'paused':
-        item.taken = true;
-        item.playStart ??= report.position;
-        this.moveTo(item, report.state);
-        break;
+    if (report.state === 'idle') {
+      // Before a player has taken the item, idle means it has not started yet; after, the
+      // player dropped it (its screen went away): the video has ended.
+      if (item.taken) this.end(item, 'the player unloaded it');
+      return;
     }
-    if (this.current !== item) return;
+    if (report.state === 'ended') {
+      this.end(item, 'played to the end');
+      return;
+    }
+    // A player that reports loading and has fetched nothing is waiting for its screen (the Node
+    // host with no page open): the item is taken, and the load timeout runs, once it fetches.
+    if (!item.taken && (report.state !== 'loading' || report.readyToPlay || report.bytes > 0 || report.requests > 0)) item.taken = true;
+    if (report.state === 'playing' || report.state === 'paused') item.playStart ??= report.position;
+    this.moveTo(item, report.state);
     if (report.readyToPlay || report.state === 'playing' || report.state === 'paused') this.becameReady(item);
+    else if (item.taken) this.armLoadTimer(item);
     this.watchEndTimes(item);
   }
 

@@ -394,11 +394,11 @@ test('a failed load: stopped (once), an error-log entry with the player\'s error
   assert.equal(text(request('GET', '/playback-info')), encodeXmlPlist({ readyToPlay: false }));
 });
 
-test('a player that takes the item and never gets ready: after limits.videoLoadTimeoutMs, stopped with NSURLErrorDomain -1001', () => {
+test('a player that fetches the item and never gets ready: after limits.videoLoadTimeoutMs, stopped with NSURLErrorDomain -1001', () => {
   const { play, report, advance, request, openEvents, states, log } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
   openEvents();
   play();
-  report('loading');
+  report('loading', { requests: 1, bytes: 4096 });
   advance(4999);
   assert.deepEqual(states(), ['loading']);
   advance(1);
@@ -410,13 +410,20 @@ test('a player that takes the item and never gets ready: after limits.videoLoadT
   assert.equal(linesAbout(log, 'video 1 failed').length, 1);
 });
 
-test('with no player attached (no report) the session stays loading, however long', () => {
-  const { play, advance, states, openEvents, receiver } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
+test('with no player attached (no report, or loading with nothing fetched) the session stays loading, however long', () => {
+  const { play, report, advance, states, openEvents, receiver } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
   openEvents();
   play();
   advance(600_000);
+  // The Node host with no screen page open: loading, nothing fetched.
+  report('loading');
+  advance(600_000);
   assert.deepEqual(states(), ['loading']);
   assert.equal(receiver.video?.state, 'loading');
+  // A page opens and fetches: the timeout runs from there.
+  report('loading', { requests: 1, bytes: 100 });
+  advance(5000);
+  assert.deepEqual(states(), ['loading', 'stopped']);
 });
 
 test('a player that gets ready in time is not failed later, even when it rebuffers', () => {
