@@ -16,6 +16,10 @@ declare module 'airplay-protocol' {
     /** Opens the reverse connection (POST /reverse, PTTH/1.0) on which events arrive; play() calls it. */
     _startReverse(): void;
     serverInfo(callback: Callback): void;
+    /** POST /play with a text/parameters body (no Content-Type), after opening the reverse connection. */
+    play(url: string, position: number, callback?: Callback): void;
+    /** GET /playback-info; the body is the parsed XML plist. */
+    playbackInfo(callback: Callback): void;
     stop(callback?: Callback): void;
     close(callback?: () => void): void;
     destroy(): void;
