@@ -233,10 +233,11 @@ export class VideoSession {
     }
     const where = start.seconds !== undefined ? `${start.seconds} s` : `${(start.fraction ?? 0) * 100}%`;
     log('info', `video ${item.number}: ${shortUrl(url)} from ${where}${startPaused ? ', paused' : ''} for session ${owner ?? '(none)'}`);
-    // load() replaces whatever the player had loaded.
-    player.load(item.number, url, start);
-    if (startPaused) player.setRate(0);
     this.context.onState(owner, 'loading');
+    // load() replaces whatever the player had loaded. A player may report from inside it (a
+    // URL it refuses at once fails there): `loading` went out first, and the item may be over.
+    player.load(item.number, url, start);
+    if (startPaused && this.current === item) player.setRate(0);
   }
 
   /** spec 4.2 POST /rate: 0 pauses, 1 plays; the state follows the player's report. */

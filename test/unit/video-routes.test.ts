@@ -680,3 +680,17 @@ test('GET /playback-info is answered by the dialect: text/x-apple-plist+xml with
   assert.equal(request('GET', '/playback-info').head.headers.get('Content-Type'), 'text/x-apple-plist+xml');
   assert.equal(request('GET', '/getProperty?playbackAccessLog').head.headers.get('Content-Type'), 'application/x-apple-binary-plist');
 });
+
+test('a player that fails the item inside load() (a URL it refuses at once): loading, then stopped, activity idle', () => {
+  const { play, player, openEvents, states, receiver, request } = setup();
+  openEvents();
+  player.load = (item, url, start) => {
+    player.calls.push({ kind: 'load', item, url, start: { ...start } });
+    player.report('failed', { item, error: { code: -1, domain: 'url', message: 'the player does not fetch this address' } });
+  };
+  assert.equal(play().head.status, 200);
+  assert.deepEqual(states(), ['loading', 'stopped']);
+  assert.equal(receiver.activity, 'idle');
+  assert.equal(receiver.video?.loaded, false);
+  assert.equal((bplist(request('GET', '/getProperty?playbackErrorLog')).value as PlistDict[])[0].comment, 'the player does not fetch this address');
+});
