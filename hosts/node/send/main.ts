@@ -40,7 +40,8 @@ Commands:
               as they come, until the video ends or fails; Ctrl-C stops it (POST /stop)
   scrub       without SECONDS, prints where the video is (GET /scrub); with SECONDS,
               moves it there (POST /scrub)
-  rate        0 pauses the video, 1 plays it; other rates where the receiver can (POST /rate)
+  rate        0 pauses the video, 1 plays it; other rates where the receiver can (POST /rate);
+              a negative VALUE goes after --: rate HOST:PORT -- -1
   info        prints the playback information: position, duration, rate, buffer, loaded
               and seekable ranges (GET /playback-info)
   stop        stops the photo, slideshow or video a receiver shows (POST /stop)
@@ -406,7 +407,7 @@ async function main(argv: string[]): Promise<number> {
       stopAfterMs: values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000,
     });
   } else if (command === 'scrub') {
-    await scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, Number.MAX_SAFE_INTEGER, false));
+    await scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, 86_400 * 365, false));
   } else if (command === 'rate') {
     await rate(video, numberIn('rate: VALUE', target, -64, 64, false));
   } else if (command === 'info') {
