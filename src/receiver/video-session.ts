@@ -231,7 +231,7 @@ export class VideoSession {
       // Another sender's video took over: the first sender's has ended.
       if (previous.owner !== owner) this.context.onState(previous.owner, 'stopped');
     }
-    const where = start.seconds !== undefined ? `${start.seconds} s` : `${(start.fraction ?? 0) * 100}%`;
+    const where = start.seconds !== undefined ? `${start.seconds} s` : `${Number(((start.fraction ?? 0) * 100).toFixed(2))}%`;
     log('info', `video ${item.number}: ${shortUrl(url)} from ${where}${startPaused ? ', paused' : ''} for session ${owner ?? '(none)'}`);
     this.context.onState(owner, 'loading');
     // load() replaces whatever the player had loaded. A player may report from inside it (a

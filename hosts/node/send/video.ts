@@ -71,6 +71,25 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
   control.onClose = (reason) => end(undefined, new SendError(`control connection to ${where}: ${reason}`));
 
   let stopRequested = false;
+  /** Error-log entries (by cs-guid) there before this video: not about it. */
+  let earlierErrors = new Set<string>();
+  const errorLog = async (): Promise<PlistDict[]> => {
+    const response = await control.request('POST', '/getProperty?playbackErrorLog', [[HEADER.contentType, dialect.mime.plistBinary]], new Uint8Array(0));
+    const reply = response.head.status === 200 ? decodePlist(response.body) : undefined;
+    return isPlistDict(reply) && Array.isArray(reply.value) ? reply.value.filter(isPlistDict) : [];
+  };
+  /** `stopped` came: says why when the receiver's error log has a new entry for this video. */
+  const over = async (): Promise<void> => {
+    if (finished) return;
+    if (stopRequested) return end();
+    try {
+      const mine = (await errorLog()).filter((entry) => entry.uri === options.url && !earlierErrors.has(String(entry['cs-guid'])));
+      const last = mine.at(-1);
+      end(last ? `the video failed: ${String(last.domain)} ${String(last.status)}: ${String(last.comment)}` : 'the receiver stopped the video');
+    } catch {
+      end('the receiver stopped the video');
+    }
+  };
   const serveEvent = (request: Message<RequestHead>): ReverseAnswer => {
     if (request.head.method !== 'POST' || request.head.target !== '/event') return { status: 404 };
     try {
@@ -78,7 +97,7 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
       if (isPlistDict(event)) {
         say(`event: ${String(event.category)} ${String(event.state)}`);
         // The video is over (ended, failed, stopped here or by someone else): so is the command.
-        if (event.category === 'video' && event.state === 'stopped') setTimeout(() => end(stopRequested ? undefined : 'the receiver stopped the video'), 0);
+        if (event.category === 'video' && event.state === 'stopped') setTimeout(() => void over(), 0);
       }
     } catch (error) {
       say(`event: unreadable (${(error as Error).message})`);
@@ -89,6 +108,8 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
   try {
     events = await ReverseChannel.open({ endpoint, common: common.headers, purposeHeader: dialect.headers.Purpose, purpose: EVENT_PURPOSE, serve: serveEvent });
     events.onClose = (reason) => end(undefined, new SendError(`event connection to ${where}: ${reason}`));
+    // A receiver without the error log (or an older one) is fine: the failure is then not explained.
+    earlierErrors = new Set((await errorLog().catch(() => [])).map((entry) => String(entry['cs-guid'])));
     let body: Uint8Array;
     let contentType: string;
     if (options.startSeconds !== undefined) {
