@@ -37,7 +37,8 @@ Commands:
               serves the pictures it asks for and prints the events it sends; Ctrl-C stops it
   play        plays the video at URL (http or https; MP4 or an HLS playlist) (POST /play):
               opens an event connection back from the receiver and prints the video events
-              as they come, until the video ends or fails; Ctrl-C stops it (POST /stop)
+              as they come, until the video ends or fails (exit status 1, with the reason
+              from the receiver's error log); Ctrl-C stops it (POST /stop)
   scrub       without SECONDS, prints where the video is (GET /scrub); with SECONDS,
               moves it there (POST /scrub)
   rate        0 pauses the video, 1 plays it; other rates where the receiver can (POST /rate);

@@ -44,8 +44,9 @@ async function withControl<T>(common: VideoCommon, run: (control: ControlConnect
 
 /**
  * `play URL`: opens the event connection (spec 1.6), POST /play, then prints each video event.
- * Ends when the receiver reports `stopped` (the video ended, failed or was stopped), or sends
- * POST /stop on Ctrl-C or after --stop-after.
+ * Ends when the receiver reports `stopped` (the video ended or was stopped; a video that failed
+ * throws SendError with the reason from the receiver's error log), or sends POST /stop on Ctrl-C
+ * or after --stop-after.
  */
 export async function playVideo(common: VideoCommon, options: PlayOptions): Promise<void> {
   const { dialect, endpoint, say } = common;
@@ -85,7 +86,9 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
     try {
       const mine = (await errorLog()).filter((entry) => entry.uri === options.url && !earlierErrors.has(String(entry['cs-guid'])));
       const last = mine.at(-1);
-      end(last ? `the video failed: ${String(last.domain)} ${String(last.status)}: ${String(last.comment)}` : 'the receiver stopped the video');
+      // A video that failed fails the command (exit status 1, the reason on stderr).
+      if (last) end(undefined, new SendError(`the video failed: ${String(last.domain)} ${String(last.status)}: ${String(last.comment)}`));
+      else end('the receiver stopped the video');
     } catch {
       end('the receiver stopped the video');
     }
