@@ -13,7 +13,7 @@ import type { AccessLogEvent, ErrorLogEvent, PlaybackInfo } from './video-sessio
  * Apple TVs leave out every key but readyToPlay): no `duration`, which is how senders such as
  * pyatv tell that nothing plays (they poll until the key goes away).
  */
-export const NOTHING_LOADED: PlistDict = { readyToPlay: false };
+export const NOTHING_LOADED: Readonly<PlistDict> = Object.freeze({ readyToPlay: false });
 
 function ranges(list: readonly TimeRange[]): PlistDict[] {
   return list.map((range) => ({ duration: real(range.duration), start: real(range.start) }));
