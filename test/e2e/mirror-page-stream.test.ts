@@ -193,26 +193,43 @@ describe('the screen page\'s mirroring stream', () => {
     await page.closed;
   });
 
-  test('the page\'s error reports are logged, cut to a bounded length; other text is ignored', async () => {
-    lines.length = 0;
-    const page = await TestPage.open(url, { Origin: origin });
-    page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: Decoding error.' }));
-    page.socket.send('not json');
-    page.socket.send(JSON.stringify({ kind: 'error', message: 'x'.repeat(1000) }));
-    page.socket.send(JSON.stringify({ kind: 'other', message: 'not for the log' }));
-    page.socket.send(JSON.stringify({ kind: 'behind', message: '412 access units waiting to be decoded' }));
-    await within(5000, 'the reports are logged', (async () => {
-      while (lines.length < 3) await new Promise((resolve) => setTimeout(resolve, 10));
-    })());
-    assert.deepEqual(lines, [
-      'warn screen: the mirroring page\'s decoder failed ("EncodingError: Decoding error."): shown again from the next key frame',
-      `warn screen: the mirroring page's decoder failed ("${'x'.repeat(200)}..."): shown again from the next key frame`,
-      'warn screen: the mirroring page cannot decode as fast as the stream comes ("412 access units waiting to be decoded"): it skips to the next key frame',
-    ]);
-    // More than a report's worth is refused: the stream closes (1009, message too big).
-    page.socket.send('y'.repeat(5000));
-    assert.equal((await page.closed).code, 1009);
-    assert.equal(lines.at(-1), "warn screen: the mirroring page's stream failed: Max payload size exceeded");
+  test('the page\'s reports are logged, a line per interval with a count, cut to a bounded length; other text is ignored', async () => {
+    // A server of its own, on a clock the test scripts: the times its calls get, in order (the
+    // page's clock at attach, then one per report counted; what is not a report takes none).
+    const times = [0, 0, 0, 0, 0, 10_000, 20_000];
+    const reportLines: string[] = [];
+    const reportLog = (level: LogLevel, message: string) => reportLines.push(`${level} ${message}`);
+    const reported = new PageDecoder({ geometry: GEOMETRY, now: () => times.shift() ?? 30_000, log: reportLog, maxQueueBytes: QUEUE_LIMIT });
+    const reportServer = await startScreenServer({ screen: new VirtualScreen('Reports'), port: 0, log: reportLog, mirror: reported });
+    const logged = (count: number) =>
+      within(5000, `${count} lines logged`, (async () => {
+        while (reportLines.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
+      })());
+    try {
+      const page = await TestPage.open(`ws://127.0.0.1:${reportServer.port}/mirror`, { Origin: `http://127.0.0.1:${reportServer.port}` });
+      page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: Decoding error.' }));
+      await logged(1);
+      // Within the interval: counted, not logged; what is not a report is not even counted.
+      page.socket.send('not json');
+      page.socket.send(JSON.stringify({ kind: 'other', message: 'not for the log' }));
+      for (let i = 0; i < 3; i++) page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: again' }));
+      // The interval has passed: a line, with the count of those not said.
+      page.socket.send(JSON.stringify({ kind: 'behind', message: '412 access units waiting to be decoded' }));
+      await logged(2);
+      page.socket.send(JSON.stringify({ kind: 'error', message: 'x'.repeat(1000) }));
+      await logged(3);
+      assert.deepEqual(reportLines, [
+        'warn screen: the mirroring page\'s decoder failed ("EncodingError: Decoding error."): shown again from the next key frame',
+        'warn screen: the mirroring page cannot decode as fast as the stream comes ("412 access units waiting to be decoded"): it skips to the next key frame (3 more reports of the page since the last line)',
+        `warn screen: the mirroring page's decoder failed ("${'x'.repeat(200)}..."): shown again from the next key frame`,
+      ]);
+      // More than a report's worth is refused: the stream closes (1009, message too big).
+      page.socket.send('y'.repeat(5000));
+      assert.equal((await page.closed).code, 1009);
+      assert.equal(reportLines.at(-1), "warn screen: the mirroring page's stream failed: Max payload size exceeded");
+    } finally {
+      await reportServer.close();
+    }
   });
 });
 

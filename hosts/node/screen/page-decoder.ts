@@ -20,6 +20,7 @@
 // comes (either way it starts again at the next key frame by itself). Anything else is ignored.
 
 import type { WebSocket } from 'ws';
+import { CountedLog } from '../../../src/counted-log';
 import type { Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../../src/platform';
 
 /** Message kinds to the page (mirror.js MESSAGE is the same table). */
@@ -66,6 +67,8 @@ export class PageDecoder implements VideoDecoder {
   /** Why the current wait began, when it is worth a line at its end. */
   private dropReason: string | undefined;
   private readonly encoder = new TextEncoder();
+  /** The page's reports: a page that reports in a loop gets a line per interval, with a count. */
+  private readonly pageReports = new CountedLog();
 
   constructor(private readonly options: PageDecoderOptions) {
     this.geometry = options.geometry;
@@ -173,10 +176,13 @@ export class PageDecoder implements VideoDecoder {
       return;
     }
     const { kind, message } = (report ?? {}) as { kind?: unknown; message?: unknown };
-    if (typeof message !== 'string') return;
+    if (typeof message !== 'string' || (kind !== 'error' && kind !== 'behind')) return;
+    const count = this.pageReports.note(this.options.now());
+    if (count === 0) return;
     const shown = JSON.stringify(message.length > MAX_PAGE_TEXT ? `${message.slice(0, MAX_PAGE_TEXT)}...` : message);
-    if (kind === 'error') this.options.log('warn', `screen: the mirroring page's decoder failed (${shown}): shown again from the next key frame`);
-    else if (kind === 'behind') this.options.log('warn', `screen: the mirroring page cannot decode as fast as the stream comes (${shown}): it skips to the next key frame`);
+    const more = count > 1 ? ` (${count - 1} more reports of the page since the last line)` : '';
+    if (kind === 'error') this.options.log('warn', `screen: the mirroring page's decoder failed (${shown}): shown again from the next key frame${more}`);
+    else this.options.log('warn', `screen: the mirroring page cannot decode as fast as the stream comes (${shown}): it skips to the next key frame${more}`);
   }
 }
 
