@@ -103,10 +103,14 @@ export class PacketReader {
     return this.inputBytes + this.headerFill + this.payloadFill;
   }
 
-  /** Bytes of the packet being read, or 0 between packets (for a clear message when the stream ends inside one). */
+  /**
+   * How far the packet being read got (headerBytes < 128: inside its header), or undefined
+   * between packets: for a clear message when the stream ends inside one.
+   */
   get partial(): { readonly headerBytes: number; readonly payloadBytes: number; readonly payloadSize: number } | undefined {
     if (this.headerFill === 0 && this.current === undefined && this.inputBytes === 0) return undefined;
-    return { headerBytes: this.headerFill + (this.current ? 0 : this.inputBytes), payloadBytes: this.payloadFill, payloadSize: this.current?.payloadSize ?? 0 };
+    if (this.current) return { headerBytes: PACKET_HEADER_BYTES, payloadBytes: this.payloadFill, payloadSize: this.current.payloadSize };
+    return { headerBytes: this.headerFill + this.inputBytes, payloadBytes: 0, payloadSize: 0 };
   }
 
   receive(bytes: Uint8Array): void {

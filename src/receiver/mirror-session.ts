@@ -13,7 +13,7 @@ import type { Logger, UdpSocket, VideoDecoder } from '../platform';
 import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC } from '../mirror/avcc';
 import { NalError, type NalKernel } from '../mirror/nal-kernel';
 import { ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs } from '../mirror/ntp';
-import { PACKET_TYPE, PacketReader, type PacketHeader } from '../mirror/packet';
+import { PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../mirror/packet';
 import type { StreamRequest } from '../mirror/stream-request';
 import type { ReceiverLimits } from './limits';
 import type { StreamTakeover } from './router';
@@ -107,9 +107,9 @@ export class MirrorSession implements StreamTakeover {
 
   transportClosed(_now: number): void {
     const partial = this.reader.partial;
-    if (partial && partial.payloadSize === 0 && partial.headerBytes > 0) {
-      this.finish(`the stream ended inside a packet header (${partial.headerBytes} of 128 bytes)`, 'warn');
-    } else if (partial && partial.payloadSize > 0) {
+    if (partial && partial.headerBytes < PACKET_HEADER_BYTES) {
+      this.finish(`the stream ended inside a packet header (${partial.headerBytes} of ${PACKET_HEADER_BYTES} bytes)`, 'warn');
+    } else if (partial) {
       this.finish(`the stream ended inside a packet payload (${partial.payloadBytes} of ${partial.payloadSize} bytes)`, 'warn');
     } else {
       this.finish('the sender closed the mirroring connection', 'info');
