@@ -102,6 +102,7 @@ function refusal(response: Message<ResponseHead>): string {
 
 /** Writes, and waits for the socket to drain when its queue is full (flow control). */
 function write(socket: net.Socket, bytes: Uint8Array): Promise<void> {
+  if (socket.destroyed || socket.writableEnded) return Promise.reject(new SendError('the receiver closed the mirroring connection'));
   if (socket.write(bytes)) return Promise.resolve();
   return new Promise((resolve, reject) => {
     const onDrain = () => {
@@ -126,10 +127,10 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
   let ntp: dgram.Socket | undefined;
   let heartbeat: NodeJS.Timeout | undefined;
   let closedByReceiver: string | undefined;
+  // spec 4.5: the session's clock starts at the session start (set again just before POST /stream).
+  let sessionStart = performance.now();
   try {
     ntp = await bindNtp(localAddress, options.ntpPort);
-    // spec 4.5: the session's clock starts at the session start (set just before POST /stream).
-    let sessionStart = performance.now();
     const sessionClock = () => performance.now() - sessionStart + options.clockOffsetMs;
     let ntpRequests = 0;
     ntp.on('message', (message, remote) => {
@@ -162,7 +163,7 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
     );
     void refused;
     sessionStart = performance.now();
-    await write(socket, writeRequest({
+    const post = writeRequest({
       method: 'POST',
       target: '/stream',
       protocol: 'HTTP',
@@ -173,7 +174,28 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
         [HEADER.contentType, dialect.mime.plistBinary],
       ],
       body,
-    }));
+    });
+    await streamClip(post).catch(async (error: unknown) => {
+      // A refusal's answer may still be on its way when the write fails: it says why, so wait for it a moment.
+      if (!closedByReceiver) await new Promise((resolve) => setTimeout(resolve, 200));
+      throw closedByReceiver ? new SendError(closedByReceiver) : error;
+    });
+    say(`sent ${clip.accessUnits.length} frames; ${ntpRequests} NTP requests answered`);
+  } finally {
+    if (heartbeat) clearInterval(heartbeat);
+    if (!socket.destroyed) {
+      await new Promise<void>((resolve) => {
+        socket.once('close', () => resolve());
+        setTimeout(resolve, 2000).unref();
+        socket.end();
+      });
+    }
+    ntp?.close();
+  }
+
+  /** POST /stream, then the packets: codec data, the frames on time, heartbeats. */
+  async function streamClip(post: Uint8Array): Promise<void> {
+    await write(socket, post);
     await write(socket, writePacket(PACKET_TYPE.codecData, clip.avcC));
     heartbeat = setInterval(() => {
       if (!closedByReceiver) socket.write(writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)));
@@ -190,16 +212,5 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
     }
     if (options.holdMs > 0) await new Promise((resolve) => setTimeout(resolve, options.holdMs));
     if (closedByReceiver) throw new SendError(closedByReceiver);
-    say(`sent ${clip.accessUnits.length} frames; ${ntpRequests} NTP requests answered`);
-  } finally {
-    if (heartbeat) clearInterval(heartbeat);
-    if (!socket.destroyed) {
-      await new Promise<void>((resolve) => {
-        socket.once('close', () => resolve());
-        setTimeout(resolve, 2000).unref();
-        socket.end();
-      });
-    }
-    ntp?.close();
   }
 }
