@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, xs-pair-setup, xs).
+// channel, photo, slideshow, startup, mirror-handoff, xs-pair-setup, xs).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
+import { runMirrorHandoffBench } from './mirror-handoff.bench';
 import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
+  'mirror-handoff': () => runMirrorHandoffBench(),
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,
 };
