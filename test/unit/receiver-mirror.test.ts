@@ -37,12 +37,12 @@ const STREAM_REQUEST: PlistDict = {
   timestampInfo: [{ name: 'SubSu' }],
 };
 
-function setup(options: { limits?: Partial<ReceiverLimits>; decoder?: boolean; udp?: boolean } = {}) {
+function setup(options: { limits?: Partial<ReceiverLimits>; decoder?: boolean; udp?: boolean; pinRequired?: boolean } = {}) {
   const clock = new ManualClock();
   const log = recordingLogger();
   const decoder = new RecordingDecoder();
   const udp = memoryUdp();
-  const receiver = new Receiver(makeConfig({ name: 'Test Screen', deviceId: '58:55:CA:1A:E2:88', ntpPort: 0, limits: options.limits }), {
+  const receiver = new Receiver(makeConfig({ name: 'Test Screen', deviceId: '58:55:CA:1A:E2:88', ntpPort: 0, limits: options.limits, pinRequired: options.pinRequired ?? false }), {
     clock,
     random: seededRandom(3),
     store: new MemoryStore(),
@@ -304,4 +304,12 @@ test('a photo taking the screen ends mirroring (one media session)', () => {
   receiver.media.takeScreen('slideshow', 99, 'a slideshow took the screen');
   assert.equal(closeEvent(connection), 'a slideshow took the screen');
   assert.equal(receiver.activity, 'receivingVideo');
+});
+
+test('with a PIN required, mirroring (which has no pairing of its own) is refused with 403', () => {
+  const { receiver } = setup({ pinRequired: true });
+  const connection = receiver.openMirror(SENDER, 0)!;
+  connection.receive(postStream(), 0);
+  assert.match(drain(connection), /^HTTP\/1\.1 403 Forbidden\r\n/);
+  assert.equal(receiver.activity, 'idle');
 });
