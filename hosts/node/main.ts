@@ -308,31 +308,6 @@ async function main(): Promise<void> {
     for (const server of servers) server.close();
     for (const socket of udpSockets) socket.close();
   };
-  let port = config.port;
-  for (const address of listenAddresses(interfaces)) {
-    // The first listener may pick a free port (--port 0); the others take the same one.
-    let server: net.Server;
-    try {
-      // Connections that arrive before the receiver is built (a moment) are closed.
-      server = await listen(port, address, (connection) => (receiver ? receiver.accept(connection) : connection.close()));
-    } catch (error) {
-      // An address can be unusable for a while (an IPv6 address still tentative just after the
-      // link came up): serve on the others rather than not at all.
-      log('warn', `cannot listen on ${address ?? 'all addresses'} port ${port}: ${(error as Error).message}`);
-      continue;
-    }
-    const bound = server.address() as net.AddressInfo;
-    port = bound.port;
-    servers.push(server);
-    process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (HTTP and RTSP)\n`);
-  }
-  if (servers.length === 0) {
-    log('error', `no address to listen on (port ${config.port}); is the port in use?`);
-    process.exitCode = 1;
-    await screenServer?.close();
-    await advertiser?.shutdown();
-    return;
-  }
   // Screen mirroring (spec 4.4) needs a decoder with a display and UDP for NTP. The decoder:
   // --record's writer, wrapping the screen page's decoder once that exists (it slots in as
   // `screenDecoder` here); without any decoder the receiver does not offer mirroring.
@@ -365,6 +340,30 @@ async function main(): Promise<void> {
       await shutdownAll();
       return;
     }
+  }
+  let port = config.port;
+  for (const address of listenAddresses(interfaces)) {
+    // The first listener may pick a free port (--port 0); the others take the same one.
+    let server: net.Server;
+    try {
+      // Connections that arrive before the receiver is built (a moment) are closed.
+      server = await listen(port, address, (connection) => (receiver ? receiver.accept(connection) : connection.close()));
+    } catch (error) {
+      // An address can be unusable for a while (an IPv6 address still tentative just after the
+      // link came up): serve on the others rather than not at all.
+      log('warn', `cannot listen on ${address ?? 'all addresses'} port ${port}: ${(error as Error).message}`);
+      continue;
+    }
+    const bound = server.address() as net.AddressInfo;
+    port = bound.port;
+    servers.push(server);
+    process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (HTTP and RTSP)\n`);
+  }
+  if (servers.length === 0) {
+    log('error', `no address to listen on (port ${config.port}); is the port in use?`);
+    process.exitCode = 1;
+    await shutdownAll();
+    return;
   }
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port, ntpPort });
