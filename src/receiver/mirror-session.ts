@@ -30,6 +30,8 @@ export interface MirrorSessionContext {
   readonly socket: UdpSocket;
   /** The monotonic clock, for NTP answers (they arrive outside receive and handleTimeout). */
   now(): number;
+  /** The wall clock (ms since the Unix epoch), to say the sender's clock against it in the log. */
+  wallTime(): number;
   /** Called once when the session has ended. */
   onEnded(session: MirrorSession, reason: string): void;
 }
@@ -230,13 +232,17 @@ export class MirrorSession implements StreamTakeover {
       this.context.log('debug', `${this.peer} NTP: datagram from ${address}:${port} ignored (not the sender's ${NTP_SENDER_PORT})`);
       return;
     }
-    const sample = this.ntp.receive(bytes, this.context.now());
+    const now = this.context.now();
+    const sample = this.ntp.receive(bytes, now);
     if (typeof sample === 'string') {
       this.context.log('debug', `${this.peer} NTP: ${sample}`);
       return;
     }
-    const best = this.ntp.filter.best();
-    this.context.log('debug', `${this.peer} NTP offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; clock offset in use ${best ? best.offset.toFixed(3) : '-'} ms`);
+    const best = this.ntp.filter.best()!;
+    // The sender's clock against this receiver's wall clock too, for a person comparing clocks
+    // (a sender that serves Unix time shows its drift there; offsets are against the monotonic clock).
+    const againstWall = best.offset - (this.context.wallTime() - now);
+    this.context.log('debug', `${this.peer} NTP offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; clock offset in use ${best.offset.toFixed(3)} ms (sender clock - wall clock ${againstWall.toFixed(3)} ms)`);
     this.onWake();
   }
 }

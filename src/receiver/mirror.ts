@@ -99,6 +99,7 @@ export class MirrorFeature implements MediaFeature {
         nalKernel: this.context.nalKernel ?? portableNalKernel,
         socket,
         now: () => clock.now(),
+        wallTime: () => clock.wallTime(),
         onEnded: (ended) => {
           if (this.session === ended) this.session = undefined;
           media.end('mirror');
