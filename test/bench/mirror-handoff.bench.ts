@@ -3,8 +3,9 @@
 // connection in `stream` mode, the packet reader, the NAL kernel (length-prefixed to Annex B),
 // parameter sets before key frames and clock recovery. The stream is 1080p60 at about 20 Mbit/s
 // (a 42 KB frame on average, a key frame of 5x every second, four slices per frame), delivered in
-// 64 KB pieces as a socket does. Reports min/median/max per frame in ms, with the NAL kernel the
-// Node host uses when one is passed (`nalKernel`), and checks every access unit decoded.
+// 64 KB pieces as a socket does. Reports min/median/max per frame in ms with each NAL kernel the
+// Node host can use (portable TypeScript, and WebAssembly when built), and checks every access
+// unit decoded.
 
 import { concat, equal } from '../../src/bytes';
 import { buildAvcC, parameterSetsAnnexB, parseAvcC } from '../../src/mirror/avcc';
@@ -18,6 +19,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { memoryUdp } from '../support/mirror-ports';
 import type { ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
+import { WasmNalKernel } from '../../hosts/node/nal-kernel';
 import { report, spreadFields, verify } from './measure';
 
 const FRAMES = 600;
@@ -113,4 +115,16 @@ export function runMirrorHandoffBench(nalKernel: NalKernel = portableNalKernel):
     ...spreadFields('ms', steady, 4),
     ...spreadFields('keyFrameMs', steady.filter((_, i) => (i + FPS) % FPS === 0), 4),
   });
+}
+
+/** The bench with the portable kernel and, when built, the WebAssembly one. */
+export function runMirrorHandoffBenches(): void {
+  runMirrorHandoffBench(portableNalKernel);
+  let wasm: NalKernel | undefined;
+  try {
+    wasm = WasmNalKernel.fromFile();
+  } catch (error) {
+    report({ bench: 'mirror-handoff', kernel: 'wasm', skipped: `not built: ${(error as Error).message}` });
+  }
+  if (wasm) runMirrorHandoffBench(wasm);
 }

@@ -1,10 +1,11 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, mirror-handoff, xs-pair-setup, xs).
+// channel, photo, slideshow, startup, mirror-handoff, xs-pair-setup, xs, mirror).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
-import { runMirrorHandoffBench } from './mirror-handoff.bench';
+import { runMirrorHandoffBenches } from './mirror-handoff.bench';
+import { runMirrorBench } from './mirror.bench';
 import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
@@ -19,9 +20,10 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
-  'mirror-handoff': () => runMirrorHandoffBench(),
+  'mirror-handoff': runMirrorHandoffBenches,
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,
+  mirror: runMirrorBench,
 };
 
 const wanted = process.argv.slice(2);
