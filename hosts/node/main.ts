@@ -331,7 +331,9 @@ async function main(): Promise<void> {
   let ntpPort = config.ntpPort;
   if (videoDecoder && PROFILES[config.profile].intended.includes('Screen')) {
     try {
-      const socket = await bindUdp(config.ntpPort);
+      // On the named interfaces' first IPv4 address (--interface lo: loopback only), else all.
+      const ntpAddress = listenAddresses(interfaces).find((address) => address !== undefined && !address.includes(':'));
+      const socket = await bindUdp(config.ntpPort, ntpAddress);
       ntpPort = socket.address().port;
       udp = sharedUdpBinder(socket, log);
       udpSockets.push(socket);
