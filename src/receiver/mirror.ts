@@ -7,7 +7,7 @@
 // taking over would let any device on the network cut into someone's presentation.
 // The session follows the media session (media-session.ts): the activity is
 // `receivingScreenMirroring` (spec 2.1: igl 1, gcgl 1, flag 17 set) while it runs; POST /stop on
-// the main port, a feature taking the screen (a slideshow), or the connection closing end it.
+// the main port, a photo, slideshow or video taking the screen, or the connection closing end it.
 //
 // POST /stream gets no answer (real receivers send none: the connection stops being HTTP);
 // refusals do get one, since the sender is still speaking HTTP when it is refused.
@@ -121,6 +121,7 @@ export class MirrorFeature implements MediaFeature {
     this.current?.end('POST /stop');
   }
 
+  /** A photo, slideshow or video takes the screen: real receivers stop mirroring for them. */
   yieldScreen(_order: number, reason: string): void {
     this.current?.end(reason);
   }

@@ -297,7 +297,7 @@ test('NTP answers from anyone but the sender\'s port 7010 are ignored', () => {
   assert.equal(receiver.mirror?.current?.clockOffset, 5000);
 });
 
-test('a photo taking the screen ends mirroring (one media session)', () => {
+test('a slideshow taking the screen ends mirroring (one media session)', () => {
   const { receiver } = setup();
   const connection = receiver.openMirror(SENDER, 0)!;
   connection.receive(postStream(), 0);
