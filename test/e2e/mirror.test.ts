@@ -217,6 +217,28 @@ describe('mirroring sessions on one receiver', () => {
     await receiver.waitForLog(/127\.0\.0\.75:\d+ mirroring session 1234 ended: no packet from the sender for 2 s \(limits\.mirrorMissedHeartbeats 2\): the sender stalled/, 1000);
   });
 
+  test('a plist missing required keys is refused (400, reason, closed); garbage avcC and a truncated header end their sessions with one line each', async () => {
+    const incomplete = encodeBinaryPlist({ deviceID: 1, sessionID: 5, version: '130.16', fpsInfo: [], timestampInfo: [] });
+    const refused = await connectFrom('127.0.0.78', receiver.mirrorPort!);
+    const answer = closed(refused);
+    refused.write(concat(latin1Encode(`POST /stream HTTP/1.1\r\nContent-Length: ${incomplete.length}\r\n\r\n`), incomplete, codecData));
+    assert.match(await within(5000, 'the refusal', answer), /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nPOST \/stream: required key latencyMs missing\n$/);
+
+    const garbage = await connectFrom('127.0.0.78', receiver.mirrorPort!);
+    const garbageEnded = closed(garbage);
+    garbage.write(concat(postStream(), writePacket(PACKET_TYPE.codecData, latin1Encode('not an avcC record'))));
+    assert.equal(await within(5000, 'the end of the garbage session', garbageEnded), '');
+    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: codec data is not a valid avcC record: avcC version is 110/, 1000);
+
+    const truncated = await connectFrom('127.0.0.78', receiver.mirrorPort!);
+    const truncatedEnded = closed(truncated);
+    truncated.write(concat(postStream(), codecData, writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)).subarray(0, 90)));
+    await delay(200);
+    truncated.end();
+    await within(5000, 'the end of the truncated session', truncatedEnded);
+    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: the stream ended inside a packet header \(90 of 128 bytes\)/, 1000);
+  });
+
   test('an oversized payload size ends only that session; the next sender mirrors', async () => {
     const socket = await connectFrom('127.0.0.76', receiver.mirrorPort!);
     const ended = closed(socket);
