@@ -6,7 +6,8 @@
 // - NTP: a test sender with its own real UDP socket on port 7010 sees a request every 3 s
 //   (+-0.2 s), each in the exact version 4 client format.
 // - One session at a time: a second sender is refused with a reason while the first streams.
-// - A stalled sender (no heartbeat) ends its session; a hostile one ends only its own.
+// - A stalled sender (no heartbeat) ends its session; hostile ones (an oversized payload size,
+//   garbage avcC, a truncated header) end only their own; a plist missing keys is refused.
 //
 // Each sender has its own loopback address (127.0.0.7x), so each has its own port 7010.
 
