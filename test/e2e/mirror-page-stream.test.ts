@@ -258,6 +258,12 @@ describe('--mirror-size', () => {
       const screen = new URL(desktop.screenUrl!);
       const page = await TestPage.open(`ws://${screen.host}/mirror`, { Origin: screen.origin });
       await page.waitFor(1);
+      // spec 2.12: the geometry of --mirror-size is what a sender is told.
+      const streamXml = await (await fetch(`http://127.0.0.1:${desktop.mirrorPort}/stream.xml`)).text();
+      assert.match(streamXml, /<key>width<\/key>\s*<integer>1280<\/integer>/);
+      assert.match(streamXml, /<key>height<\/key>\s*<integer>720<\/integer>/);
+      const refresh = /<key>refreshRate<\/key>\s*<real>([^<]+)<\/real>/.exec(streamXml);
+      assert.ok(refresh && Math.abs(Number(refresh[1]) - 1 / 30) < 1e-9, streamXml);
       assert.equal(page.messages[0].kind, PAGE_MESSAGE.clock);
       page.socket.close();
       await page.closed;
