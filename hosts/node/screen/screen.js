@@ -126,5 +126,12 @@
     status.link.textContent = 'reconnecting';
     status.link.classList.add('down');
   };
-  events.onmessage = (event) => render(JSON.parse(event.data));
+  events.onmessage = (event) => {
+    const state = JSON.parse(event.data);
+    render(state);
+    // The video layer (video.js) follows the same state.
+    document.dispatchEvent(new CustomEvent('screenstate', { detail: state }));
+  };
+  // The stream's own token, sent first on each (re)connection: the video layer signs its reports with it.
+  events.addEventListener('hello', (event) => document.dispatchEvent(new CustomEvent('screenhello', { detail: JSON.parse(event.data) })));
 })();
