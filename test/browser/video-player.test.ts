@@ -32,6 +32,14 @@ const TOLERANCE = 40;
 /** How close a seek must land (the issue's bound). */
 const SEEK_TOLERANCE = 0.5;
 
+// Run in the page (as text: the tests are compiled without the DOM's types).
+/** The element shows the frame at its position: no seek under way, a frame decoded. */
+const FRAME_READY = "(() => { const video = document.getElementById('video'); return !video.seeking && video.readyState >= 2; })()";
+
+async function videoTime(on: Page): Promise<number> {
+  return (await on.evaluate("document.getElementById('video').currentTime")) as number;
+}
+
 /** Collects a player's reports and waits for one that matches. */
 class Reports {
   readonly all: PlayerReport[] = [];
@@ -116,16 +124,9 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
 
   /** The colour at the centre of the screen, once the element has drawn the frame it sits on. */
   async function centreColour(on: Page = page): Promise<Rgb> {
-    await on.waitForFunction(
-      () => {
-        const video = document.getElementById('video') as HTMLVideoElement;
-        return !video.seeking && video.readyState >= HTMLMediaElement.HAVE_CURRENT_DATA;
-      },
-      undefined,
-      { timeout: 5000 },
-    );
+    await on.waitForFunction(FRAME_READY, undefined, { timeout: 5000 });
     // Two animation frames: the decoded frame is composited.
-    await on.evaluate(() => new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve))));
+    await on.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
     const shot = decodeJpeg(await on.screenshot({ type: 'jpeg', quality: 95 }));
     return shot.pixel(shot.width / 2, shot.height / 2 - 40);
   }
@@ -166,9 +167,9 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     player.setRate(0);
     const paused = await reports.next('paused', (report) => report.item === id && report.state === 'paused');
     assert.equal(paused.rate, 0);
-    const frozenAt = await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).currentTime);
+    const frozenAt = await videoTime(page);
     await new Promise((resolve) => setTimeout(resolve, 700));
-    assert.equal(await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).currentTime), frozenAt);
+    assert.equal(await videoTime(page), frozenAt);
     assert.ok(paused.position >= moving.position);
     player.setRate(1);
     const resumed = await reports.next('playing past the pause', playing(id, frozenAt + 0.3));
@@ -191,7 +192,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     assert.ok(report.position >= CLIP_DURATION / 2 - 0.1 && report.position < CLIP_DURATION / 2 + 1, `position ${report.position}`);
     player.setRate(0);
     await reports.next('paused', (r) => r.item === id && r.state === 'paused');
-    const at = await page.evaluate(() => (document.getElementById('video') as HTMLVideoElement).currentTime);
+    const at = await videoTime(page);
     assertColour(await centreColour(), clipColourAt(at), `at ${at} s`);
   });
 
