@@ -32,12 +32,14 @@ const TOLERANCE = 40;
 /** How close a seek must land (the bound). */
 const SEEK_TOLERANCE = 0.5;
 
-// Run in the page (as text: the tests are compiled without the DOM's types).
-/** The element shows the frame at its position: no seek under way, a frame decoded. */
-const FRAME_READY = "(() => { const video = document.getElementById('video'); return !video.seeking && video.readyState >= 2; })()";
+/** The page's <video> element, in code run in the page (the tests compile without the DOM's types). */
+interface PageGlobals {
+  document: { getElementById(id: 'video'): { seeking: boolean; readyState: number; currentTime: number } };
+  requestAnimationFrame(callback: () => void): void;
+}
 
 async function videoTime(on: Page): Promise<number> {
-  return (await on.evaluate("document.getElementById('video').currentTime")) as number;
+  return on.evaluate(() => (globalThis as unknown as PageGlobals).document.getElementById('video').currentTime);
 }
 
 /** Collects a player's reports and waits for one that matches. */
@@ -124,9 +126,17 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
 
   /** The colour at the centre of the screen, once the element has drawn the frame it sits on. */
   async function centreColour(on: Page = page): Promise<Rgb> {
-    await on.waitForFunction(FRAME_READY, undefined, { timeout: 5000 });
+    // The element shows the frame at its position: no seek under way, a frame decoded.
+    await on.waitForFunction(
+      () => {
+        const video = (globalThis as unknown as PageGlobals).document.getElementById('video');
+        return !video.seeking && video.readyState >= 2;
+      },
+      undefined,
+      { timeout: 5000 },
+    );
     // Two animation frames: the decoded frame is composited.
-    await on.evaluate('new Promise((resolve) => requestAnimationFrame(() => requestAnimationFrame(resolve)))');
+    await on.evaluate(() => new Promise<void>((resolve) => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => (globalThis as unknown as PageGlobals).requestAnimationFrame(resolve))));
     const shot = decodeJpeg(await on.screenshot({ type: 'jpeg', quality: 95 }));
     return shot.pixel(shot.width / 2, shot.height / 2 - 40);
   }
