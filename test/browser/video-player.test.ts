@@ -264,13 +264,15 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     }
   });
 
-  test('with no page open the item stays loading; a page that opens starts it where asked', async () => {
+  test('with no page open the item is not taken (idle); a page that opens starts it where asked', async () => {
     await page.close();
+    media.reset();
     const id = load(fixtures.mp4, { seconds: 2.5 });
-    const waiting = await reports.next('loading', (r) => r.item === id && r.state === 'loading');
+    const waiting = await reports.next('idle', (r) => r.item === id && r.state === 'idle');
     assert.equal(waiting.bytes, 0);
     await new Promise((resolve) => setTimeout(resolve, 300));
-    assert.equal(reports.last?.state, 'loading');
+    assert.equal(reports.last?.state, 'idle');
+    assert.equal(media.requests, 0, 'nothing fetched without a page');
     page = await openPage();
     player.setRate(0);
     const report = await reports.next('paused at 2.5 s', pausedNear(id, 2.5));

@@ -6,8 +6,10 @@
 //
 // Which page plays: the one opened last (a person who opens a new tab looks at it); the others
 // show that the video plays elsewhere. When the playing page closes, the one before it takes
-// over from the position reached. With no page open the item stays `loading` until one opens,
-// which then starts it where it was asked to start.
+// over from the position reached. With no page open the item is reported `idle` (nothing has
+// taken it: the core's session stays loading, and its load timeout does not run) until a page
+// opens, which then starts it where it was asked to start; a page that closes after taking it
+// leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerReport, PlayerState, TimeRange } from '../../../src/platform';
 import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaError } from './media-proxy';
@@ -76,6 +78,8 @@ interface Current {
   readonly loadedAt: number;
   /** The playing page's last report and when it came (host ms). */
   page: { report: PageReport; at: number } | undefined;
+  /** A page has reported on the item (it stays taken when that page closes). */
+  taken: boolean;
   startupTime: number | undefined;
 }
 
@@ -107,6 +111,7 @@ export class PagePlayer implements Player {
       seek: null,
       loadedAt: this.now(),
       page: undefined,
+      taken: false,
       startupTime: undefined,
     };
     if (invalid) this.log?.('warn', `video: item ${item} cannot play: ${invalid.message}`);
@@ -192,6 +197,7 @@ export class PagePlayer implements Player {
     const at = this.now();
     const before = current.page?.report.state;
     current.page = { report, at };
+    current.taken = true;
     if (report.frameShown && current.startupTime === undefined) {
       current.startupTime = (at - current.loadedAt) / 1000;
       this.log?.('debug', `video: item ${current.item}: first frame ${Math.round(at - current.loadedAt)} ms after load`);
@@ -217,6 +223,7 @@ export class PagePlayer implements Player {
   /** The playing page changed: the new one (re)loads the item from where it was. */
   private handOver(why: string): void {
     const current = this.current;
+    const hadPage = current?.page !== undefined;
     if (current?.page) {
       const { report, at } = current.page;
       const position = report.state === 'playing' ? report.position + ((this.now() - at) / 1000) * report.rate : report.position;
@@ -225,6 +232,8 @@ export class PagePlayer implements Player {
     }
     this.log?.('debug', `video: ${why}; ${this.pages.length} open, ${this.pages.length ? 'the last opened plays' : 'none plays'}`);
     this.changed();
+    // The item waits for the next page: say so (loading) rather than leave it playing.
+    if (hadPage) this.report();
   }
 
   private mediaChanged(item: number): void {
@@ -253,7 +262,8 @@ export class PagePlayer implements Player {
     if (failure || !page) {
       return {
         item: current.item,
-        state: failure ? 'failed' : 'loading',
+        // Not yet on any page: idle (spec-wise still loading; the core knows no player has it).
+        state: failure ? 'failed' : current.taken || this.playerPage() ? 'loading' : 'idle',
         position: page?.position ?? current.start.seconds ?? 0,
         duration: page ? (page.duration ?? Infinity) : 0,
         rate: 0,
