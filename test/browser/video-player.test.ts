@@ -12,20 +12,10 @@ import type { PlayerReport } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 import { colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 
-export const CHROMIUM = '/usr/bin/chromium';
-export const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: H.264 in 4:2:0, the browser's colour conversion and scaling, a JPEG screenshot. */
 const TOLERANCE = 40;
