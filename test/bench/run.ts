@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, xs-pair-setup, xs).
+// channel, photo, slideshow, startup, video, xs-pair-setup, xs).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
@@ -8,6 +8,7 @@ import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
 import { runStartupBench } from './startup.bench';
+import { runVideoBench } from './video.bench';
 import { runXsPairSetupBench } from './xs-pair-setup';
 import { runXsBench } from './xs.bench';
 
@@ -18,6 +19,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
+  video: runVideoBench,
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,
 };
