@@ -181,7 +181,6 @@ export class PagePlayer implements Player {
     const wasPlaying = index === this.pages.length - 1;
     this.pages.splice(index, 1);
     if (wasPlaying) this.handOver('the playing screen page closed');
-    else this.changed();
   }
 
   /**
@@ -223,7 +222,6 @@ export class PagePlayer implements Player {
   /** The playing page changed: the new one (re)loads the item from where it was. */
   private handOver(why: string): void {
     const current = this.current;
-    const hadPage = current?.page !== undefined;
     if (current?.page) {
       const { report, at } = current.page;
       const position = report.state === 'playing' ? report.position + ((this.now() - at) / 1000) * report.rate : report.position;
@@ -231,9 +229,11 @@ export class PagePlayer implements Player {
       current.page = undefined;
     }
     this.log?.('debug', `video: ${why}; ${this.pages.length} open, ${this.pages.length ? 'the last opened plays' : 'none plays'}`);
-    this.changed();
-    // The item waits for the next page: say so (loading) rather than leave it playing.
-    if (hadPage) this.report();
+    // The command names the playing page: it changed only while there is something to play.
+    if (current?.media) this.changed();
+    // Who has the item changed: loading on the next page (or waiting for one after a page had
+    // it), idle while no page has ever had it.
+    if (current) this.report();
   }
 
   private mediaChanged(item: number): void {

@@ -129,9 +129,8 @@
   events.onmessage = (event) => {
     const state = JSON.parse(event.data);
     render(state);
-    // The video layer (video.js) follows the same state.
-    document.dispatchEvent(new CustomEvent('screenstate', { detail: state }));
+    // The video layer (video.js) follows the same state; the event id is this page's token on
+    // the stream (a new one after each reconnection), which the video command names.
+    document.dispatchEvent(new CustomEvent('screenstate', { detail: { state, client: event.lastEventId } }));
   };
-  // The stream's own token, sent first on each (re)connection: the video layer signs its reports with it.
-  events.addEventListener('hello', (event) => document.dispatchEvent(new CustomEvent('screenhello', { detail: JSON.parse(event.data) })));
 })();

@@ -11,7 +11,7 @@
 //   GET /hls.js              hls.js, for HLS where the browser plays none itself
 //   GET /media/ITEM/N        the media of the item playing, fetched through media-proxy.ts
 //   POST /player/report?client=TOKEN   the playing page's report (JSON, bounded)
-// Each event stream first sends `event: hello` with the page's token (the page that plays is
+// Each event stream's first event carries the page's token as its id (the page that plays is
 // named by it in the state's `video` field).
 
 import { randomBytes } from 'node:crypto';
@@ -191,12 +191,13 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       response.socket?.setNoDelay(true);
       // Reconnect soon after the receiver restarts; then the whole state comes at once.
       response.write('retry: 1000\n\n');
-      // The page's name for this stream: the video command says which page plays by it, and
-      // the playing page signs its reports with it.
+      // The page's name for this stream, as the event id of the first state (EventSource keeps
+      // it as every later event's lastEventId): the video command says which page plays by it,
+      // and the playing page signs its reports with it.
       const token = randomBytes(12).toString('base64url');
-      response.write(`event: hello\ndata: ${JSON.stringify({ client: token })}\n\n`);
       clients.add(response);
       player?.attach(token);
+      response.write(`id: ${token}\n`);
       send(response, pageState());
       response.on('close', () => {
         clients.delete(response);

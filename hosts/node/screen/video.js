@@ -36,11 +36,9 @@
   let loaded = null;
   let hlsLibrary = null;
 
-  document.addEventListener('screenhello', (event) => {
-    client = event.detail.client;
-  });
   document.addEventListener('screenstate', (event) => {
-    command = event.detail.video;
+    client = event.detail.client;
+    command = event.detail.state.video;
     apply();
   });
 
