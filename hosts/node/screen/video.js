@@ -56,6 +56,9 @@
     if (!loaded || loaded.item !== command.item || loaded.library !== library) load(command, library);
     else if (command.seek && command.seek.version > loaded.seekVersion) {
       loaded.seekVersion = command.seek.version;
+      // Before the metadata the element keeps it as where to start; the start asked at load
+      // (a fraction, say) must not undo it then.
+      loaded.start = { seconds: command.seek.seconds };
       video.currentTime = command.seek.seconds;
     }
     applyRate(command.rate);
