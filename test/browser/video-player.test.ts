@@ -196,6 +196,26 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     assertColour(await centreColour(), clipColourAt(at), `at ${at} s`);
   });
 
+  test('a seek made before the metadata came wins over the start asked at load', async () => {
+    const id = load(fixtures.mp4, { fraction: 0.5 });
+    player.setRate(0);
+    player.seek(1);
+    await reports.next('paused at 1 s', pausedNear(id, 1));
+    assertColour(await centreColour(), clipColourAt(1), 'at 1 s');
+  });
+
+  test('rate 2 plays at twice the speed', async () => {
+    const id = item;
+    player.setRate(2);
+    await reports.next('playing at rate 2', (r) => r.item === id && r.state === 'playing' && r.rate === 2);
+    const from = await videoTime(page);
+    const started = performance.now();
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    const speed = ((await videoTime(page)) - from) / ((performance.now() - started) / 1000);
+    assert.ok(speed > 1.5 && speed < 2.5, `played ${speed.toFixed(2)} s a second`);
+    player.setRate(0);
+  });
+
   test('stop clears the screen and reports idle', async () => {
     const id = item;
     player.stop();
