@@ -85,9 +85,9 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     fixtures?.remove();
   });
 
-  async function openPage(): Promise<Page> {
+  async function openPage(query = ''): Promise<Page> {
     const opened = await browser.newPage({ viewport: VIEWPORT });
-    await opened.goto(receiver.screenUrl!);
+    await opened.goto(`${receiver.screenUrl!}${query}`);
     await opened.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
     return opened;
   }
@@ -191,11 +191,14 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     }
   });
 
-  test('an HLS stream plays, and its access log counts the playlist and segments', async () => {
+  test('an HLS stream plays (with hls.js, in a page opened with ?hls=library), and its access log counts the playlist and segments', async () => {
     media.reset();
+    // Opened last, so it plays: hls.js served by the built receiver from node_modules.
+    const library = await openPage('?hls=library');
     const play = startSender(['play', target, media.url(fixtures.hls), '--dialect', 'apple']);
     try {
       await play.waitFor(/event: video playing/);
+      assert.equal(await library.getAttribute('body', 'data-video-hls'), 'library');
       const info = await infoUntil('position past 0.5 s', (i) => numberOf(i.position) > 0.5);
       assert.ok(Math.abs(numberOf(info.duration) - CLIP_DURATION) < 0.2, `duration ${String(info.duration)}`);
       await send(['scrub', target, '5', '--dialect', 'apple']);
@@ -205,6 +208,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       assert.ok(media.bytesServed('/hls/seg') > 0);
     } finally {
       play.child.kill();
+      await library.close();
     }
   });
 
@@ -272,6 +276,9 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       const play = startSender(['play', target, media.url(file), '--dialect', 'apple']);
       try {
         await play.waitFor(/event: video stopped/);
+        // The sender says why, from the error log, and ends with status 1.
+        assert.equal(await within(5000, 'the play command ends', play.exited), 1, play.output);
+        if (domain === 'http') assert.match(play.output, /404/);
         const [entry] = (await property('playbackErrorLog')).slice(-1);
         assert.ok(entry, 'an error log entry');
         assert.equal(entry.domain, domain);
