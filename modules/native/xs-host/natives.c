@@ -1,8 +1,8 @@
 /*
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
- * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), the same C
- * functions the Moddable module vp-crypto.js binds with xsc. Also the heap and meter figures
+ * vp-crypto.c and vp-nal.c here as the global object `__vpNatives` (the names of natives.ts),
+ * the same C functions the Moddable modules vp-crypto.js and vp-nal.js bind with xsc. Also the heap and meter figures
  * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
  * function lengths the SDK's linker leaves out.
  */
@@ -22,6 +22,8 @@ extern void xs_vp_ed25519_verify(xsMachine *the);
 extern void xs_vp_sha512(xsMachine *the);
 extern void xs_vp_hmac_sha512(xsMachine *the);
 extern void xs_vp_modexp(xsMachine *the);
+extern void xs_vp_nal_scan(xsMachine *the);
+extern void xs_vp_nal_write(xsMachine *the);
 
 /*
  * xsl, the SDK's linker, writes C_NULL for newFunctionLength in the defaults of every app it
@@ -79,6 +81,8 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "sha512", xs_vp_sha512, 2);
 	vpDefine(the, "hmacSha512", xs_vp_hmac_sha512, 3);
 	vpDefine(the, "modexp", xs_vp_modexp, 4);
+	vpDefine(the, "nalScan", xs_vp_nal_scan, 3);
+	vpDefine(the, "nalWrite", xs_vp_nal_write, 3);
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
 	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
 	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
