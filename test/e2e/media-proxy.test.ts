@@ -146,6 +146,7 @@ describe('the media proxy of the screen page', () => {
     assert.equal((await fetch(src.replace(/0$/, '9'))).status, 404);
     assert.equal((await fetch(src, { headers: { 'Sec-Fetch-Site': 'cross-site' } })).status, 403);
     assert.equal((await fetch(src, { method: 'POST' })).status, 405);
+    assert.equal((await fetch(src, { method: 'HEAD' })).status, 405);
     assert.equal(media.requests, 0, 'the media server was never asked');
     player.stop();
     assert.equal(player.media(id), undefined);

@@ -161,7 +161,9 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
     const media = /^\/media\/(\d{1,15})\/(\d{1,15})$/.exec(path);
     if (player && media) {
       const item = player.media(Number(media[1]));
-      if (!item || request.method !== 'GET') answer(404, 'text/plain; charset=utf-8', 'not the item playing now\n');
+      // GET only: a HEAD would cost the media server a request the page does not need.
+      if (request.method !== 'GET') answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET' });
+      else if (!item) answer(404, 'text/plain; charset=utf-8', 'not the item playing now\n');
       else item.serve(Number(media[2]), request, response, COMMON_HEADERS);
       return;
     }
