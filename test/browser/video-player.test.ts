@@ -283,8 +283,9 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     await new Promise((resolve) => setTimeout(resolve, 300));
     assert.equal(reports.last?.state, 'idle');
     assert.equal(media.requests, 0, 'nothing fetched without a page');
-    page = await openPage();
+    // Paused before the page opens: it loads the item paused where asked, however busy the machine.
     player.setRate(0);
+    page = await openPage();
     const report = await reports.next('paused at 2.5 s', pausedNear(id, 2.5));
     assertColour(await centreColour(), clipColourAt(report.position), `at ${report.position} s`);
     player.stop();
