@@ -15,7 +15,7 @@ import AirPlay from 'airplay-protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
-import { colourDistance, decodeJpeg } from '../support/color-blocks';
+import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 import { PROJECT_ROOT, ReceiverProcess, within } from '../e2e/receiver-process';
 
@@ -249,6 +249,24 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
     } finally {
       client.destroy();
+    }
+  });
+
+  test('a photo sent while the video plays takes the screen: the video stops and the page shows the photo', async () => {
+    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video playing/);
+      await page.waitForSelector('body.has-video', { timeout: 5000 });
+      const photo = await fetch(`http://${target}/photo`, { method: 'PUT', body: blockPicture([[WHITE]]).jpeg, headers: { 'Content-Type': 'image/jpeg' } });
+      assert.equal(photo.status, 200);
+      await play.waitFor(/event: video stopped/);
+      await page.waitForSelector('body.has-photo:not(.has-video)', { timeout: 5000 });
+      const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
+      const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
+      assert.ok(colourDistance(seen, WHITE) <= TOLERANCE, `the photo's white, saw rgb(${seen.join(',')})`);
+      await send(['stop', target, '--dialect', 'apple']);
+    } finally {
+      play.child.kill();
     }
   });
 
