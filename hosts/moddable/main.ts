@@ -97,6 +97,9 @@ function start(): void {
   const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
   log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
   const started = Time.ticks;
+  // Screen mirroring (spec 4.4) needs a decoder with a display: a board that has one passes it as
+  // `videoDecoder` with `udp: ecma419UdpBinder((options) => new UDP(options), log)` (./udp.ts,
+  // `embedded:io/socket/udp`) and listens on config.mirrorPort with `receiver.acceptMirror`.
   receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display, crypto, nalKernel });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
