@@ -21,6 +21,7 @@ import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder, parseMirrorSize } from './screen/page-decoder';
+import { PagePlayer } from './screen/player';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
 import { listen } from './tcp';
@@ -293,6 +294,8 @@ async function main(): Promise<void> {
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
+  // Video plays in the same page, for profiles that play video (photo-frame and speaker do not).
+  const player = display && PROFILES[config.profile].intended.includes('Video') ? new PagePlayer(log) : undefined;
   let receiver: Receiver | undefined;
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or
@@ -306,7 +309,7 @@ async function main(): Promise<void> {
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {
-      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log, mirror: screenDecoder });
+      screenServer = await startScreenServer({ screen: display, player, port: commandLine.screenPort, log, mirror: screenDecoder });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
@@ -387,7 +390,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port, ntpPort });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder, udp, nalKernel });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
@@ -417,6 +420,7 @@ async function main(): Promise<void> {
     }
   }
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
+  if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
   receiver.start();
   process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
   for (const service of receiver.services()) {
