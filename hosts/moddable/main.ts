@@ -7,24 +7,60 @@ import { hardwareRandom, hostRandom } from './prelude';
 import Listener from 'embedded:io/socket/listener';
 import TCP from 'embedded:io/socket/tcp';
 import manifest from 'mc/config';
+import type PixelsOut from 'commodetto/PixelsOut';
 import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
-import type { Display, Logger } from '../../src/platform';
+import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
+import type { Display, Logger, UdpBinder } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { profileShowsPictures } from '../../src/receiver/profiles';
+import { PROFILES, profileShowsPictures } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
-import { hostConfig, type HostConfig } from './manifest-config';
+import { hostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
 import { reportMemory } from './memory';
+import { playTestClip } from './mirror-test-clip';
 import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
+import { ecmaUdpBinder } from './udp';
+import { ModdableVideoDecoder } from './video-decoder';
+
+/** The simulators' and boards' panels refresh at 60 Hz (ScreenGeometry.refreshRate). */
+const SCREEN_REFRESH_SECONDS = 1 / 60;
+/** The built-in test clip: one access unit every 40 ms (25 fps), each shown 200 ms after it arrives. */
+const TEST_CLIP_FRAME_MS = 40;
+const TEST_CLIP_LATENCY_MS = 200;
+
+/**
+ * Screen mirroring's ports where the profile intends Screen, a screen exists and the manifest links
+ * libavcodec (modules/native/video-decoder: lin): the decoder drawing on the screen, and UDP for
+ * the mirroring NTP client. Undefined otherwise, with the reason logged.
+ */
+function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHostConfig, screen: PixelsOut | undefined, log: Logger): { videoDecoder: ModdableVideoDecoder; udp: UdpBinder } | undefined {
+  if (!PROFILES[profile].intended.includes('Screen')) return undefined;
+  if (!screen) {
+    log('warn', `profile ${profile} without a screen: no screen mirroring`);
+    return undefined;
+  }
+  if (!nativeVideo.available) {
+    log('info', 'no screen mirroring: this platform links no libavcodec (modules/native/video-decoder)');
+    return undefined;
+  }
+  try {
+    const videoDecoder = new ModdableVideoDecoder(nativeVideo, screen, { codecs: video.codecs, pending: video.pending, refreshRate: SCREEN_REFRESH_SECONDS, clock: moddableClock, log });
+    log('info', `video decoder: libavcodec ${videoDecoder.codecName}, ${videoDecoder.geometry.width}x${videoDecoder.geometry.height} screen, ${video.pending} pictures pending at most`);
+    return { videoDecoder, udp: ecmaUdpBinder() };
+  } catch (error) {
+    log('warn', `no screen mirroring: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
 
 function start(): void {
   const store = preferenceStore(Preference);
@@ -56,6 +92,11 @@ function start(): void {
   if (profileShowsPictures(config.profile)) {
     if (screen) display = new PocoDisplay(screen, log);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
+  }
+  const mirroring = mirroringPorts(config.profile, host.video, screen, log);
+  if (host.video.testClip) {
+    if (mirroring) playTestClip(mirroring.videoDecoder, { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS });
+    else log('warn', 'mirrorTestClip: no video decoder to play it');
   }
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
     new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
@@ -91,7 +132,17 @@ function start(): void {
   const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
   log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
   const started = Time.ticks;
-  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display, crypto });
+  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), {
+    clock: moddableClock,
+    random,
+    store,
+    log,
+    advertiser,
+    display,
+    crypto,
+    videoDecoder: mirroring?.videoDecoder,
+    udp: mirroring?.udp,
+  });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();
