@@ -1,8 +1,9 @@
 /*
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
- * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), the same C
- * functions the Moddable module vp-crypto.js binds with xsc. Also the heap and meter figures
+ * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), and those of
+ * video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same C functions
+ * the Moddable modules bind with xsc. Also the heap and meter figures
  * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
  * function lengths the SDK's linker leaves out.
  */
@@ -22,6 +23,16 @@ extern void xs_vp_ed25519_verify(xsMachine *the);
 extern void xs_vp_sha512(xsMachine *the);
 extern void xs_vp_hmac_sha512(xsMachine *the);
 extern void xs_vp_modexp(xsMachine *the);
+
+extern void xs_vp_video_open(xsMachine *the);
+extern void xs_vp_video_name(xsMachine *the);
+extern void xs_vp_video_configure(xsMachine *the);
+extern void xs_vp_video_push(xsMachine *the);
+extern void xs_vp_video_peek(xsMachine *the);
+extern void xs_vp_video_read(xsMachine *the);
+extern void xs_vp_video_drop(xsMachine *the);
+extern void xs_vp_video_flush(xsMachine *the);
+extern void xs_vp_video_close(xsMachine *the);
 
 /*
  * xsl, the SDK's linker, writes C_NULL for newFunctionLength in the defaults of every app it
@@ -80,6 +91,18 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "hmacSha512", xs_vp_hmac_sha512, 3);
 	vpDefine(the, "modexp", xs_vp_modexp, 4);
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
+	/* The video decoder natives (modules/native/video-decoder/natives.ts) as __vpVideo. */
+	xsResult = xsNewObject();
+	vpDefine(the, "open", xs_vp_video_open, 5);
+	vpDefine(the, "name", xs_vp_video_name, 1);
+	vpDefine(the, "configure", xs_vp_video_configure, 2);
+	vpDefine(the, "push", xs_vp_video_push, 3);
+	vpDefine(the, "peek", xs_vp_video_peek, 2);
+	vpDefine(the, "read", xs_vp_video_read, 2);
+	vpDefine(the, "drop", xs_vp_video_drop, 1);
+	vpDefine(the, "flush", xs_vp_video_flush, 1);
+	vpDefine(the, "close", xs_vp_video_close, 1);
+	xsSet(xsGlobal, xsID("__vpVideo"), xsResult);
 	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
 	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
 	xsVar(0) = xsNewHostFunction(xs_vp_heap_reset, 0);
