@@ -29,6 +29,7 @@ import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
 import { ecmaUdpBinder } from './udp';
+import { startUdpEchoTest } from './udp-echo-test';
 import { ModdableVideoDecoder } from './video-decoder';
 
 /** The simulators' and boards' panels refresh at 60 Hz (ScreenGeometry.refreshRate). */
@@ -97,6 +98,10 @@ function start(): void {
   if (host.video.testClip) {
     if (mirroring) playTestClip(mirroring.videoDecoder, { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS });
     else log('warn', 'mirrorTestClip: no video decoder to play it');
+  }
+  if (host.video.udpEchoTest) {
+    if (mirroring) startUdpEchoTest(mirroring.udp, log);
+    else log('warn', 'udpEchoTest: no screen mirroring ports');
   }
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
     new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;

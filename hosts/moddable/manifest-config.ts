@@ -27,6 +27,8 @@ export interface VideoHostConfig {
   pending: number;
   /** Play the built-in test clip at start (`mirrorTestClip`; hosts/moddable/mirror-test/manifest.json). */
   testClip: boolean;
+  /** Echo UDP datagrams on a port the binder picks (`udpEchoTest`; the same manifest). */
+  udpEchoTest: boolean;
 }
 
 /** The decoders `videoDecoder` may name: the V4L2 mem2mem one (hardware), or the software one. */
@@ -44,6 +46,7 @@ function videoHostConfig(manifest: Readonly<Record<string, unknown>>): VideoHost
     codecs: asked === 'h264' ? ['h264'] : [asked, 'h264'],
     pending,
     testClip: manifest.mirrorTestClip === undefined ? false : boolean('mirrorTestClip', manifest.mirrorTestClip),
+    udpEchoTest: manifest.udpEchoTest === undefined ? false : boolean('udpEchoTest', manifest.udpEchoTest),
   };
 }
 

@@ -331,11 +331,12 @@ test('refuses a config value it cannot read, naming the key', () => {
 
 test('reads the video decoder config: the software decoder behind a V4L2 one asked for, the ring size, the test clip', () => {
   const fallback = () => '02:00:00:00:00:01';
-  assert.deepEqual(hostConfig({}, fallback).video, { codecs: ['h264'], pending: 8, testClip: false });
-  assert.deepEqual(hostConfig({ videoDecoder: 'h264_v4l2m2m', videoPending: '3', mirrorTestClip: 'true' }, fallback).video, {
+  assert.deepEqual(hostConfig({}, fallback).video, { codecs: ['h264'], pending: 8, testClip: false, udpEchoTest: false });
+  assert.deepEqual(hostConfig({ videoDecoder: 'h264_v4l2m2m', videoPending: '3', mirrorTestClip: 'true', udpEchoTest: true }, fallback).video, {
     codecs: ['h264_v4l2m2m', 'h264'],
     pending: 3,
     testClip: true,
+    udpEchoTest: true,
   });
   assert.throws(() => hostConfig({ videoDecoder: 'vp9' }, fallback), /config videoDecoder "vp9" is not h264_v4l2m2m or h264/);
   assert.throws(() => hostConfig({ videoPending: 0 }, fallback), /config videoPending: 0 is not 1 to 32/);
