@@ -1,6 +1,7 @@
-// Builds the AssemblyScript kernels (asconfig.json, target release) into assemblyscript/build/.
+// Builds the AssemblyScript kernels into assemblyscript/build/: the frame kernel (asconfig.json)
+// and the NAL kernel (nal-kernel.asconfig.json), each its target release.
 // `node assemblyscript/build.mjs` always compiles (`npm run build:kernels`); with --if-stale it
-// compiles only when a source, asconfig.json or the compiler is newer than the .wasm, and when
+// compiles a kernel only when a source, its config or the compiler is newer than its .wasm, and when
 // the compiler is not installed (an install without devDependencies) it says so and exits 0:
 // the Node host then runs the portable TypeScript kernel.
 
@@ -9,8 +10,11 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 
 const here = path.dirname(fileURLToPath(import.meta.url));
-const config = path.join(here, 'asconfig.json');
-const output = path.join(here, 'build', 'frame-kernel.wasm');
+/** Each kernel: its asc config and the .wasm that config writes. */
+const KERNELS = [
+  { config: path.join(here, 'asconfig.json'), output: path.join(here, 'build', 'frame-kernel.wasm') },
+  { config: path.join(here, 'nal-kernel.asconfig.json'), output: path.join(here, 'build', 'nal-kernel.wasm') },
+];
 const ifStale = process.argv.includes('--if-stale');
 
 /** The compiler's entry file, or undefined when AssemblyScript is not installed. */
@@ -33,17 +37,21 @@ if (compiler === undefined || !existsSync(compiler)) {
 }
 
 // Checked before the compiler is loaded (that alone takes most of a second).
-if (ifStale && existsSync(output)) {
+const sources = readdirSync(here).filter((name) => name.endsWith('.ts')).map((name) => path.join(here, name));
+const stale = KERNELS.filter(({ config, output }) => {
+  if (!ifStale || !existsSync(output)) return true;
   const built = statSync(output).mtimeMs;
-  const inputs = [config, compiler, ...readdirSync(here).filter((name) => name.endsWith('.ts')).map((name) => path.join(here, name))];
-  if (inputs.every((file) => statSync(file).mtimeMs <= built)) process.exit(0);
-}
+  return ![config, compiler, ...sources].every((file) => statSync(file).mtimeMs <= built);
+});
+if (stale.length === 0) process.exit(0);
 
 const asc = await import('assemblyscript/asc');
-const started = performance.now();
-const { error, stderr } = await asc.main(['--config', config, '--target', 'release'], { stdout: process.stdout, stderr: process.stderr });
-if (error) {
-  process.stderr.write(`build:kernels: ${error.message}\n${stderr.toString()}`);
-  process.exit(1);
+for (const { config, output } of stale) {
+  const started = performance.now();
+  const { error, stderr } = await asc.main(['--config', config, '--target', 'release'], { stdout: process.stdout, stderr: process.stderr });
+  if (error) {
+    process.stderr.write(`build:kernels: ${error.message}\n${stderr.toString()}`);
+    process.exit(1);
+  }
+  process.stderr.write(`build:kernels: ${path.relative(process.cwd(), output)} (${statSync(output).size} bytes, ${Math.round(performance.now() - started)} ms)\n`);
 }
-process.stderr.write(`build:kernels: ${path.relative(process.cwd(), output)} (${statSync(output).size} bytes, ${Math.round(performance.now() - started)} ms)\n`);

@@ -88,12 +88,15 @@ export function sourceUrlPlugin(outdir) {
   return {
     name: 'source-import-meta-url',
     setup(build) {
-      build.onLoad({ filter: /\.ts$/ }, (args) => {
+      // Our .mjs too (modules/native/xs-host/build.mjs finds the XS sources and its natives from
+      // its own URL, and the benches bundle it); a library's files keep their own meaning.
+      build.onLoad({ filter: /\.(ts|mjs)$/ }, (args) => {
+        if (args.path.endsWith('.mjs') && args.path.split(path.sep).includes('node_modules')) return undefined;
         const text = readFileSync(args.path, 'utf8');
         if (!text.includes('import.meta.url')) return undefined;
         // Chunks sit in `outdir` next to the entries (chunkNames below): one relative path serves.
         const fromOut = path.relative(outdir, args.path).split(path.sep).join('/');
-        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`), loader: 'ts' };
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`), loader: args.path.endsWith('.mjs') ? 'js' : 'ts' };
       });
     },
   };

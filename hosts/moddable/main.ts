@@ -14,6 +14,8 @@ import Time from 'time';
 import { ed25519 } from '@noble/curves/ed25519.js';
 import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
+import { createNativeNalKernel } from '../../modules/native/nal-kernel';
+import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { Display, Logger, UdpBinder } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
@@ -136,6 +138,10 @@ function start(): void {
   const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
   const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
   log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
+  // The mirroring stream's NAL kernel in C (modules/native/vp-nal.c: no library, every platform
+  // links it); `nalKernel: "portable"` keeps the TypeScript one (for comparison).
+  const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
+  log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
   const started = Time.ticks;
   receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), {
     clock: moddableClock,
@@ -145,6 +151,7 @@ function start(): void {
     advertiser,
     display,
     crypto,
+    nalKernel,
     videoDecoder: mirroring?.videoDecoder,
     udp: mirroring?.udp,
   });

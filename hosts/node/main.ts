@@ -15,6 +15,7 @@ import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
+import { selectNalKernel } from './nal-kernel';
 import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
@@ -264,6 +265,7 @@ async function main(): Promise<void> {
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
   const { crypto } = selectFrameKernel(log);
+  const { kernel: nalKernel } = selectNalKernel(log);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
@@ -315,7 +317,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the port it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, nalKernel });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.

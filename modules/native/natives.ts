@@ -1,6 +1,6 @@
-// The contract of the natives in vp-crypto.c, one function each. On Moddable they are the module
-// "modules/native/vp-crypto" (vp-crypto.js, bound by xsc); in the XS test host the same C
-// functions are installed on a global object (xs-host/natives.c). Every function writes into
+// The contract of the natives in vp-crypto.c and vp-nal.c, one function each. On Moddable they are
+// the modules "modules/native/vp-crypto" and "modules/native/vp-nal" (bound by xsc); in the XS
+// test host the same C functions are installed on one global object (xs-host/natives.c). Every function writes into
 // the arrays passed and allocates nothing; lengths other than those named throw a RangeError.
 
 export interface NativeCrypto {
@@ -24,4 +24,25 @@ export interface NativeCrypto {
   hmacSha512(out: Uint8Array, key: Uint8Array, message: Uint8Array): void;
   /** base^exponent mod modulus, big-endian, into out (modulus.length bytes); the modulus must be odd. */
   modexp(out: Uint8Array, base: Uint8Array, exponent: Uint8Array, modulus: Uint8Array): void;
+}
+
+/**
+ * The natives of vp-nal.c (the mirroring stream's NAL kernel, issue 14): the Moddable module
+ * "modules/native/vp-nal", and in the XS test host on the same global object as NativeCrypto.
+ * A lengthSize other than 1, 2 or 4 throws a RangeError.
+ */
+export interface NativeNal {
+  /**
+   * Checks every length of the length-prefixed payload. True when all are good, with report =
+   * [units, keyFrame 0 or 1, 0]; false with report = [index of the bad unit, 0, offset of its
+   * length field]. Writes nothing else. report is 12 bytes holding three uint32 in the machine's
+   * byte order (xsmc takes byte arrays only): read it with a Uint32Array on its buffer.
+   */
+  nalScan(payload: Uint8Array, lengthSize: number, report: Uint8Array): boolean;
+  /**
+   * Writes the Annex B of a payload nalScan accepted into output (payload.length + units *
+   * (4 - lengthSize) bytes): the payload itself for 4-byte lengths (in place), else a separate
+   * array. A refused payload, another output size or an overlap is a RangeError, nothing written.
+   */
+  nalWrite(payload: Uint8Array, lengthSize: number, output: Uint8Array): void;
 }

@@ -1,16 +1,21 @@
 // What the XS test host runs (xs-host.test.ts bundles this with the portable pairing suites of
 // test/unit): the shared vectors and the pairing flows, for the portable build and for the C
-// natives the host links (modules/native/vp-crypto.c, installed as globalThis.__vpNatives).
+// natives the host links (modules/native/vp-crypto.c, installed as globalThis.__vpNatives), and
+// the NAL vectors for the portable NAL kernel and the C one (modules/native/vp-nal.c).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { fromHex, toHex } from '../../src/bytes';
+import { portableNalKernel } from '../../src/mirror/nal-kernel';
 import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
-import type { NativeCrypto } from '../../modules/native/natives';
+import { createNativeNalKernel } from '../../modules/native/nal-kernel';
+import type { NativeCrypto, NativeNal } from '../../modules/native/natives';
+import { nalVectors, registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 import { registerCryptoVectorTests } from './crypto-vectors';
 import { registerPairingFlowTests } from './pairing-flows';
 
-const natives = (globalThis as { __vpNatives?: NativeCrypto }).__vpNatives;
+const natives = (globalThis as { __vpNatives?: NativeCrypto & NativeNal }).__vpNatives;
 if (natives === undefined) throw new Error('globalThis.__vpNatives is missing: not the XS test host (modules/native/xs-host)');
 const native = createNativeCryptoKernels(natives);
 
@@ -18,6 +23,35 @@ registerCryptoVectorTests(portableCryptoKernels);
 registerCryptoVectorTests(native);
 registerPairingFlowTests(portableCryptoKernels);
 registerPairingFlowTests(native);
+registerNalVectorTests(portableNalKernel);
+registerNalVectorTests(createNativeNalKernel(natives));
+registerNalAgreementTest(createNativeNalKernel(natives), 1414, 300);
+
+test('the raw NAL natives: a report of the units or of the fault, and RangeErrors for what the wrapper never passes', () => {
+  const vector = nalVectors.cases[1]; // 4-byte lengths: SEI and three non-IDR slices
+  const bytes = new Uint8Array(12).fill(9);
+  const report = new Uint32Array(bytes.buffer);
+  assert.equal(natives.nalScan(fromHex(vector.payload), 4, bytes), true);
+  assert.deepEqual([...report], [4, 0, 0]);
+  const refused = nalVectors.errors[6]; // 2-byte lengths: the third length runs past the end
+  assert.equal(natives.nalScan(fromHex(refused.payload), 2, bytes), false);
+  assert.deepEqual([...report], [refused.unit, 0, refused.at]);
+
+  const payload = fromHex(nalVectors.cases[6].payload); // 2-byte lengths, 4 units
+  const rangeError = (run: () => unknown) => assert.throws(run, RangeError);
+  rangeError(() => natives.nalScan(payload, 3, bytes));
+  rangeError(() => natives.nalScan(payload, 2, new Uint8Array(8)));
+  rangeError(() => natives.nalWrite(payload, 2, new Uint8Array(payload.length + 7))); // one byte short
+  rangeError(() => natives.nalWrite(payload, 2, payload)); // not in place with 2-byte lengths
+  const backing = new Uint8Array(payload.length + 8);
+  backing.set(payload);
+  rangeError(() => natives.nalWrite(backing.subarray(0, payload.length), 2, backing.subarray(0, payload.length + 8))); // overlapping
+  const bad = fromHex(refused.payload);
+  const untouched = new Uint8Array(bad.length + 2 * 2).fill(7);
+  rangeError(() => natives.nalWrite(bad, 2, untouched));
+  assert.deepEqual(untouched, new Uint8Array(bad.length + 4).fill(7));
+  assert.equal(toHex(bad), refused.payload);
+});
 
 test('the raw natives refuse wrong lengths with a RangeError, zero what a failed open wrote, and seal in place', () => {
   const key = new Uint8Array(32).fill(7);

@@ -1,7 +1,7 @@
 // Builds the XS test host: @agoric/xsnap's worker (the engine and pipe protocol test/xs/xsnap.ts
 // speaks) from the XS sources that package brings at install, linked with our natives
-// (modules/native/vp-crypto.c, modules/native/video-decoder/video-decoder.c) and Debian's
-// libsodium, mbedTLS, libavcodec and libswscale. Nothing of XS is copied
+// (modules/native/vp-crypto.c, vp-nal.c, video-decoder/video-decoder.c) and Debian's libsodium,
+// mbedTLS, libavcodec and libswscale. Nothing of XS is copied
 // here: the sources are compiled where npm put them, with the flags of the package's own
 // makefile (xsnap-native/xsnap/makefiles/lin/xsnap-worker.mk) plus two renames:
 // - modInstallBase64 -> vpInstallNatives in the worker, so natives.c installs the natives;
@@ -86,6 +86,7 @@ function units() {
     { source: path.join(WORKER, 'xsnap-worker.c'), extra: ['-DmodInstallBase64=vpInstallNatives'] },
     { source: path.join(HERE, 'natives.c'), extra: [] },
     { source: path.join(NATIVE, 'vp-crypto.c'), extra: ['-Wall', '-Werror'] },
+    { source: path.join(NATIVE, 'vp-nal.c'), extra: ['-Wall', '-Wextra', '-Werror'] },
     { source: path.join(NATIVE, 'video-decoder', 'video-decoder.c'), extra: ['-Wall', '-Werror'] },
   );
   return list;

@@ -1,11 +1,11 @@
 /*
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
- * vp-crypto.c here as the global object `__vpNatives` (the names of natives.ts), and those of
- * video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same C functions
- * the Moddable modules bind with xsc. Also the heap and meter figures
- * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
- * function lengths the SDK's linker leaves out.
+ * vp-crypto.c and vp-nal.c here as the global object `__vpNatives` (the names of natives.ts),
+ * and those of video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same
+ * C functions the Moddable modules vp-crypto.js, vp-nal.js and video-decoder.js bind with xsc.
+ * Also the heap and meter figures the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and
+ * the stand-in for the function lengths the SDK's linker leaves out.
  */
 
 #include "xsAll.h"
@@ -23,6 +23,8 @@ extern void xs_vp_ed25519_verify(xsMachine *the);
 extern void xs_vp_sha512(xsMachine *the);
 extern void xs_vp_hmac_sha512(xsMachine *the);
 extern void xs_vp_modexp(xsMachine *the);
+extern void xs_vp_nal_scan(xsMachine *the);
+extern void xs_vp_nal_write(xsMachine *the);
 
 extern void xs_vp_video_open(xsMachine *the);
 extern void xs_vp_video_name(xsMachine *the);
@@ -90,6 +92,8 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "sha512", xs_vp_sha512, 2);
 	vpDefine(the, "hmacSha512", xs_vp_hmac_sha512, 3);
 	vpDefine(the, "modexp", xs_vp_modexp, 4);
+	vpDefine(the, "nalScan", xs_vp_nal_scan, 3);
+	vpDefine(the, "nalWrite", xs_vp_nal_write, 3);
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
 	/* The video decoder natives (modules/native/video-decoder/natives.ts) as __vpVideo. */
 	xsResult = xsNewObject();
