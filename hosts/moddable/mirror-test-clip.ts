@@ -9,7 +9,7 @@ import Resource from 'Resource';
 import Timer from 'timer';
 import { groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
 import type { Clock, Logger } from '../../src/platform';
-import type { ModdableVideoDecoder } from './video-decoder';
+import { describeCounts, type ModdableVideoDecoder } from './video-decoder';
 
 export const TEST_CLIP_RESOURCE = 'mirror-test.h264';
 
@@ -57,8 +57,7 @@ export function playTestClip(decoder: ModdableVideoDecoder, options: { clock: Cl
     Timer.clear(feeder);
     // The last picture's time, and a little more, before the counts are final.
     Timer.set(() => {
-      const { accessUnits: handed, drawn, late, overflow, skippedUntilKeyFrame, errors } = decoder.counts;
-      log('info', `mirrorTestClip: done in ${clock.now() - started} ms on ${decoder.codecName}: ${handed} access units, ${drawn} drawn, ${late} late, ${overflow} dropped (ring full), ${skippedUntilKeyFrame} before a key frame, ${errors} errors`);
+      log('info', `mirrorTestClip: done in ${clock.now() - started} ms on ${decoder.codecName}: ${describeCounts(decoder.counts)}`);
       options.done?.();
     }, options.latency + options.frameMs * 2);
   }, options.frameMs);

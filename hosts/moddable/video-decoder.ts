@@ -14,6 +14,12 @@ import Timer from 'timer';
 import type { Clock, Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import type { DecoderHandle, NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
 
+/**
+ * A picture due further ahead than this is drawn now: the sender's times and the host clock
+ * disagree, and waiting would let the ring fill and drop every picture unseen.
+ */
+const MAX_AHEAD_MS = 2000;
+
 /** Screen pixel formats the natives convert to, by commodetto format. */
 const PIXEL_FORMATS = new Map<number, { native: NativePixelFormat; bytes: number }>([
   [Bitmap.RGB565LE, { native: 'rgb565le', bytes: 2 }],
@@ -37,6 +43,8 @@ export interface VideoDecoderCounts {
   accessUnits: number;
   drawn: number;
   late: number;
+  /** Drawn at once: due more than MAX_AHEAD_MS ahead. */
+  early: number;
   overflow: number;
   skippedUntilKeyFrame: number;
   errors: number;
@@ -45,7 +53,7 @@ export interface VideoDecoderCounts {
 export class ModdableVideoDecoder implements VideoDecoder {
   readonly geometry: ScreenGeometry;
   readonly codecName: string;
-  readonly counts: VideoDecoderCounts = { accessUnits: 0, drawn: 0, late: 0, overflow: 0, skippedUntilKeyFrame: 0, errors: 0 };
+  readonly counts: VideoDecoderCounts = { accessUnits: 0, drawn: 0, late: 0, early: 0, overflow: 0, skippedUntilKeyFrame: 0, errors: 0 };
   private readonly poco: PocoPrototype;
   private readonly handle: DecoderHandle;
   private readonly pixelFormat: number;
@@ -135,8 +143,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
     this.poco.begin(0, 0, width, height);
     this.poco.fillRectangle(this.black, 0, 0, width, height);
     this.poco.end();
-    const { accessUnits, drawn, late, overflow, skippedUntilKeyFrame, errors } = this.counts;
-    this.options.log('info', `video: reset after ${accessUnits} access units: ${drawn} drawn, ${late} late, ${overflow} dropped (ring full), ${skippedUntilKeyFrame} before a key frame, ${errors} errors`);
+    this.options.log('info', `video: reset after ${describeCounts(this.counts)}`);
   }
 
   /** Frees the natives' decoder (the port is not used after). */
@@ -168,7 +175,8 @@ export class ModdableVideoDecoder implements VideoDecoder {
     let height = 0;
     let read = false;
     while ((this.pending = this.natives.peek(this.handle, this.infoBuffer)) > 0) {
-      if (this.info[0] > due) break;
+      if (this.info[0] > due && this.info[0] <= now + MAX_AHEAD_MS) break;
+      if (this.info[0] > due) this.counts.early++;
       if (read) this.counts.late++;
       width = this.info[1];
       height = this.info[2];
@@ -206,4 +214,10 @@ export class ModdableVideoDecoder implements VideoDecoder {
     if (this.timer) Timer.clear(this.timer);
     this.timer = undefined;
   }
+}
+
+/** The counts as one log phrase. */
+export function describeCounts(counts: VideoDecoderCounts): string {
+  const { accessUnits, drawn, late, early, overflow, skippedUntilKeyFrame, errors } = counts;
+  return `${accessUnits} access units, ${drawn} drawn, ${late} late, ${early} early, ${overflow} dropped (ring full), ${skippedUntilKeyFrame} before a key frame, ${errors} errors`;
 }

@@ -206,6 +206,8 @@ void xs_vp_video_open(xsMachine *the)
 	vpVideoDecoder *decoder;
 	size_t i;
 	int result;
+	/* The host object first: nothing can throw between the decoder's allocation and its ownership. */
+	xsResult = xsNewHostObject(xs_vp_video_destructor);
 	xsmcToStringBuffer(xsArg(0), name, sizeof(name));
 	xsmcToStringBuffer(xsArg(3), format, sizeof(format));
 	for (i = 0; i < sizeof(gPixelFormats) / sizeof(gPixelFormats[0]); i++) {
@@ -247,7 +249,6 @@ void xs_vp_video_open(xsMachine *the)
 		vpVideoFree(decoder);
 		xsUnknownError("video decoder: opening %s: %s", name, words);
 	}
-	xsResult = xsNewHostObject(xs_vp_video_destructor);
 	xsmcSetHostData(xsResult, decoder);
 }
 
@@ -295,6 +296,8 @@ void xs_vp_video_push(xsMachine *the)
 	xsmcGetBufferReadable(xsArg(1), &data, &length);
 	if ((length == 0) || (length > (64u << 20)))
 		xsRangeError("video decoder: an access unit of %u bytes", (unsigned)length);
+	/* A previous push that threw while receiving left its packet: av_new_packet would not free it. */
+	av_packet_unref(decoder->packet);
 	result = av_new_packet(decoder->packet, (int)length);
 	if (result < 0)
 		vpAvError(the, "packet", result);
