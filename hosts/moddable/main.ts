@@ -98,7 +98,18 @@ function start(): void {
   }
   const mirroring = mirroringPorts(config.profile, host.video, screen, log);
   if (host.video.testClip) {
-    if (mirroring) playTestClip(mirroring.videoDecoder, { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS });
+    if (mirroring) {
+      // Twice, with a reset between: the second pass shows that a stream can start again after one ended.
+      const { videoDecoder } = mirroring;
+      const clip = { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS };
+      playTestClip(videoDecoder, {
+        ...clip,
+        done: () => {
+          videoDecoder.reset();
+          playTestClip(videoDecoder, clip);
+        },
+      });
+    }
     else log('warn', 'mirrorTestClip: no video decoder to play it');
   }
   if (host.video.udpEchoTest) {

@@ -101,9 +101,18 @@ export class ModdableVideoDecoder implements VideoDecoder {
 
   configure(config: VideoDecoderConfig): void {
     this.stopTimer();
-    this.natives.configure(this.handle, config.parameterSets);
     this.pending = 0;
     this.needKeyFrame = true;
+    try {
+      this.natives.configure(this.handle, config.parameterSets);
+    } catch (error) {
+      // libavcodec refused the parameter sets: the stream repeats them in-band before each key
+      // frame, so the open decoder (flushed) may still take it from there.
+      this.counts.errors++;
+      this.natives.flush(this.handle);
+      this.options.log('warn', `video: ${config.codec}: parameter sets refused (${error instanceof Error ? error.message : String(error)}): waiting for a key frame with its own`);
+      return;
+    }
     this.options.log('info', `video: ${config.codec} on ${this.codecName}, ${this.geometry.width}x${this.geometry.height} screen`);
   }
 
