@@ -18,6 +18,7 @@ export const STATUS = {
   methodNotAllowed: 405,
   notAcceptable: 406,
   requestTimeout: 408,
+  conflict: 409,
   lengthRequired: 411,
   preconditionFailed: 412,
   contentTooLarge: 413,

@@ -78,6 +78,19 @@ export interface ReceiverLimits {
   maxQueuedReverseRequests: number;
   /** Most sender sessions whose event numbers and last states are remembered (oldest forgotten first). */
   maxEventSessions: number;
+  /** Longest video URL POST /play takes (spec 4.2 Content-Location), in bytes; over it: 400. */
+  maxVideoUrlBytes: number;
+  /**
+   * A video the player has taken (it has fetched some of it) must be ready to play within this
+   * time, or the load fails (stopped event, error-log entry, log line). While no player has
+   * taken it (the Node host with no screen page open) the session stays loading: nothing is
+   * fetching.
+   */
+  videoLoadTimeoutMs: number;
+  /** Entries kept in each of the playback access and error logs (spec 2.10), oldest dropped first. */
+  videoLogEntries: number;
+  /** Largest playback rate POST /rate takes, either way (spec 4.2: 0 pauses, 1 plays; others where the player can). */
+  maxVideoRate: number;
 }
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
@@ -110,4 +123,11 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxHeldBytes: 64 * 1024,
   maxQueuedReverseRequests: 16,
   maxEventSessions: 64,
+  // Signed CDN URLs run to a few KB; a whole header's worth is ample.
+  maxVideoUrlBytes: 8 * 1024,
+  // A progressive MP4 or an HLS playlist and its first segment, over a slow network.
+  videoLoadTimeoutMs: 30_000,
+  videoLogEntries: 16,
+  // Players scan at 2x to 8x (trick play); beyond that no player decodes in time.
+  maxVideoRate: 8,
 };

@@ -1,5 +1,5 @@
 // The media session (DESIGN 6): what owns the screen, the activity (spec 2.1) and the media events
-// (spec 6) for photos and slideshows, and next for video and mirroring. Features see this, not
+// (spec 6) for photos, slideshows and video, and next for mirroring. Features see this, not
 // the receiver: each registers what POST /stop ends and how it gives the screen up.
 //
 // spec 2.1's table has no row for photos or slideshows. Real receivers run them in the same
@@ -19,8 +19,11 @@ export type MediaKind = 'photo' | 'slideshow' | 'video' | 'mirror';
 export interface MediaFeature {
   /** POST /stop of `sessionId` (spec 3); `order` is the stop's Request.order. */
   stop(sessionId: string | undefined, order: number): void;
-  /** Another feature takes the screen at request order `order`: this one's session ends. */
-  yieldScreen(order: number, reason: string): void;
+  /**
+   * Another feature, `by`, takes the screen at request order `order`: this one's session ends
+   * (a slideshow lets a photo through: its next slide takes the screen back).
+   */
+  yieldScreen(order: number, reason: string, by: MediaKind): void;
 }
 
 export interface MediaSessionContext {
@@ -72,11 +75,11 @@ export class MediaSession {
     if (this.active.size === 0) this.context.setActivity('idle');
   }
 
-  /** `kind` takes the screen (a slideshow starts): every other feature gives it up. */
+  /** `kind` takes the screen (a photo shown, a slideshow or a video started): every other feature gives it up. */
   takeScreen(kind: MediaKind, order: number, reason: string): void {
     // Active first, so the activity does not drop to idle between the two sessions.
     this.begin(kind);
-    for (const [other, feature] of this.features) if (other !== kind) feature.yieldScreen(order, reason);
+    for (const [other, feature] of this.features) if (other !== kind) feature.yieldScreen(order, reason, kind);
   }
 
   /** POST /stop (spec 3): every feature ends what the session runs; a failing one is logged, the others still run. */

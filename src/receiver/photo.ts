@@ -135,7 +135,7 @@ export class PhotoFeature implements MediaFeature {
   }
 
   /**
-   * Another feature takes the screen (a slideshow starts): the photo session ends as it would on
+   * Another feature takes the screen (a slideshow or a video starts): the photo session ends as it would on
    * POST /stop, its sender is told, but the screen is left to the newcomer and the cache kept.
    * `order` is the taking request's arrival order: photos asked before it no longer show.
    */
@@ -185,7 +185,8 @@ export class PhotoFeature implements MediaFeature {
     this.owner = sessionId;
     this.shownKey = key;
     log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
-    media.begin('photo');
+    // The picture takes the screen: a video playing there ends (a slideshow carries on).
+    media.takeScreen('photo', request.order, 'a photo took the screen');
   }
 }
 

@@ -106,6 +106,11 @@ export const IMPLEMENTED_FEATURES: readonly FeatureName[] = [
   // spec 3, 4.1: PUT /slideshows/1, pictures fetched over the sender's reverse connections,
   // slideshow events (src/receiver/slideshow.ts). Also a screen feature.
   'Slideshow',
+  // spec 3, 4.2, 6: video by URL, progressive MP4 and HTTP live streaming, its control requests,
+  // playback information and logs, video events (src/receiver/video-*.ts). Only where the host
+  // has a player: see PLAYER_FEATURES.
+  'Video',
+  'VideoHTTPLiveStreams',
 ];
 
 /**
@@ -115,13 +120,21 @@ export const IMPLEMENTED_FEATURES: readonly FeatureName[] = [
 export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching', 'Slideshow'];
 
 /**
+ * Features that need a player (the Player port: the Node host's screen page, a media board's
+ * decoder): a host without one never advertises them and does not serve their endpoints. The
+ * player fetches the URL itself, HTTP live streams included.
+ */
+export const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'];
+
+/**
  * What this receiver implements with its configuration: IMPLEMENTED_FEATURES, plus certificate
  * authentication inside pair-setup (bit 51, spec 5.5) and POST /auth-setup (bit 26, spec 5.6)
  * when a device key and certificate are configured; without them neither can be honoured.
- * SCREEN_FEATURES only when the host has a screen (`hasDisplay`).
+ * SCREEN_FEATURES only when the host has a screen (`hasDisplay`), PLAYER_FEATURES only when it
+ * has a player (`hasPlayer`).
  */
-export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false): FeatureName[] {
-  const implemented = IMPLEMENTED_FEATURES.filter((name) => hasDisplay || !SCREEN_FEATURES.includes(name));
+export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false, hasPlayer = false): FeatureName[] {
+  const implemented = IMPLEMENTED_FEATURES.filter((name) => (hasDisplay || !SCREEN_FEATURES.includes(name)) && (hasPlayer || !PLAYER_FEATURES.includes(name)));
   if (config.authKey !== undefined && config.authCertificate !== undefined) {
     implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
   }

@@ -41,6 +41,8 @@ import { Router } from './router';
 import type { Slideshow } from './slideshow';
 import { registerSlideshowRoutes } from './slideshow-routes';
 import { registerStopRoute } from './stop-route';
+import { registerVideoRoutes } from './video-routes';
+import type { VideoSession } from './video-session';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -123,7 +125,7 @@ export class Receiver implements InfoContext {
   readonly reverse = new ReverseRegistry();
   /** Events to senders over their reverse connections (spec 6). */
   readonly events: EventSender;
-  /** The screen, the activity and the media events of photos and slideshows. */
+  /** The screen, the activity and the media events of photos, slideshows and video. */
   readonly media: MediaSession;
   /** Photos (spec 4.1), when the receiver has a screen and its profile offers them. */
   readonly photos: PhotoFeature | undefined;
@@ -136,6 +138,8 @@ export class Receiver implements InfoContext {
   readonly pairing: PairingService;
   /** The slideshow (spec 3, 4.1), where there is a screen to show it. */
   readonly slideshow?: Slideshow;
+  /** Video by URL (spec 4.2), where the host has a player and the profile offers it. */
+  readonly video?: VideoSession;
   /** The feature bits advertised (spec 2.3): the profile's, limited to what is implemented. */
   readonly features: bigint;
   /** The dialect the receiver writes; requests are read in any dialect. */
@@ -156,7 +160,7 @@ export class Receiver implements InfoContext {
     const { clock, log, display } = ports;
     this.dialect = DIALECTS[this.config.dialect];
     this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
-    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined)));
+    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined, ports.player !== undefined)));
     // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
     this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;
@@ -194,6 +198,9 @@ export class Receiver implements InfoContext {
     }
     if (display && this.features & featureMask(['Slideshow'])) {
       this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+    }
+    if (ports.player && this.features & featureMask(['Video'])) {
+      this.video = registerVideoRoutes(this.router, { clock, log, random: ports.random, player: ports.player, media: this.media, mime: this.dialect.mime, limits });
     }
   }
 
@@ -339,8 +346,9 @@ export class Receiver implements InfoContext {
   stop(): void {
     for (const service of this.published) this.ports.advertiser?.withdraw(service);
     this.published = [];
-    // The slideshow's sender hears `stopped` before its connections close.
+    // The slideshow's and the video's senders hear `stopped` before their connections close.
     this.slideshow?.stop('receiver stopping');
+    this.video?.stop('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
   }

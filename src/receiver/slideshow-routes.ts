@@ -148,8 +148,10 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
     stop: (sessionId) => {
       slideshow.stop('POST /stop', sessionId);
     },
-    // A photo shown does not stop a show (its next slide takes the screen back).
-    yieldScreen: () => {},
+    // A photo shown does not stop a show (its next slide takes the screen back); a video does.
+    yieldScreen: (_order, reason, by) => {
+      if (by !== 'photo') slideshow.stop(reason);
+    },
   });
   return slideshow;
 }

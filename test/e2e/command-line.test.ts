@@ -85,11 +85,34 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
     const command = await run(SEND, ['show', '127.0.0.1:7000']);
-    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow or stop (see --help)']);
+    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop (see --help)']);
     assert.equal(command.code, 2);
     const option = await run(SEND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
     assert.equal(option.code, 2);
+  });
+
+  test('vendorplay-send video commands with a missing or bad argument', async () => {
+    const cases: [string[], string][] = [
+      [['play', '127.0.0.1:7000'], 'play: the video URL is missing'],
+      [['play', '127.0.0.1:7000', 'http://127.0.0.1:9/a.mp4', '--start', '2'], '--start "2" is not a number from 0 to 1'],
+      [['play', '127.0.0.1:7000', 'http://127.0.0.1:9/a.mp4', '--start', '0.5', '--start-seconds', '3'], '--start and --start-seconds: give one of them'],
+      [['rate', '127.0.0.1:7000'], 'rate: the rate (0 pauses, 1 plays) is missing'],
+      [['rate', '127.0.0.1:7000', 'fast'], 'rate: VALUE "fast" is not a number from -64 to 64'],
+      [['scrub', '127.0.0.1:7000', 'later'], 'scrub: SECONDS "later" is not a number from 0 to 31536000'],
+      [['scrub', '127.0.0.1:7000', '--', '-3'], 'scrub: SECONDS "-3" is not a number from 0 to 31536000'],
+      [['info', '127.0.0.1:7000', 'extra'], 'info: unexpected argument "extra"'],
+      [['info', '127.0.0.1:7000', '--start', '0.5'], '--start: only for play'],
+    ];
+    for (const [args, message] of cases) {
+      const result = await run(SEND, args);
+      assert.deepEqual(lines(result.stderr), [`vendorplay-send: ${message} (see --help)`], args.join(' '));
+      assert.equal(result.code, 2);
+    }
+    const help = await run(SEND, ['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /^ {2}vendorplay-send play HOST:PORT URL \[--start FRACTION \| --start-seconds SECONDS\]$/m);
+    assert.match(help.stdout, /^ {2}info {8}prints the playback information/m);
   });
 
   test('vendorplay-receiver with an unknown option or a bad value', async () => {

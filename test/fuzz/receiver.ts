@@ -1,6 +1,6 @@
 // Fuzz campaign of the receiver's sans-I/O connection as a whole (src/receiver/connection.ts via
 // Receiver.open): request streams in the shapes senders use (spec 4: info, photos, slideshows,
-// pairing, reverse, RTSP), mutated, cut at random places, with time passing in random steps so
+// video, pairing, reverse, RTSP), mutated, cut at random places, with time passing in random steps so
 // every deadline fires. Portable: ECMAScript only.
 //
 // Invariants: no call throws; everything the connection sends reads as well-formed responses
@@ -13,7 +13,7 @@ import { concat, latin1Encode } from '../../src/bytes';
 import { MessageParser } from '../../src/http/parser';
 import { encodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV } from '../../src/pairing/tlv-types';
-import type { Display, Logger } from '../../src/platform';
+import type { Display, Logger, Player, PlayerReport, PlayerState } from '../../src/platform';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { encodeXmlPlistBytes } from '../../src/plist/xml';
 import { makeConfig } from '../../src/receiver/config';
@@ -51,6 +51,50 @@ class CountingDisplay implements Display {
   }
 }
 
+/**
+ * A player that answers every load with a report (cycling through the states, a failure among
+ * them) and counts the other calls: the video session then runs every path, and a recording
+ * player would grow with every input.
+ */
+class CyclingPlayer implements Player {
+  calls = 0;
+  private loads = 0;
+  onReport: (report: PlayerReport) => void = () => {};
+  load(item: number): void {
+    const state = PLAYER_STATES[this.loads++ % PLAYER_STATES.length];
+    this.onReport({
+      item,
+      state,
+      position: 1,
+      duration: 10,
+      rate: state === 'playing' ? 1 : 0,
+      readyToPlay: state === 'playing' || state === 'paused',
+      bufferEmpty: false,
+      bufferFull: true,
+      likelyToKeepUp: true,
+      loaded: [{ start: 0, duration: 10 }],
+      seekable: [{ start: 0, duration: 10 }],
+      bytes: 1000,
+      requests: 1,
+      stalls: 0,
+      framesDropped: 0,
+      watched: 0,
+      ...(state === 'failed' && { error: { code: 404, domain: 'http', message: 'not found' } }),
+    });
+  }
+  setRate(): void {
+    this.calls++;
+  }
+  seek(): void {
+    this.calls++;
+  }
+  stop(): void {
+    this.calls++;
+  }
+}
+
+const PLAYER_STATES: readonly PlayerState[] = ['loading', 'playing', 'paused', 'failed', 'ended', 'idle'];
+
 const tlv = (...items: [number, number[] | Uint8Array][]): Uint8Array => encodeTlv8(items.map(([type, value]) => [type, Uint8Array.from(value)]));
 
 function sessionHeaders(rng: Rng): string {
@@ -65,7 +109,7 @@ function sessionHeaders(rng: Rng): string {
 /** One request to a route the receiver serves, with a body of the shape the spec gives it. */
 function routeRequest(rng: Rng): Uint8Array {
   const session = sessionHeaders(rng);
-  switch (rng.int(0, 13)) {
+  switch (rng.int(0, 19)) {
     case 0:
       return requestBytes(rng, { method: 'GET', target: '/server-info', protocol: 'HTTP/1.1', headers: session });
     case 1:
@@ -115,6 +159,26 @@ function routeRequest(rng: Rng): Uint8Array {
       return requestBytes(rng, { method: 'POST', target: '/auth-setup', protocol: 'HTTP/1.1', headers: session, body: rng.bytes(rng.pick([0, 33, 100])) });
     case 12:
       return requestBytes(rng, { protocol: 'RTSP/1.0', headers: `CSeq: ${rng.int(0, 9)}\r\n` + session, noHead: true });
+    case 13: {
+      // spec 4.2 POST /play: text/parameters or a binary plist, start as a fraction or seconds.
+      const url = rng.pick(['http://192.0.2.7/a.mp4', 'https://cdn.example/live/master.m3u8', 'ftp://x/y', '']);
+      const body = rng.next() < 0.5
+        ? latin1Encode(`Content-Location: ${url}\nStart-Position: ${rng.pick(['0', '0.5', '1.5', 'x'])}\n`)
+        : encodeBinaryPlist({ 'Content-Location': url, 'Start-Position-Seconds': rng.pick([0, 12.5, -1]), rate: rng.pick([0, 1]) });
+      return requestBytes(rng, { method: 'POST', target: '/play', protocol: 'HTTP/1.1', headers: session + 'Content-Type: text/parameters\r\n', body });
+    }
+    case 14:
+      return requestBytes(rng, { method: rng.pick(['GET', 'POST']), target: `/scrub${rng.pick(['', '?position=12.5', '?position=-1', '?position=x'])}`, protocol: 'HTTP/1.1', headers: session, body: new Uint8Array(0) });
+    case 15:
+      return requestBytes(rng, { method: 'POST', target: `/rate?value=${rng.pick(['0', '1', '2', '-1', '100', ''])}`, protocol: 'HTTP/1.1', headers: session, body: new Uint8Array(0) });
+    case 16:
+      return requestBytes(rng, { method: 'GET', target: '/playback-info', protocol: 'HTTP/1.1', headers: session });
+    case 17: {
+      const body = encodeBinaryPlist({ value: { epoch: 0, flags: rng.pick([0, 1, 5]), timescale: rng.pick([0, 1000]), value: rng.int(0, 20_000) } });
+      return requestBytes(rng, { method: 'PUT', target: `/setProperty?${rng.pick(['forwardEndTime', 'reverseEndTime', 'actionAtItemEnd'])}`, protocol: 'HTTP/1.1', headers: session, body });
+    }
+    case 18:
+      return requestBytes(rng, { method: rng.pick(['GET', 'POST']), target: `/getProperty?${rng.pick(['playbackAccessLog', 'playbackErrorLog', 'other'])}`, protocol: 'HTTP/1.1', headers: session, body: new Uint8Array(0) });
     default:
       return requestBytes(rng, { noHead: true }); // anything: unknown routes, wrong methods
   }
@@ -158,6 +222,7 @@ function createReceiverConnectionCampaign(): Campaign<ConnectionInput> {
       store: new MemoryStore(),
       log,
       display: new CountingDisplay(),
+      player: new CyclingPlayer(),
     });
   };
 

@@ -1,6 +1,7 @@
 // `vendorplay-send`: a sender for trying a receiver by hand and for end-to-end tests. Pushes a
 // photo (PUT /photo), plays a folder of JPEGs as a slideshow (PUT /slideshows/1, serving
 // GET /slideshows/1/assets/1 on its reverse connections and printing the events it receives),
+// plays a video by URL and controls it (POST /play, /scrub, /rate, GET /playback-info: video.ts),
 // or stops what a receiver shows (POST /stop).
 
 import { randomUUID } from 'node:crypto';
@@ -14,12 +15,17 @@ import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type 
 import { EVENT_PURPOSE } from '../../../src/receiver/events';
 import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
 import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
+import { info, playVideo, rate, scrub, type VideoCommon } from './video';
 
 const VERSION = '0.1.0';
 
 const HELP = `Usage:
   vendorplay-send photo HOST:PORT FILE.jpg [--transition NAME]
   vendorplay-send slideshow HOST:PORT DIR [--duration SECONDS] [--theme NAME]
+  vendorplay-send play HOST:PORT URL [--start FRACTION | --start-seconds SECONDS]
+  vendorplay-send scrub HOST:PORT [SECONDS]
+  vendorplay-send rate HOST:PORT VALUE
+  vendorplay-send info HOST:PORT
   vendorplay-send stop HOST:PORT
 
 Sends to a receiver of the wireless media protocol.
@@ -29,14 +35,28 @@ Commands:
   slideshow   plays the JPEG files of DIR as a slideshow, in name order, over and over:
               opens an event connection and slideshow connections back from the receiver,
               serves the pictures it asks for and prints the events it sends; Ctrl-C stops it
-  stop        stops the photo or slideshow a receiver shows (POST /stop)
+  play        plays the video at URL (http or https; MP4 or an HLS playlist) (POST /play):
+              opens an event connection back from the receiver and prints the video events
+              as they come, until the video ends or fails (exit status 1, with the reason
+              from the receiver's error log); Ctrl-C stops it (POST /stop)
+  scrub       without SECONDS, prints where the video is (GET /scrub); with SECONDS,
+              moves it there (POST /scrub)
+  rate        0 pauses the video, 1 plays it; other rates where the receiver can (POST /rate);
+              a negative VALUE goes after --: rate HOST:PORT -- -1
+  info        prints the playback information: position, duration, rate, buffer, loaded
+              and seekable ranges (GET /playback-info)
+  stop        stops the photo, slideshow or video a receiver shows (POST /stop)
 
 Options:
   --transition NAME     photo transition, e.g. Dissolve (default: none)
   --duration SECONDS    seconds per slide (default: 3)
   --theme NAME          slideshow theme key, e.g. Dissolve, Cube (default: Dissolve)
   --connections N       slideshow connections, 1 to 3 (default: 3)
-  --stop-after SECONDS  slideshow: stop by itself after this long (default: run until Ctrl-C)
+  --start FRACTION      play: where to start, 0 to 1 of the duration (default: 0)
+  --start-seconds S     play: where to start, in seconds (sent as Start-Position-Seconds
+                        in a binary plist, as real senders do)
+  --stop-after SECONDS  slideshow, play: stop by itself after this long (default: run until
+                        Ctrl-C, or for play until the video ends)
   --session UUID        session id to use (default: a random one; stop: none, which stops
                         whatever is shown)
   --dialect NAME        vendor (the spec's header names) or apple (default: vendor)
@@ -283,6 +303,26 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
 // ---------------------------------------------------------------------------------------------
 // command line
 
+/** The commands, and the argument each takes after HOST:PORT. */
+const TARGETS = {
+  photo: { name: 'JPEG file', required: true },
+  slideshow: { name: 'folder of JPEG files', required: true },
+  play: { name: 'video URL', required: true },
+  scrub: { name: 'position in seconds', required: false },
+  rate: { name: 'rate (0 pauses, 1 plays)', required: true },
+  info: { name: undefined, required: false },
+  stop: { name: undefined, required: false },
+} as const;
+type Command = keyof typeof TARGETS;
+const COMMANDS = Object.keys(TARGETS);
+
+/** A number from `min` to `max` (an option's `--name`, or an argument's description). */
+function numberIn(name: string, text: string, min: number, max: number, option = true): number {
+  const value = /^[+-]?(?:\d+\.?\d*|\.\d+)$/.test(text) ? Number(text) : NaN;
+  if (!(value >= min && value <= max)) throw new UsageError(`${option ? '--' : ''}${name} ${JSON.stringify(text)} is not a number from ${min} to ${max}`);
+  return value;
+}
+
 function positiveNumber(name: string, text: string | undefined, fallback: number, max: number): number {
   if (text === undefined) return fallback;
   const value = Number(text);
@@ -310,6 +350,8 @@ async function main(argv: string[]): Promise<number> {
         theme: { type: 'string' },
         connections: { type: 'string' },
         'stop-after': { type: 'string' },
+        start: { type: 'string' },
+        'start-seconds': { type: 'string' },
         session: { type: 'string' },
         dialect: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
@@ -324,12 +366,12 @@ async function main(argv: string[]): Promise<number> {
     return 0;
   }
   const [command, address, target, ...extra] = positionals;
-  if (!command) throw new UsageError('no command: photo, slideshow or stop');
-  if (!['photo', 'slideshow', 'stop'].includes(command)) throw new UsageError(`unknown command "${command}": photo, slideshow or stop`);
+  if (!command) throw new UsageError(`no command: ${COMMANDS.join(', ')}`);
+  if (!Object.prototype.hasOwnProperty.call(TARGETS, command)) throw new UsageError(`unknown command "${command}": ${COMMANDS.join(', ')}`);
   if (!address) throw new UsageError(`${command}: the receiver's HOST:PORT is missing`);
-  const wantsTarget = command !== 'stop';
-  if (wantsTarget && !target) throw new UsageError(`${command}: the ${command === 'photo' ? 'JPEG file' : 'folder of JPEG files'} is missing`);
-  if (extra.length > 0 || (!wantsTarget && target)) throw new UsageError(`${command}: unexpected argument "${extra[0] ?? target}"`);
+  const wants = TARGETS[command as Command];
+  if (wants.required && !target) throw new UsageError(`${command}: the ${wants.name} is missing`);
+  if (extra.length > 0 || (!wants.name && target)) throw new UsageError(`${command}: unexpected argument "${extra[0] ?? target}"`);
   const dialectName = values.dialect ?? 'vendor';
   if (!isDialectName(dialectName)) throw new UsageError(`--dialect ${JSON.stringify(dialectName)} is not vendor or apple`);
   const dialect = DIALECTS[dialectName];
@@ -343,6 +385,8 @@ async function main(argv: string[]): Promise<number> {
   // One session id on every connection (spec 1.7); `stop` sends none unless told, which stops
   // whatever the receiver shows.
   const sessionId = values.session ?? (command === 'stop' ? undefined : randomUUID().toUpperCase());
+  if (values.start !== undefined && command !== 'play') throw new UsageError(`--start: only for play`);
+  if (values['start-seconds'] !== undefined && command !== 'play') throw new UsageError(`--start-seconds: only for play`);
   const headers: CommonHeaders = () => {
     const list: [string, string][] = [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
     if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
@@ -350,10 +394,25 @@ async function main(argv: string[]): Promise<number> {
   };
   const common: Common = { endpoint, dialect, sessionId, headers };
 
+  const video: VideoCommon = { ...common, say, expectOk };
   if (command === 'photo') {
     await sendPhoto(common, target, values.transition);
   } else if (command === 'stop') {
     await sendStop(common);
+  } else if (command === 'play') {
+    if (values.start !== undefined && values['start-seconds'] !== undefined) throw new UsageError('--start and --start-seconds: give one of them');
+    await playVideo(video, {
+      url: target,
+      startFraction: values.start === undefined ? undefined : numberIn('start', values.start, 0, 1),
+      startSeconds: values['start-seconds'] === undefined ? undefined : numberIn('start-seconds', values['start-seconds'], 0, 86_400 * 7),
+      stopAfterMs: values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000,
+    });
+  } else if (command === 'scrub') {
+    await scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, 86_400 * 365, false));
+  } else if (command === 'rate') {
+    await rate(video, numberIn('rate: VALUE', target, -64, 64, false));
+  } else if (command === 'info') {
+    await info(video);
   } else {
     const connections = positiveNumber('connections', values.connections, 3, 3);
     if (!Number.isInteger(connections)) throw new UsageError('--connections must be 1, 2 or 3');

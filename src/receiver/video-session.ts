@@ -1,0 +1,502 @@
+// The video session (spec 3, 4.2, 6): one video at a time, driven through the Player port and
+// told everything by the player's reports. It numbers each load (`item`), drops reports about
+// older items, turns the player's states into the four the protocol reports, extrapolates the
+// position between reports, fails loads that never get ready, ends at forwardEndTime and
+// reverseEndTime, and keeps the playback access and error logs (spec 2.10).
+//
+//   (none) --play--> loading --ready--> playing <--rate--> paused
+//                       ^                  |                  |
+//                       +-- rebuffering ---+                  |
+//   any --stop, ended, failed, end time, unloaded, another's video--> (none), reported stopped
+//
+// Decisions the spec leaves open ("not shown"), and what this receiver does:
+// - A failed load (bad or unreachable URL, a format the player cannot play, no readiness within
+//   limits.videoLoadTimeoutMs of the player taking the item) reports `stopped`, as real
+//   receivers do (Kodi and Apple TVs go from loading to stopped; the sender learns why from
+//   /getProperty?playbackErrorLog), adds an error-log entry, and writes one log line.
+// - Played to the end: `stopped`, and the player unloads it (real receivers leave the video).
+// - A new POST /play of the same sender replaces its video without a `stopped` (npm
+//   airplay-protocol ends its session on `stopped`, even one meant for the video it replaces);
+//   another sender's video ends the first sender's with `stopped` to it.
+// - The load timeout runs only once a player has taken the item (it has fetched some of it, or
+//   reports more than `loading`): with no player attached (the Node host with no screen page
+//   open) nothing is fetching and the session stays loading until it is stopped. A player that
+//   cannot reach the server reports `failed` itself (its connection timeouts are its own).
+
+import type { Clock, Logger, Player, PlayerReport, RandomSource, TimerHandle, TimeRange } from '../platform';
+import { uuidFromBytes } from '../uuid';
+import type { ReceiverLimits } from './limits';
+import type { StartPosition } from './video-request';
+
+/** The states a video reports (spec 3, 6). */
+export type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
+
+/** spec 2.9: what GET /playback-info answers about the loaded video. */
+export interface PlaybackInfo {
+  readonly duration: number;
+  readonly position: number;
+  readonly rate: number;
+  readonly readyToPlay: boolean;
+  readonly bufferEmpty: boolean;
+  readonly bufferFull: boolean;
+  readonly likelyToKeepUp: boolean;
+  readonly loaded: readonly TimeRange[];
+  readonly seekable: readonly TimeRange[];
+}
+
+/** spec 2.10: one playback access log entry, from what the player did with one item. */
+export interface AccessLogEvent {
+  readonly bytes: number;
+  /** Seconds of media downloaded (the loaded ranges). */
+  readonly durationDownloaded: number;
+  readonly durationWatched: number;
+  readonly framesDropped: number;
+  /** Bits per second the download achieved; -1 while nothing was fetched (AVFoundation: negative if unknown). */
+  readonly observedBitrate: number;
+  /** Downloads late for their deadline: the port reports no deadlines, a late one shows as a stall. */
+  readonly overdue: number;
+  readonly stalls: number;
+  /** Where playback started, seconds from the item's start. */
+  readonly startTime: number;
+  /** Seconds from load to the first frame; -1 while unknown. */
+  readonly startupTime: number;
+  /** The item's playback session id (cs-guid). */
+  readonly guid: string;
+  /** When the item was loaded, ms since the epoch. */
+  readonly date: number;
+  readonly serverAddress: string | undefined;
+  readonly serverAddressChanges: number;
+  readonly requests: number;
+  readonly uri: string;
+}
+
+/** One playback error log entry (spec 4.2: shape not shown; AVPlayerItemErrorLogEvent's fields). */
+export interface ErrorLogEvent {
+  readonly date: number;
+  readonly uri: string;
+  readonly serverAddress: string | undefined;
+  readonly guid: string;
+  readonly status: number;
+  readonly domain: string;
+  readonly comment: string;
+}
+
+/** What the player reports as an error (PlayerReport.error). */
+export interface PlayerError {
+  readonly code: number;
+  readonly domain: string;
+  readonly message: string;
+}
+
+/**
+ * The error a load that never gets ready is logged with: what AVFoundation reports for a request
+ * that timed out (NSURLErrorTimedOut), so senders that read the error log understand it.
+ */
+export const LOAD_TIMEOUT_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'the video was not ready to play in time' };
+
+/** A failed report without an error of its own. */
+const UNKNOWN_PLAYER_ERROR: PlayerError = { code: -1, domain: 'VendorPlayReceiver', message: 'the player could not play the video' };
+
+export interface VideoSessionContext {
+  readonly clock: Clock;
+  readonly log: Logger;
+  readonly player: Player;
+  readonly random: RandomSource;
+  readonly limits: Pick<ReceiverLimits, 'videoLoadTimeoutMs' | 'videoLogEntries'>;
+  /**
+   * Told each state an item reports, in order, never the same twice in a row for one item: the
+   * route module turns these into video events (spec 6) and the media session's activity.
+   */
+  onState(owner: string | undefined, state: VideoState): void;
+}
+
+/** One POST /play: the URL, whose it is, and what the player has said about it. */
+interface Item {
+  readonly number: number;
+  readonly url: string;
+  readonly owner: string | undefined;
+  readonly guid: string;
+  readonly loadedAt: number;
+  readonly loadedWall: number;
+  readonly start: StartPosition;
+  state: VideoState;
+  report: PlayerReport | undefined;
+  /** clock.now() when `report` arrived: the position is extrapolated from there. */
+  reportAt: number;
+  /** A player has the item: it fetched some of it, or reported more than waiting to load. */
+  taken: boolean;
+  /** The player said it was ready (readyToPlay, playing or paused) at least once. */
+  ready: boolean;
+  loadTimer: TimerHandle | undefined;
+  endTimer: TimerHandle | undefined;
+  serverAddress: string | undefined;
+  serverAddressChanges: number;
+  /** clock.now() when the byte count last grew (observed bitrate). */
+  bytesGrewAt: number | undefined;
+  /** Position of the first report that played. */
+  playStart: number | undefined;
+  /** A seek asked and not reported yet: the position until the player reports. */
+  seekTarget: number | undefined;
+  /** spec 4.2 setProperty: where forward (rate > 0) and reverse (rate < 0) playback end. */
+  forwardEnd: number | undefined;
+  reverseEnd: number | undefined;
+  /** The last error logged for the item (a recovered error repeated in every report is logged once). */
+  lastError: string | undefined;
+}
+
+function shortUrl(url: string): string {
+  return url.length > 160 ? `${url.slice(0, 160)}...` : url;
+}
+
+function errorKey(error: PlayerError): string {
+  return `${error.domain} ${error.code} ${error.message}`;
+}
+
+function pushBounded<T>(list: T[], entry: T, max: number): void {
+  list.push(entry);
+  if (list.length > max) list.splice(0, list.length - max);
+}
+
+export class VideoSession {
+  private current: Item | undefined;
+  private items = 0;
+  /** Access-log entries of items that have ended (those a player took), oldest first. */
+  private readonly accessArchive: AccessLogEvent[] = [];
+  private readonly errors: ErrorLogEvent[] = [];
+
+  constructor(private readonly context: VideoSessionContext) {
+    context.player.onReport = (report) => this.handleReport(report);
+  }
+
+  /** A video is loaded (in any state but stopped). */
+  get loaded(): boolean {
+    return this.current !== undefined;
+  }
+
+  /** The reported state: `stopped` when nothing is loaded. */
+  get state(): VideoState {
+    return this.current?.state ?? 'stopped';
+  }
+
+  /** The sender session whose video is loaded. */
+  get owner(): string | undefined {
+    return this.current?.owner;
+  }
+
+  /** The URL loaded. */
+  get url(): string | undefined {
+    return this.current?.url;
+  }
+
+  /** The number of the item loaded last (Player.load's `item`). */
+  get item(): number {
+    return this.items;
+  }
+
+  /**
+   * spec 4.2 POST /play: loads `url` for `owner`, replacing what is loaded. Reports `loading`.
+   */
+  play(owner: string | undefined, url: string, start: StartPosition, startPaused: boolean): void {
+    const { clock, log, player, random } = this.context;
+    const previous = this.current;
+    const item: Item = {
+      number: ++this.items,
+      url,
+      owner,
+      // Upper case, as AVFoundation writes playback session ids (NSUUID.UUIDString).
+      guid: uuidFromBytes(random(16)).toUpperCase(),
+      loadedAt: clock.now(),
+      loadedWall: clock.wallTime(),
+      start,
+      state: 'loading',
+      report: undefined,
+      reportAt: 0,
+      taken: false,
+      ready: false,
+      loadTimer: undefined,
+      endTimer: undefined,
+      serverAddress: undefined,
+      serverAddressChanges: 0,
+      bytesGrewAt: undefined,
+      playStart: undefined,
+      seekTarget: undefined,
+      forwardEnd: undefined,
+      reverseEnd: undefined,
+      lastError: undefined,
+    };
+    this.current = item;
+    if (previous) {
+      this.retire(previous);
+      log('info', `video ${previous.number} replaced by video ${item.number}${previous.owner !== owner ? ` of session ${owner ?? '(none)'}` : ''}`);
+      // Another sender's video took over: the first sender's has ended.
+      if (previous.owner !== owner) this.context.onState(previous.owner, 'stopped');
+    }
+    const where = start.seconds !== undefined ? `${start.seconds} s` : `${Number(((start.fraction ?? 0) * 100).toFixed(2))}%`;
+    log('info', `video ${item.number}: ${shortUrl(url)} from ${where}${startPaused ? ', paused' : ''} for session ${owner ?? '(none)'}`);
+    this.context.onState(owner, 'loading');
+    // load() replaces whatever the player had loaded. A player may report from inside it (a
+    // URL it refuses at once fails there): `loading` went out first, and the item may be over.
+    player.load(item.number, url, start);
+    if (startPaused && this.current === item) player.setRate(0);
+  }
+
+  /** spec 4.2 POST /rate: 0 pauses, 1 plays; the state follows the player's report. */
+  setRate(rate: number): boolean {
+    if (!this.current) return false;
+    this.context.player.setRate(rate);
+    return true;
+  }
+
+  /**
+   * spec 4.2 POST /scrub: moves to `seconds`, within the duration once it is known. Returns the
+   * position asked of the player, or undefined when nothing is loaded.
+   */
+  seek(seconds: number): number | undefined {
+    const item = this.current;
+    if (!item) return undefined;
+    const duration = item.report?.duration ?? 0;
+    const target = duration > 0 && Number.isFinite(duration) ? Math.min(seconds, duration) : seconds;
+    item.seekTarget = target;
+    this.context.player.seek(target);
+    return target;
+  }
+
+  /**
+   * spec 4.2 setProperty forwardEndTime (`forward`) or reverseEndTime: where playback at a
+   * positive (negative) rate ends; undefined clears it. Returns false when nothing is loaded.
+   */
+  setEndTime(direction: 'forward' | 'reverse', seconds: number | undefined): boolean {
+    const item = this.current;
+    if (!item) return false;
+    if (direction === 'forward') item.forwardEnd = seconds;
+    else item.reverseEnd = seconds;
+    this.context.log('debug', `video ${item.number}: ${direction} end time ${seconds === undefined ? 'cleared' : `${seconds} s`}`);
+    this.watchEndTimes(item);
+    return true;
+  }
+
+  /**
+   * POST /stop, or the receiver stopping: unloads the video and reports `stopped`. With a
+   * session id, only that session's video. Returns whether a video was stopped.
+   */
+  stop(reason: string, sessionId?: string): boolean {
+    const item = this.current;
+    if (!item) return false;
+    if (sessionId !== undefined && item.owner !== undefined && sessionId !== item.owner) {
+      this.context.log('debug', `video ${item.number} not stopped (${reason}): it is session ${item.owner}'s, not ${sessionId}'s`);
+      return false;
+    }
+    this.end(item, reason);
+    return true;
+  }
+
+  /** spec 2.9: the loaded video's playback information at `now`; undefined when nothing is loaded. */
+  info(now: number): PlaybackInfo | undefined {
+    const item = this.current;
+    if (!item) return undefined;
+    const report = item.report;
+    if (!report) {
+      // Loading, no player has said anything: nothing is known but where it will start.
+      return { duration: 0, position: item.seekTarget ?? item.start.seconds ?? 0, rate: 0, readyToPlay: false, bufferEmpty: true, bufferFull: false, likelyToKeepUp: false, loaded: [], seekable: [] };
+    }
+    return {
+      duration: finiteDuration(report.duration),
+      position: this.position(item, now),
+      rate: report.rate,
+      readyToPlay: report.readyToPlay,
+      bufferEmpty: report.bufferEmpty,
+      bufferFull: report.bufferFull,
+      likelyToKeepUp: report.likelyToKeepUp,
+      loaded: report.loaded,
+      seekable: report.seekable,
+    };
+  }
+
+  /** spec 2.10: the access log: ended items' entries, then the loaded item's, at most limits.videoLogEntries. */
+  accessLog(): AccessLogEvent[] {
+    const entries = this.accessArchive.slice();
+    const item = this.current;
+    if (item?.taken) entries.push(accessEvent(item));
+    return entries.slice(Math.max(0, entries.length - this.context.limits.videoLogEntries));
+  }
+
+  /** The playback error log, oldest first. */
+  errorLog(): ErrorLogEvent[] {
+    return this.errors.slice();
+  }
+
+  /** The position at `now`: the last report's, moved on at its rate for the time since it came. */
+  private position(item: Item, now: number): number {
+    if (item.seekTarget !== undefined) return item.seekTarget;
+    const report = item.report;
+    if (!report) return item.start.seconds ?? 0;
+    let position = report.position;
+    if (report.state === 'playing' && report.rate !== 0) position += (report.rate * (now - item.reportAt)) / 1000;
+    const duration = finiteDuration(report.duration);
+    if (position < 0) position = 0;
+    if (duration > 0 && position > duration) position = duration;
+    return position;
+  }
+
+  private handleReport(report: PlayerReport): void {
+    const item = this.current;
+    // A report about an item replaced or stopped since: the player has not caught up yet.
+    if (!item || report.item !== item.number) return;
+    const now = this.context.clock.now();
+    this.note(item, report, now);
+    if (report.state === 'failed') {
+      this.fail(item, report.error ?? UNKNOWN_PLAYER_ERROR);
+      return;
+    }
+    if (report.error) this.logError(item, report.error);
+    if (report.state === 'idle') {
+      // Before a player has taken the item, idle means it has not started yet; after, the
+      // player dropped it (its screen went away): the video has ended.
+      if (item.taken) this.end(item, 'the player unloaded it');
+      return;
+    }
+    if (report.state === 'ended') {
+      this.end(item, 'played to the end');
+      return;
+    }
+    // A player that reports loading and has fetched nothing is waiting for its screen (the Node
+    // host with no page open): the item is taken, and the load timeout runs, once it fetches.
+    if (!item.taken && (report.state !== 'loading' || report.readyToPlay || report.bytes > 0 || report.requests > 0)) item.taken = true;
+    if (report.state === 'playing' || report.state === 'paused') item.playStart ??= report.position;
+    this.moveTo(item, report.state);
+    if (report.readyToPlay || report.state === 'playing' || report.state === 'paused') this.becameReady(item);
+    else if (item.taken) this.armLoadTimer(item);
+    this.watchEndTimes(item);
+  }
+
+  /** Takes the facts of a report: position, server address, bytes. */
+  private note(item: Item, report: PlayerReport, now: number): void {
+    const previous = item.report;
+    item.report = report;
+    item.reportAt = now;
+    item.seekTarget = undefined;
+    if (report.serverAddress !== undefined && report.serverAddress !== item.serverAddress) {
+      if (item.serverAddress !== undefined) item.serverAddressChanges++;
+      item.serverAddress = report.serverAddress;
+    }
+    if (report.bytes > (previous?.bytes ?? 0)) item.bytesGrewAt = now;
+  }
+
+  private moveTo(item: Item, state: VideoState): void {
+    if (item.state === state) return;
+    item.state = state;
+    this.context.log('debug', `video ${item.number}: ${state}`);
+    this.context.onState(item.owner, state);
+  }
+
+  private armLoadTimer(item: Item): void {
+    const { clock, limits } = this.context;
+    if (item.ready || item.loadTimer !== undefined) return;
+    item.loadTimer = clock.setTimer(limits.videoLoadTimeoutMs, () => {
+      item.loadTimer = undefined;
+      if (this.current === item && !item.ready) this.fail(item, { ...LOAD_TIMEOUT_ERROR, message: `${LOAD_TIMEOUT_ERROR.message} (${limits.videoLoadTimeoutMs} ms, limits.videoLoadTimeoutMs)` });
+    });
+  }
+
+  private becameReady(item: Item): void {
+    if (item.ready) return;
+    item.ready = true;
+    this.clearTimer(item, 'loadTimer');
+  }
+
+  /**
+   * Ends the item when its position passes the end time of the direction it plays in, and arms
+   * a timer for the moment it will (reports come a few times a second; the timer is exact).
+   */
+  private watchEndTimes(item: Item): void {
+    this.clearTimer(item, 'endTimer');
+    const report = item.report;
+    if (!report || report.state !== 'playing' || report.rate === 0) return;
+    const end = report.rate > 0 ? item.forwardEnd : item.reverseEnd;
+    if (end === undefined) return;
+    const now = this.context.clock.now();
+    const position = this.position(item, now);
+    const untilEnd = (end - position) / report.rate;
+    if (untilEnd <= 0) {
+      this.end(item, `reached its ${report.rate > 0 ? 'forward' : 'reverse'} end time ${end} s`);
+      return;
+    }
+    item.endTimer = this.context.clock.setTimer(Math.ceil(untilEnd * 1000), () => {
+      item.endTimer = undefined;
+      if (this.current === item) this.watchEndTimes(item);
+    });
+  }
+
+  /** The item cannot play: an error-log entry, a log line, and it ends. */
+  private fail(item: Item, error: PlayerError): void {
+    this.logError(item, error);
+    this.context.log('warn', `video ${item.number} failed: ${shortUrl(item.url)}: ${error.domain} ${error.code}: ${error.message}`);
+    this.end(item, 'it failed');
+  }
+
+  private logError(item: Item, error: PlayerError): void {
+    const key = errorKey(error);
+    if (item.lastError === key) return;
+    item.lastError = key;
+    pushBounded(
+      this.errors,
+      { date: this.context.clock.wallTime(), uri: item.url, serverAddress: item.serverAddress, guid: item.guid, status: error.code, domain: error.domain, comment: error.message },
+      this.context.limits.videoLogEntries,
+    );
+  }
+
+  /** The item is over: the player unloads it, its log entry is kept, its sender hears `stopped`. */
+  private end(item: Item, reason: string): void {
+    if (this.current !== item) return;
+    this.current = undefined;
+    this.retire(item);
+    this.context.player.stop();
+    this.context.log('info', `video ${item.number} stopped: ${reason}`);
+    item.state = 'stopped';
+    this.context.onState(item.owner, 'stopped');
+  }
+
+  /** Clears an item's timers and keeps its access-log entry (when a player took it). */
+  private retire(item: Item): void {
+    this.clearTimer(item, 'loadTimer');
+    this.clearTimer(item, 'endTimer');
+    if (item.taken) pushBounded(this.accessArchive, accessEvent(item), this.context.limits.videoLogEntries);
+  }
+
+  private clearTimer(item: Item, which: 'loadTimer' | 'endTimer'): void {
+    const handle = item[which];
+    if (handle === undefined) return;
+    item[which] = undefined;
+    this.context.clock.clearTimer(handle);
+  }
+}
+
+/** A live stream's duration is Infinity, and an unknown one 0: both are written 0 (spec 2.9 wants a real). */
+function finiteDuration(duration: number): number {
+  return Number.isFinite(duration) && duration > 0 ? duration : 0;
+}
+
+function accessEvent(item: Item): AccessLogEvent {
+  const report = item.report;
+  const bytes = report?.bytes ?? 0;
+  let downloaded = 0;
+  for (const range of report?.loaded ?? []) downloaded += range.duration;
+  const fetchSeconds = item.bytesGrewAt === undefined ? 0 : (item.bytesGrewAt - item.loadedAt) / 1000;
+  return {
+    bytes,
+    durationDownloaded: downloaded,
+    durationWatched: report?.watched ?? 0,
+    framesDropped: report?.framesDropped ?? 0,
+    observedBitrate: bytes > 0 && fetchSeconds > 0 ? (bytes * 8) / fetchSeconds : -1,
+    overdue: 0,
+    stalls: report?.stalls ?? 0,
+    startTime: item.playStart ?? item.start.seconds ?? 0,
+    startupTime: report?.startupTime ?? -1,
+    guid: item.guid,
+    date: item.loadedWall,
+    serverAddress: item.serverAddress,
+    serverAddressChanges: item.serverAddressChanges,
+    requests: report?.requests ?? 0,
+    uri: item.url,
+  };
+}

@@ -1,0 +1,182 @@
+// Video by URL end to end (spec 2.9, 4.2, 6), with no screen page open: the real
+// `vendorplay-receiver` on loopback, driven by the real `vendorplay-send` and by npm
+// `airplay-protocol` (a sender library nobody here wrote). With no page nothing fetches the
+// video, so POST /play is answered 200 and the session stays loading until it is stopped:
+// `loading` arrives over the reverse connection, /playback-info says not ready, POST /stop brings
+// `stopped`. Bad bodies are refused with a reason and one log line. (Playback in the page is the
+// screen page's suite.) Network: loopback only; the video URLs are never fetched.
+
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import AirPlay from 'airplay-protocol';
+import { encodeBinaryPlist } from '../../src/plist/binary';
+import { real } from '../../src/plist/value';
+import { PROJECT_ROOT, RawClient, ReceiverProcess, within } from './receiver-process';
+
+const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
+const BOUND = { timeout: 60_000 };
+/** Never fetched (no screen page is open); the discard port, on loopback. */
+const MOVIE = 'http://127.0.0.1:9/movies/clip.mp4';
+
+interface Run {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it. */
+function send(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<Run> {
+  const child = spawn(process.execPath, [SEND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
+  return within(timeoutMs, `vendorplay-send ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  });
+}
+
+/** Waits until `output()` matches `pattern`. */
+async function until(output: () => string, pattern: RegExp, what: string): Promise<void> {
+  await within(10_000, what, (async () => {
+    while (!pattern.test(output())) await new Promise((resolve) => setTimeout(resolve, 20));
+  })());
+}
+
+/** One raw request on a new loopback connection; the response's status and body text. */
+async function raw(port: number, head: string, body: Uint8Array = new Uint8Array(0)): Promise<{ status: number; text: string; type: string | undefined }> {
+  const client = await RawClient.connect(port);
+  try {
+    client.send(Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
+    const response = await client.response();
+    return { status: response.head.status, text: Buffer.from(response.body).toString('utf8'), type: response.head.headers.get('Content-Type') };
+  } finally {
+    client.close();
+  }
+}
+
+/** Whether the printed features (TXT `features`, spec 9.3 `0xLOW,0xHIGH`) have bit `bit` set. */
+function hasFeature(features: string, bit: number): boolean {
+  const [low] = features.split(',');
+  return ((Number.parseInt(low, 16) >>> bit) & 1) === 1;
+}
+
+describe('video by URL with no screen page open', BOUND, () => {
+  let receiver: ReceiverProcess;
+  let plays = false;
+
+  before(async () => {
+    receiver = await ReceiverProcess.start({ args: ['--dialect', 'apple'] });
+    plays = hasFeature(receiver.txt('_airplay._tcp', 'features'), 0);
+  });
+
+  after(async () => {
+    await receiver?.stop();
+  });
+
+  test('the desktop advertises Video and VideoHTTPLiveStreams (bits 0 and 4) once its host has a player', (t) => {
+    if (!plays) return t.skip('this build\'s Node host passes no Player to the receiver');
+    const features = receiver.txt('_airplay._tcp', 'features');
+    assert.ok(hasFeature(features, 0) && hasFeature(features, 4), features);
+  });
+
+  test('GET /playback-info with nothing loaded: {readyToPlay: false}; GET /scrub: zeros', async (t) => {
+    if (!plays) return t.skip('this build\'s Node host passes no Player to the receiver');
+    const info = await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n');
+    assert.equal(info.status, 200);
+    assert.equal(info.type, 'text/x-apple-plist+xml');
+    assert.match(info.text, /<dict>\n\t<key>readyToPlay<\/key>\n\t<false\/>\n<\/dict>/);
+    const scrub = await send(['scrub', `127.0.0.1:${receiver.port}`, '--dialect', 'apple']);
+    assert.equal(scrub.code, 0, scrub.stderr);
+    assert.equal(scrub.stdout, 'position 0.000 s of 0.000 s\n');
+  });
+
+  test('vendorplay-send play: 200, event loading, info not ready to play, then stopped after POST /stop', async (t) => {
+    if (!plays) return t.skip('this build\'s Node host passes no Player to the receiver');
+    const from = receiver.stderr.length;
+    const run = await send(['play', `127.0.0.1:${receiver.port}`, MOVIE, '--start', '0.3', '--stop-after', '3', '--dialect', 'apple'], 20_000, async (output) => {
+      await until(output, /^event: video loading$/m, 'the loading event');
+      const info = await send(['info', `127.0.0.1:${receiver.port}`]);
+      assert.equal(info.code, 0, info.stderr);
+      assert.match(info.stdout, /^ready to play: no$/m);
+      assert.match(info.stdout, /^rate: 0$/m);
+      assert.match(info.stdout, /^loaded: none$/m);
+    });
+    assert.equal(run.code, 0, run.stderr);
+    assert.deepEqual(run.stdout.split('\n').filter((line) => line.startsWith('event: ')), ['event: video loading', 'event: video stopped']);
+    assert.match(run.stdout, new RegExp(`^playing ${MOVIE.replace(/[.]/g, '\\.')} on 127\\.0\\.0\\.1:${receiver.port} from 30\\.0%`, 'm'));
+    const log = receiver.stderr.slice(from);
+    assert.match(log, /video 1: http:\/\/127\.0\.0\.1:9\/movies\/clip\.mp4 from 30% for session [0-9A-F-]{36}/);
+    assert.match(log, /video 1 stopped: POST \/stop/);
+    const activity = [...log.matchAll(/activity: (\w+)/g)].map((match) => match[1]);
+    assert.deepEqual(activity, ['receivingVideo', 'idle']);
+  });
+
+  test('airplay-protocol: play() is 200, its reverse connection gets loading; playbackInfo not ready; stop() brings stopped', async (t) => {
+    if (!plays) return t.skip('this build\'s Node host passes no Player to the receiver');
+    const client = new AirPlay('127.0.0.1', receiver.port);
+    const events: Record<string, unknown>[] = [];
+    let wake: () => void = () => {};
+    client.on('event', (event: Record<string, unknown>) => {
+      events.push(event);
+      wake();
+    });
+    const errors: Error[] = [];
+    client.on('error', (error: Error) => errors.push(error));
+    const next = (count: number) =>
+      within(5000, `${count} events (have ${JSON.stringify(events)})`, (async () => {
+        while (events.length < count) await new Promise<void>((resolve) => (wake = resolve));
+        return events.slice(0, count);
+      })());
+    try {
+      const status = await within(5000, 'POST /play', new Promise<number>((resolve, reject) => client.play(MOVIE, 0, (error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
+      assert.equal(status, 200);
+      const [loading] = await next(1);
+      assert.deepEqual({ category: loading.category, state: loading.state }, { category: 'video', state: 'loading' });
+      const info = await within(5000, 'GET /playback-info', new Promise<Record<string, unknown>>((resolve, reject) => client.playbackInfo((error, _response, body) => (body ? resolve(body as Record<string, unknown>) : reject(error)))));
+      assert.equal(info.readyToPlay, false);
+      assert.equal(info.rate, 0);
+      assert.deepEqual(info.loadedTimeRanges, []);
+      const stopStatus = await within(5000, 'POST /stop', new Promise<number>((resolve, reject) => client.stop((error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
+      assert.equal(stopStatus, 200);
+      const [, stopped] = await next(2);
+      assert.deepEqual({ category: stopped.category, state: stopped.state, sessionID: stopped.sessionID }, { category: 'video', state: 'stopped', sessionID: loading.sessionID });
+      // The library ends its session on stopped.
+      assert.equal(client.state, 'stopped');
+      assert.deepEqual(errors, []);
+    } finally {
+      client.destroy();
+    }
+  });
+
+  test('bad bodies and requests without a video are refused with their reason and one log line', async (t) => {
+    if (!plays) return t.skip('this build\'s Node host passes no Player to the receiver');
+    const cases: { head: string; body?: Uint8Array; status: number; reason: RegExp }[] = [
+      { head: 'POST /play HTTP/1.1\r\nContent-Type: text/parameters\r\n', body: Buffer.from('Start-Position: 0.5\n'), status: 400, reason: /text\/parameters body without Content-Location/ },
+      { head: 'POST /play HTTP/1.1\r\nContent-Type: text/parameters\r\n', body: Buffer.from(`Content-Location: ${MOVIE}\nStart-Position: 7\n`), status: 400, reason: /Start-Position 7 is not a fraction from 0 to 1/ },
+      { head: 'POST /play HTTP/1.1\r\nContent-Type: application/x-apple-binary-plist\r\n', body: Buffer.from('bplist00 garbage, not a plist'), status: 400, reason: /body is not a property list/ },
+      { head: 'POST /play HTTP/1.1\r\nContent-Type: application/x-apple-binary-plist\r\n', body: encodeBinaryPlist({ 'Start-Position-Seconds': real(3) }), status: 400, reason: /property list without Content-Location/ },
+      { head: 'POST /rate?value=1.000000 HTTP/1.1\r\n', status: 409, reason: /POST \/rate: no video is loaded \(POST \/play first\)/ },
+      { head: 'POST /scrub?position=10 HTTP/1.1\r\n', status: 409, reason: /POST \/scrub: no video is loaded/ },
+    ];
+    for (const { head, body, status, reason } of cases) {
+      const from = receiver.stderr.length;
+      const response = await raw(receiver.port, head, body);
+      assert.equal(response.status, status, head);
+      assert.match(response.text, reason);
+      const [method, target] = head.split(' ');
+      await until(() => receiver.stderr.slice(from), reason, `the log line for ${reason}`);
+      const lines = receiver.stderr.slice(from).split('\n').filter((candidate) => reason.test(candidate));
+      assert.equal(lines.length, 1, `one log line for ${reason}`);
+      assert.ok(lines[0].includes(`HTTP ${method} ${target}: ${status} (`), lines[0]);
+    }
+    const rate = await send(['rate', `127.0.0.1:${receiver.port}`, '1']);
+    assert.equal(rate.code, 1);
+    assert.equal(rate.stderr, 'vendorplay-send: POST /rate: the receiver answered 409 Conflict: POST /rate: no video is loaded (POST /play first)\n');
+  });
+});
