@@ -6,6 +6,7 @@
 import { hardwareRandom, hostRandom } from './prelude';
 import Listener from 'embedded:io/socket/listener';
 import TCP from 'embedded:io/socket/tcp';
+import UDP from 'embedded:io/socket/udp';
 import manifest from 'mc/config';
 import type PixelsOut from 'commodetto/PixelsOut';
 import Net from 'net';
@@ -30,7 +31,7 @@ import { playTestClip } from './mirror-test-clip';
 import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
-import { ecmaUdpBinder } from './udp';
+import { ecma419UdpBinder, type Udp419, type Udp419Options } from './udp';
 import { startUdpEchoTest } from './udp-echo-test';
 import { ModdableVideoDecoder } from './video-decoder';
 
@@ -58,7 +59,7 @@ function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHo
   try {
     const videoDecoder = new ModdableVideoDecoder(nativeVideo, screen, { codecs: video.codecs, pending: video.pending, refreshRate: SCREEN_REFRESH_SECONDS, clock: moddableClock, log });
     log('info', `video decoder: libavcodec ${videoDecoder.codecName}, ${videoDecoder.geometry.width}x${videoDecoder.geometry.height} screen, ${video.pending} pictures pending at most`);
-    return { videoDecoder, udp: ecmaUdpBinder() };
+    return { videoDecoder, udp: ecma419UdpBinder((options: Udp419Options) => new UDP(options as unknown as ConstructorParameters<typeof UDP>[0]) as unknown as Udp419, log) };
   } catch (error) {
     log('warn', `no screen mirroring: ${error instanceof Error ? error.message : String(error)}`);
     return undefined;
@@ -96,7 +97,7 @@ function start(): void {
     if (screen) display = new PocoDisplay(screen, log);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
-  const mirroring = mirroringPorts(config.profile, host.video, screen, log);
+  let mirroring = mirroringPorts(config.profile, host.video, screen, log);
   if (host.video.testClip) {
     if (mirroring) {
       // Twice, with a reset between: the second pass shows that a stream can start again after one ended.
@@ -121,10 +122,10 @@ function start(): void {
   // Listen first: port 0 picks a free one, and the configuration the receiver is built with is
   // complete (the port it advertises) and frozen.
   let receiver: Receiver | undefined;
-  let listener: Listener;
-  try {
-    listener = new Listener({
-      port: config.port,
+  /** A listener whose connections go to `accept` (refused until the receiver exists). */
+  const listen = (port: number, accept: (receiver: Receiver, connection: ReturnType<typeof adoptConnection>) => void): Listener => {
+    const listener: Listener = new Listener({
+      port,
       onReadable(this: Listener, count: number) {
         for (let i = 0; i < count; i++) {
           const from = this.read();
@@ -135,14 +136,29 @@ function start(): void {
             setTimer: moddableClock.setTimer,
             clearTimer: moddableClock.clearTimer,
           });
-          if (receiver) receiver.accept(connection);
+          if (receiver) accept(receiver, connection);
           else connection.close();
         }
       },
     });
+    return listener;
+  };
+  let listener: Listener;
+  try {
+    listener = listen(config.port, (to, connection) => to.accept(connection));
   } catch (error) {
     log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     return;
+  }
+  // Screen mirroring's stream (spec 4.4) on its own port, where the ports for it exist.
+  let mirrorPort = config.mirrorPort;
+  if (mirroring) {
+    try {
+      mirrorPort = listen(config.mirrorPort, (to, connection) => to.acceptMirror(connection)).port;
+    } catch (error) {
+      log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${error instanceof Error ? error.message : String(error)}; Screen not advertised`);
+      mirroring = undefined;
+    }
   }
   // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
   // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
@@ -154,7 +170,7 @@ function start(): void {
   const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
   log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
   const started = Time.ticks;
-  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), {
+  receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
     clock: moddableClock,
     random,
     store,

@@ -1,67 +1,64 @@
-// The UdpBinder port (src/platform.ts) on the SDK's ECMA-419 UDP socket (`embedded:io/socket/udp`),
-// for mirroring's NTP client (spec 4.5).
-//
-// The SDK's socket has no way to tell the port it got: on Linux (modules/io/socket/lin/udp.c)
-// port 0 does not even bind until the first send, and no platform exposes the port. The core
-// advertises its timing port, so for port 0 the binder picks one itself from the dynamic range
-// (RFC 6335: 49152-65535) and tries again when that one is taken.
+// ECMA-419 UDP sockets (`embedded:io/socket/udp`) adapted to the core's UdpBinder and UdpSocket
+// ports (src/platform.ts): mirroring's NTP client (spec 4.5). Pure: the socket constructor is
+// handed in (a board's main passes Moddable's UDP with a decoder, the media board), so the portable
+// suites test it with a scripted socket. ECMA-419 binds in the constructor: a port in use throws
+// there, as UdpBinder asks.
 
-import UDP from 'embedded:io/socket/udp';
-import type { UdpBinder, UdpSocket } from '../../src/platform';
+import type { Logger, UdpBinder, UdpSocket } from '../../src/platform';
 
-const DYNAMIC_FIRST = 49152;
-const DYNAMIC_COUNT = 65536 - DYNAMIC_FIRST;
-/** Ports tried for port 0 before giving up (each taken one throws "bind failed"). */
-const ATTEMPTS = 16;
-
-type Received = ArrayBuffer & { address: string; port: number };
-
-class EcmaUdpSocket implements UdpSocket {
-  onPacket: (bytes: Uint8Array, address: string, port: number) => void = () => {};
-  private socket: UDP | undefined;
-
-  constructor(readonly localPort: number) {
-    // The socket calls onReadable with `this` the socket; the callback reads through `owner`.
-    const owner = this;
-    this.socket = new UDP({
-      port: localPort,
-      onReadable(this: UDP, packets: number) {
-        for (let i = 0; i < packets; i++) {
-          const packet = this.read() as Received | undefined;
-          if (!packet) break;
-          owner.onPacket(new Uint8Array(packet), packet.address, packet.port);
-        }
-      },
-    });
-  }
-
-  send(bytes: Uint8Array, address: string, port: number): void {
-    if (!this.socket) throw new Error(`udp ${this.localPort}: closed`);
-    this.socket.write(bytes, address, port);
-  }
-
-  close(): void {
-    (this.socket as (UDP & { close(): void }) | undefined)?.close();
-    this.socket = undefined;
-  }
+/** What this file uses of an ECMA-419 UDP socket in `buffer` format. */
+export interface Udp419 {
+  /** The next datagram, with the sender's address and port (ECMA-419 9.4.2), or undefined. */
+  read(): (ArrayBuffer & { readonly address: string; readonly port: number }) | undefined;
+  write(bytes: ArrayBufferView | ArrayBuffer, address: string, port: number): void;
+  close(): void;
 }
 
-/** Binds `port`; for 0, a free port of the dynamic range (`random` in [0, 1) picks where to start). */
-export function ecmaUdpBinder(random: () => number = Math.random): UdpBinder {
+export interface Udp419Options {
+  readonly port: number;
+  readonly format: 'buffer';
+  onReadable(this: Udp419, packets: number): void;
+  onError(this: Udp419): void;
+}
+
+/** Makes a bound socket (`new UDP(options)`). */
+export type MakeUdp = (options: Udp419Options) => Udp419;
+
+export function ecma419UdpBinder(make: MakeUdp, log: Logger): UdpBinder {
   return (port) => {
-    if (!Number.isInteger(port) || port < 0 || port > 65535) throw new RangeError(`udp: port ${port}`);
-    if (port !== 0) return new EcmaUdpSocket(port);
-    const start = Math.floor(random() * DYNAMIC_COUNT);
-    let last: unknown;
-    for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-      // Spread over the range: a run of taken ports (another app's block) is stepped over.
-      const candidate = DYNAMIC_FIRST + ((start + attempt * 997) % DYNAMIC_COUNT);
-      try {
-        return new EcmaUdpSocket(candidate);
-      } catch (error) {
-        last = error;
-      }
-    }
-    throw new Error(`udp: no free port in ${ATTEMPTS} tries of the dynamic range (${last instanceof Error ? last.message : String(last)})`);
+    let closed = false;
+    const handle: UdpSocket = {
+      localPort: port,
+      send(bytes, address, remotePort) {
+        if (closed) return;
+        try {
+          socket.write(bytes, address, remotePort);
+        } catch (error) {
+          // A full buffer or an unreachable network: like a lost datagram (NTP asks again).
+          log('debug', `UDP send to ${address}:${remotePort} failed: ${error instanceof Error ? error.message : String(error)}`);
+        }
+      },
+      close() {
+        if (closed) return;
+        closed = true;
+        socket.close();
+      },
+      onPacket: () => {},
+    };
+    const socket = make({
+      port,
+      format: 'buffer',
+      onReadable(packets) {
+        for (let i = 0; i < packets && !closed; i++) {
+          const datagram = this.read();
+          if (!datagram) break;
+          handle.onPacket(new Uint8Array(datagram), datagram.address, datagram.port);
+        }
+      },
+      onError() {
+        log('warn', `UDP port ${port}: socket error`);
+      },
+    });
+    return handle;
   };
 }

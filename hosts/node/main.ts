@@ -4,6 +4,7 @@
 import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
+import type dgram from 'node:dgram';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
@@ -20,7 +21,10 @@ import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
 import { startScreenServer, type ScreenServer } from './screen/server';
+import { StreamRecorder } from './recorder';
 import { listen } from './tcp';
+import { bindUdp, sharedUdpBinder } from './udp';
+import type { UdpBinder, VideoDecoder } from '../../src/platform';
 
 const HELP = `Usage: vendorplay-receiver [options]
        vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
@@ -31,8 +35,11 @@ the paired senders kept in the data directory (the receiver need not run).
 Options:
   --name NAME            name shown to senders (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
-  --mirror-port PORT     screen mirroring port (default: 7100); not served yet: this version has
-                         no screen mirroring, so nothing listens there
+  --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
+                         the receiver mirrors: it needs a decoder (for now --record FILE)
+  --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
+  --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
+                         with -f h264); offers screen mirroring (feature bit 7)
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
@@ -69,6 +76,8 @@ interface CommandLine {
   activitySignal: boolean;
   screenPort: number;
   screen: boolean;
+  /** --record FILE: mirrored video written there. */
+  record: string | undefined;
 }
 
 function parsePort(name: string, text: string | undefined, fallback: number): number {
@@ -128,6 +137,8 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
         name: { type: 'string' },
         port: { type: 'string' },
         'mirror-port': { type: 'string' },
+        'ntp-port': { type: 'string' },
+        record: { type: 'string' },
         interface: { type: 'string', multiple: true },
         'no-mdns': { type: 'boolean' },
         'no-mdns-unicast': { type: 'boolean' },
@@ -176,6 +187,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
     port: parsePort('port', values.port, 7000),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
+    ntpPort: parsePort('ntp-port', values['ntp-port'], 7011),
     limits: parseLimits(values.limit ?? []),
   });
   return {
@@ -188,6 +200,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     activitySignal: values['activity-signal'] === true,
     screenPort: parsePort('screen-port', values['screen-port'], 7080),
     screen: !values['no-screen'],
+    record: values.record,
   };
 }
 
@@ -289,6 +302,49 @@ async function main(): Promise<void> {
   }
 
   const servers: net.Server[] = [];
+  const udpSockets: dgram.Socket[] = [];
+  /** Closes what start-up opened, when it stops half-way. */
+  const shutdownAll = async (): Promise<void> => {
+    await advertiser?.shutdown();
+    await screenServer?.close();
+    for (const server of servers) server.close();
+    for (const socket of udpSockets) socket.close();
+  };
+  // Screen mirroring (spec 4.4) needs a decoder with a display and UDP for NTP. The decoder:
+  // --record's writer, wrapping the screen page's decoder once that exists (it slots in as
+  // `screenDecoder` here); without any decoder the receiver does not offer mirroring.
+  const screenDecoder: VideoDecoder | undefined = undefined;
+  let videoDecoder: VideoDecoder | undefined = screenDecoder;
+  let recorder: StreamRecorder | undefined;
+  if (commandLine.record !== undefined) {
+    try {
+      recorder = new StreamRecorder(commandLine.record, log, screenDecoder);
+    } catch (error) {
+      process.stderr.write(`vendorplay-receiver: --record ${commandLine.record}: ${fsCause(error)}\n`);
+      process.exitCode = 1;
+      await shutdownAll();
+      return;
+    }
+    videoDecoder = recorder;
+  }
+  let udp: UdpBinder | undefined;
+  let ntpPort = config.ntpPort;
+  if (videoDecoder && PROFILES[config.profile].intended.includes('Screen')) {
+    try {
+      // On the named interfaces' first IPv4 address (--interface lo: loopback only), else all.
+      const ntpAddress = listenAddresses(interfaces).find((address) => address !== undefined && !address.includes(':'));
+      const socket = await bindUdp(config.ntpPort, ntpAddress);
+      ntpPort = socket.address().port;
+      udp = sharedUdpBinder(socket, log);
+      udpSockets.push(socket);
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      process.stderr.write(`vendorplay-receiver: --ntp-port ${config.ntpPort}: ${code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message}; choose another port (0 picks a free one)\n`);
+      process.exitCode = 1;
+      await shutdownAll();
+      return;
+    }
+  }
   let port = config.port;
   for (const address of listenAddresses(interfaces)) {
     // The first listener may pick a free port (--port 0); the others take the same one.
@@ -310,14 +366,13 @@ async function main(): Promise<void> {
   if (servers.length === 0) {
     log('error', `no address to listen on (port ${config.port}); is the port in use?`);
     process.exitCode = 1;
-    await screenServer?.close();
-    await advertiser?.shutdown();
+    await shutdownAll();
     return;
   }
-  // The configuration is complete (the port it got) and frozen before the receiver exists.
-  const frozen = freezeConfig({ ...config, port });
+  // The configuration is complete (the ports it got) and frozen before the receiver exists.
+  const frozen = freezeConfig({ ...config, port, ntpPort });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, nalKernel });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder, udp, nalKernel });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
@@ -326,10 +381,25 @@ async function main(): Promise<void> {
       process.stderr.write(`vendorplay-receiver: ${error.message}\n`);
       process.exitCode = 2;
     } else throw error;
-    await advertiser?.shutdown();
-    await screenServer?.close();
-    for (const server of servers) server.close();
+    await shutdownAll();
     return;
+  }
+  if (receiver.mirror) {
+    // spec 4.4: its own listener, on the same addresses; the first may pick a free port.
+    let mirrorPort = config.mirrorPort;
+    for (const address of listenAddresses(interfaces)) {
+      let server: net.Server;
+      try {
+        server = await listen(mirrorPort, address, (connection) => receiver.acceptMirror(connection));
+      } catch (error) {
+        log('warn', `cannot listen for screen mirroring on ${address ?? 'all addresses'} port ${mirrorPort}: ${(error as Error).message}`);
+        continue;
+      }
+      const bound = server.address() as net.AddressInfo;
+      mirrorPort = bound.port;
+      servers.push(server);
+      process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (screen mirroring; NTP client on UDP port ${ntpPort}${recorder ? `, recording to ${recorder.file}` : ''})\n`);
+    }
   }
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
   receiver.start();
@@ -349,6 +419,8 @@ async function main(): Promise<void> {
     stopping = true;
     log('info', `${signal}: stopping (goodbye packets, closing connections)`);
     receiver.stop();
+    recorder?.closeFile();
+    for (const socket of udpSockets) socket.close();
     await screenServer?.close();
     await advertiser?.shutdown();
     await Promise.all(servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));

@@ -47,6 +47,11 @@ export interface ReceiverConfig {
   port: number;
   /** Port of the mirroring listener (spec 4.4: 7100). */
   mirrorPort: number;
+  /**
+   * Local UDP port of the mirroring NTP client (spec 4.5: 7011); 0 takes any free port (tests
+   * that run receivers side by side). The sender answers whatever port asked.
+   */
+  ntpPort: number;
   dialect: DialectName;
   limits: ReceiverLimits;
 }
@@ -78,6 +83,7 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     pinRequired: false,
     port: 7000,
     mirrorPort: 7100,
+    ntpPort: 7011,
     dialect: DEFAULT_DIALECT,
     ...overrides,
     profile,
@@ -107,6 +113,7 @@ export function validateConfig(config: ReceiverConfig): void {
   config.deviceId = normaliseDeviceId(config.deviceId);
   validatePort('port', config.port);
   validatePort('mirrorPort', config.mirrorPort);
+  validatePort('ntpPort', config.ntpPort);
   if (!isDialectName(config.dialect)) throw new ConfigError(`dialect "${String(config.dialect)}" is not one of vendor, apple`);
   if (!/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits`);
   if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {

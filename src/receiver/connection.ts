@@ -12,8 +12,9 @@
 //              transient pair-setup)
 //   reverse    after POST /reverse and 101 (spec 1.6): a ReverseConnection takes the bytes
 //   closed     nothing more is read or written
-// Later, `stream` (after POST /stream on the mirroring port) takes over the same way: the new
-// owner gets the bytes not yet parsed (MessageAssembler.takeRemaining).
+//   stream     after POST /stream on the mirroring port (spec 4.4): a StreamTakeover (the
+//              mirroring session) takes the bytes, those not yet parsed first
+//              (MessageAssembler.takeRemaining), and its deadlines; nothing is written.
 
 import { ConnectionState } from '../connection-state';
 import type { ConnectionEvent, SansIoConnection } from '../connection-driver';
@@ -34,10 +35,10 @@ import {
 import { utf8Encode } from '../bytes';
 import type { Logger } from '../platform';
 import type { ReceiverLimits } from './limits';
-import { LATER, sessionIdOf, splitTarget, type Request, type Response, type Route, type Router } from './router';
+import { LATER, sessionIdOf, splitTarget, type Request, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { ReverseConnection } from './reverse';
 
-export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'closed';
+export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
 
 /** The addresses of a connection, as its host reports them. */
 export interface ConnectionAddresses {
@@ -127,6 +128,8 @@ export class ReceiverConnection implements SansIoConnection {
   /** When the first byte of the current unfinished head arrived (slow-loris guard). */
   private headStartedAt: number | undefined;
   private reverse: ReverseConnection | undefined;
+  /** The stream that took the connection over (mode `stream`). */
+  private stream: StreamTakeover | undefined;
   /** The latest time the connection was given (receive, handleTimeout), for deadlines set later. */
   private now: number;
 
@@ -156,11 +159,13 @@ export class ReceiverConnection implements SansIoConnection {
 
   get wantsRead(): boolean {
     if (this.reverse) return this.reverse.wantsRead;
+    if (this.stream) return this.mode === 'stream' && this.stream.wantsRead;
     return this.mode !== 'closed' && this.assembler.buffered < this.context.limits.maxHeldBytes;
   }
 
   /** Bytes held unread: unparsed input and partial frames (flow control keeps this bounded). */
   get heldBytes(): number {
+    if (this.stream) return this.stream.heldBytes;
     return this.reverse ? this.reverse.heldBytes : this.assembler.buffered;
   }
 
@@ -172,6 +177,10 @@ export class ReceiverConnection implements SansIoConnection {
     if (this.mode === 'closed' || bytes.length === 0) return;
     this.now = now;
     this.lastActivity = now;
+    if (this.stream) {
+      this.stream.receive(bytes, now);
+      return;
+    }
     this.requestsThisTurn = 0;
     if (this.bodyStartedAt !== undefined) this.bodyBytes += bytes.length;
     if (this.headStartedAt === undefined && !this.assembler.current) this.headStartedAt = now;
@@ -196,6 +205,7 @@ export class ReceiverConnection implements SansIoConnection {
       return;
     }
     if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
+    if (this.stream && this.mode === 'stream') this.stream.transportClosed(now);
     this.releaseSent();
     this.finish('peer closed the connection', false);
   }
@@ -219,6 +229,7 @@ export class ReceiverConnection implements SansIoConnection {
 
   pollTimeout(): number | undefined {
     if (this.reverse) return this.reverse.pollTimeout();
+    if (this.stream) return this.mode === 'stream' ? this.stream.pollTimeout() : undefined;
     let next: number | undefined;
     for (const name of TIMER_NAMES) {
       const at = this.timers[name];
@@ -243,6 +254,10 @@ export class ReceiverConnection implements SansIoConnection {
     }
     const { limits, log } = this.context;
     this.now = now;
+    if (this.stream) {
+      if (this.mode === 'stream') this.stream.handleTimeout(now);
+      return;
+    }
     if (this.timers.head !== undefined && now >= this.timers.head) {
       log('warn', `${this.peer} request head not complete within ${limits.headerTimeoutMs} ms: answering 408 and closing`);
       this.write('HTTP', '1.1', STATUS.requestTimeout, new Headers(), undefined, true);
@@ -301,6 +316,7 @@ export class ReceiverConnection implements SansIoConnection {
     this.state.closed = true;
     for (const name of TIMER_NAMES) this.timers[name] = undefined;
     this.context.log('debug', `${this.peer} closing: ${reason}`);
+    this.stream?.end(reason);
     this.answering?.releaseEvents();
     this.answering = undefined;
     if (!announce) for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
@@ -352,7 +368,7 @@ export class ReceiverConnection implements SansIoConnection {
    * the last answer); none while a handler is at work.
    */
   private armTimers(): void {
-    if (this.mode === 'closed' || this.reverse) return;
+    if (this.mode === 'closed' || this.reverse || this.stream) return;
     const { limits } = this.context;
     this.timers.head = undefined;
     this.timers.body = undefined;
@@ -474,6 +490,12 @@ export class ReceiverConnection implements SansIoConnection {
       return;
     }
     const { log } = this.context;
+    if (response.stream) {
+      log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target}: the connection is now a stream (no answer is written)`);
+      releaseEvents?.();
+      this.turnIntoStream(response.stream);
+      return;
+    }
     const headers = new Headers(response.headers);
     if (response.reason !== undefined) {
       log(response.status >= STATUS.internalServerError ? 'warn' : 'info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${response.status} (${response.reason})`);
@@ -553,6 +575,17 @@ export class ReceiverConnection implements SansIoConnection {
     log('debug', `${this.peer} turned into a reverse connection (purpose ${purpose ?? 'none'})`);
     if (pipelined.length > 0) reverse.receivePlaintext(pipelined);
     accept(reverse);
+  }
+
+  /** Hands the connection to a stream (spec 4.4 POST /stream): the bytes after the request first. */
+  private turnIntoStream(stream: StreamTakeover): void {
+    const following = this.assembler.takeRemaining();
+    this.mode = 'stream';
+    this.stream = stream;
+    for (const name of TIMER_NAMES) this.timers[name] = undefined;
+    stream.onWake = () => this.onWake();
+    stream.onEnd = (reason) => this.finish(reason, true);
+    if (following.length > 0) stream.receive(following, this.now);
   }
 
   /** Switches to encrypted mode (spec 5.4): everything after this response goes through the channel. */

@@ -78,6 +78,16 @@ export interface ReceiverLimits {
   maxQueuedReverseRequests: number;
   /** Most sender sessions whose event numbers and last states are remembered (oldest forgotten first). */
   maxEventSessions: number;
+  /**
+   * Largest payload of one mirroring stream packet (spec 2.14; spec 8 names none). The reader
+   * holds at most one packet: a bigger announced size ends the session before anything is kept.
+   */
+  maxMirrorPayloadBytes: number;
+  /**
+   * A mirroring session ends after this many heartbeat intervals (1 s each, spec 8) with no
+   * packet at all from its sender (a stalled or vanished sender).
+   */
+  mirrorMissedHeartbeats: number;
   /** Longest video URL POST /play takes (spec 4.2 Content-Location), in bytes; over it: 400. */
   maxVideoUrlBytes: number;
   /**
@@ -123,6 +133,9 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxHeldBytes: 64 * 1024,
   maxQueuedReverseRequests: 16,
   maxEventSessions: 64,
+  // A 1080p key frame at a high bit rate is a few hundred KB; 4 MB leaves room for 4K.
+  maxMirrorPayloadBytes: 4 * 1024 * 1024,
+  mirrorMissedHeartbeats: 5,
   // Signed CDN URLs run to a few KB; a whole header's worth is ample.
   maxVideoUrlBytes: 8 * 1024,
   // A progressive MP4 or an HLS playlist and its first segment, over a slow network.

@@ -1,11 +1,12 @@
 // The media session (DESIGN 6): what owns the screen, the activity (spec 2.1) and the media events
-// (spec 6) for photos, slideshows and video, and next for mirroring. Features see this, not
+// (spec 6) for photos, slideshows, video and mirroring. Features see this, not
 // the receiver: each registers what POST /stop ends and how it gives the screen up.
 //
 // spec 2.1's table has no row for photos or slideshows. Real receivers run them in the same
 // media session as video (one reverse event channel, one session, one POST /stop for all), and
 // spec 2.4 sets ReceiverSessionIsActive "while the receiver receives anything": so while any
 // feature is active the activity is `receiving video` (flag 17 set), and `idle` once none is.
+// Mirroring has its own row (spec 2.1 `receiving screen mirroring`: igl 1, gcgl 1, flag 17 set).
 
 import type { Activity } from '../discovery';
 import type { Display, DisplayStatus, Logger } from '../platform';
@@ -14,6 +15,14 @@ import type { EventSender } from './events';
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 
 export type MediaKind = 'photo' | 'slideshow' | 'video' | 'mirror';
+
+/** The activity (spec 2.1) while a kind of media is received. */
+export const MEDIA_ACTIVITY: Readonly<Record<MediaKind, Activity>> = {
+  photo: MEDIA_SESSION_ACTIVITY,
+  slideshow: MEDIA_SESSION_ACTIVITY,
+  video: MEDIA_SESSION_ACTIVITY,
+  mirror: 'receivingScreenMirroring',
+};
 
 /** A feature of the media session. */
 export interface MediaFeature {
@@ -39,6 +48,7 @@ export interface MediaSessionContext {
 
 export class MediaSession {
   private readonly features = new Map<MediaKind, MediaFeature>();
+  /** Active kinds in the order they began: the newest says the activity. */
   private readonly active = new Set<MediaKind>();
 
   constructor(private readonly context: MediaSessionContext) {}
@@ -65,14 +75,20 @@ export class MediaSession {
 
   /** `kind` shows something: the activity becomes the media session's. */
   begin(kind: MediaKind): void {
+    this.active.delete(kind);
     this.active.add(kind);
-    this.context.setActivity(MEDIA_SESSION_ACTIVITY);
+    this.context.setActivity(MEDIA_ACTIVITY[kind]);
   }
 
-  /** `kind` shows nothing any more: with no feature active, the receiver is idle again. */
+  /**
+   * `kind` shows nothing any more: the newest kind still active says the activity; with none
+   * active, the receiver is idle again.
+   */
   end(kind: MediaKind): void {
-    this.active.delete(kind);
-    if (this.active.size === 0) this.context.setActivity('idle');
+    if (!this.active.delete(kind)) return;
+    let newest: MediaKind | undefined;
+    for (const other of this.active) newest = other;
+    this.context.setActivity(newest === undefined ? 'idle' : MEDIA_ACTIVITY[newest]);
   }
 
   /** `kind` takes the screen (a photo shown, a slideshow or a video started): every other feature gives it up. */

@@ -127,14 +127,22 @@ export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching',
 export const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'];
 
 /**
+ * spec 4.4-4.5, 2.14: screen mirroring (src/receiver/mirror.ts), only where the host has a
+ * decoder with a display (the VideoDecoder port) and UDP for NTP (the UdpBinder port).
+ */
+export const MIRRORING_FEATURES: readonly FeatureName[] = ['Screen'];
+
+/**
  * What this receiver implements with its configuration: IMPLEMENTED_FEATURES, plus certificate
  * authentication inside pair-setup (bit 51, spec 5.5) and POST /auth-setup (bit 26, spec 5.6)
  * when a device key and certificate are configured; without them neither can be honoured.
  * SCREEN_FEATURES only when the host has a screen (`hasDisplay`), PLAYER_FEATURES only when it
- * has a player (`hasPlayer`).
+ * has a player (`hasPlayer`), MIRRORING_FEATURES only when it has a video decoder and UDP
+ * (`hasMirroring`).
  */
-export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false, hasPlayer = false): FeatureName[] {
+export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false, hasPlayer = false, hasMirroring = false): FeatureName[] {
   const implemented = IMPLEMENTED_FEATURES.filter((name) => (hasDisplay || !SCREEN_FEATURES.includes(name)) && (hasPlayer || !PLAYER_FEATURES.includes(name)));
+  if (hasMirroring) implemented.push(...MIRRORING_FEATURES);
   if (config.authKey !== undefined && config.authCertificate !== undefined) {
     implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
   }

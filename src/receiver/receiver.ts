@@ -30,6 +30,7 @@ import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info';
 import { MediaSession } from './media-session';
+import { MirrorFeature, registerMirrorRoutes } from './mirror';
 import type { CryptoKernels } from '../pairing/crypto-kernels';
 import type { NalKernel } from '../mirror/nal-kernel';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
@@ -138,6 +139,12 @@ export class Receiver implements InfoContext {
   readonly pairing: PairingService;
   /** The slideshow (spec 3, 4.1), where there is a screen to show it. */
   readonly slideshow?: Slideshow;
+  /**
+   * Screen mirroring (spec 4.4), where the host gave a video decoder and UDP and the profile
+   * offers it; its listener (config.mirrorPort) has its own routes (`mirrorRouter`).
+   */
+  readonly mirror?: MirrorFeature;
+  readonly mirrorRouter = new Router();
   /** Video by URL (spec 4.2), where the host has a player and the profile offers it. */
   readonly video?: VideoSession;
   /** The feature bits advertised (spec 2.3): the profile's, limited to what is implemented. */
@@ -148,6 +155,7 @@ export class Receiver implements InfoContext {
   private readonly connections = new Set<ReceiverConnection>();
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
+  private readonly mirrorConnectionContext: ConnectionContext;
   /** Connections refused since the last log line about them. */
   private readonly refusals = new CountedLog(REFUSAL_LOG_INTERVAL_MS);
 
@@ -160,7 +168,7 @@ export class Receiver implements InfoContext {
     const { clock, log, display } = ports;
     this.dialect = DIALECTS[this.config.dialect];
     this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
-    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined, ports.player !== undefined)));
+    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined, ports.player !== undefined, ports.videoDecoder !== undefined && ports.udp !== undefined)));
     // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
     this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;
@@ -179,6 +187,7 @@ export class Receiver implements InfoContext {
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
       holdEvents: (sessionId) => this.events.hold(sessionId),
     };
+    this.mirrorConnectionContext = { ...this.connectionContext, router: this.mirrorRouter };
     this.status = { name: this.config.name, activity: this.activityState.activity };
     this.events = new EventSender({ log, mime: this.dialect.mime, reverse: this.reverse, maxSessions: limits.maxEventSessions });
     this.media = new MediaSession({
@@ -198,6 +207,22 @@ export class Receiver implements InfoContext {
     }
     if (display && this.features & featureMask(['Slideshow'])) {
       this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+    }
+    const { videoDecoder, udp } = ports;
+    if (videoDecoder && udp && this.features & featureMask(['Screen'])) {
+      this.mirror = new MirrorFeature({
+        log,
+        clock,
+        limits,
+        dialect: this.dialect,
+        media: this.media,
+        decoder: videoDecoder,
+        udp,
+        nalKernel: ports.nalKernel,
+        version: this.config.sourceVersion,
+        ntpPort: this.config.ntpPort,
+      });
+      registerMirrorRoutes(this.mirrorRouter, this.mirror);
     }
     if (ports.player && this.features & featureMask(['Video'])) {
       this.video = registerVideoRoutes(this.router, { clock, log, random: ports.random, player: ports.player, media: this.media, mime: this.dialect.mime, limits });
@@ -295,6 +320,25 @@ export class Receiver implements InfoContext {
    * time and polls it; `accept` does that with a ConnectionDriver.
    */
   open(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
+    return this.openWith(this.connectionContext, addresses, now);
+  }
+
+  /**
+   * A new connection of the mirroring listener (spec 4.4, config.mirrorPort): the same limits
+   * as `open`, its own routes (GET /stream.xml, POST /stream). Undefined when the receiver does
+   * not mirror (the host does not listen then) or cannot take it.
+   */
+  openMirror(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
+    if (!this.mirror) return undefined;
+    return this.openWith(this.mirrorConnectionContext, addresses, now);
+  }
+
+  /** Takes a connection of the mirroring listener and drives it (see accept). */
+  acceptMirror(port: Connection): ReceiverConnection | undefined {
+    return this.acceptWith(port, (addresses, now) => this.openMirror(addresses, now));
+  }
+
+  private openWith(context: ConnectionContext, addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
     const { limits } = this.config;
     const fromAddress = [...this.connections].filter((connection) => connection.addresses.remoteAddress === addresses.remoteAddress);
     const full = this.connections.size >= limits.maxConnections ? { pool: [...this.connections], limit: 'maxConnections' } : undefined;
@@ -310,15 +354,19 @@ export class Receiver implements InfoContext {
       this.ports.log('info', `${victim.peer} closed, ${why}`);
       victim.close(why);
     }
-    const connection = new ReceiverConnection(addresses, this.connectionContext, now);
+    const connection = new ReceiverConnection(addresses, context, now);
     this.connections.add(connection);
     return connection;
   }
 
   /** Takes a host connection and drives it; at the limits with none idle, answers 503 and closes it. */
   accept(port: Connection): ReceiverConnection | undefined {
+    return this.acceptWith(port, (addresses, now) => this.open(addresses, now));
+  }
+
+  private acceptWith(port: Connection, open: (addresses: ConnectionAddresses, now: number) => ReceiverConnection | undefined): ReceiverConnection | undefined {
     const { clock } = this.ports;
-    const connection = this.open(port, clock.now());
+    const connection = open(port, clock.now());
     if (!connection) {
       port.write(busyResponse(this.connectionContext.serverHeader, clock.wallTime()));
       port.close();
@@ -348,6 +396,7 @@ export class Receiver implements InfoContext {
     this.published = [];
     // The slideshow's and the video's senders hear `stopped` before their connections close.
     this.slideshow?.stop('receiver stopping');
+    this.mirror?.close('receiver stopping');
     this.video?.stop('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');

@@ -67,6 +67,33 @@ export interface Response {
    * which this callback receives.
    */
   readonly reverse?: (connection: ReverseConnection) => void;
+  /**
+   * The connection turns into this stream (spec 4.4: POST /stream, then packets): no answer is
+   * written (real receivers send none; the connection is no longer HTTP), and every byte after
+   * the request, those already read included, goes to the stream.
+   */
+  readonly stream?: StreamTakeover;
+}
+
+/**
+ * What takes a connection over after POST /stream (DESIGN 6 `stream` mode), sans-I/O like the
+ * connection: bytes and time in, deadlines out. It sends nothing on the connection.
+ */
+export interface StreamTakeover {
+  receive(bytes: Uint8Array, now: number): void;
+  /** The sender closed the connection (or it failed). */
+  transportClosed(now: number): void;
+  pollTimeout(): number | undefined;
+  handleTimeout(now: number): void;
+  /** The connection closes for another reason (the receiver stopping): end quietly. */
+  end(reason: string): void;
+  /** False while it holds as much unread input as it may (flow control). */
+  readonly wantsRead: boolean;
+  readonly heldBytes: number;
+  /** Set by the connection: something happened outside receive/handleTimeout (a UDP answer). */
+  onWake: () => void;
+  /** Set by the connection: the stream ended by itself (an error, a timeout, POST /stop); close. */
+  onEnd: (reason: string) => void;
 }
 
 /** Returned by a handler that answers later through `request.respond`. */

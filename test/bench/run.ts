@@ -1,9 +1,10 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, xs-pair-setup, xs, mirror).
+// channel, photo, slideshow, startup, mirror-handoff, xs-pair-setup, xs, mirror).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
+import { runMirrorHandoffBenches } from './mirror-handoff.bench';
 import { runMirrorBench } from './mirror.bench';
 import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
@@ -19,6 +20,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
+  'mirror-handoff': runMirrorHandoffBenches,
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,
   mirror: runMirrorBench,

@@ -7,6 +7,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
+import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
@@ -85,7 +86,7 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
     const command = await run(SEND, ['show', '127.0.0.1:7000']);
-    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop (see --help)']);
+    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror (see --help)']);
     assert.equal(command.code, 2);
     const option = await run(SEND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
@@ -124,10 +125,10 @@ describe('usage errors: one line and a pointer to --help', () => {
     assert.equal(value.code, 2);
   });
 
-  test('--help says which options are not served yet', async () => {
+  test('--help says when the mirroring port is served', async () => {
     const help = await run(RECEIVER, ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100\); not served yet/);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: it needs a decoder \(for now --record FILE\)/);
   });
 });
 
@@ -157,6 +158,20 @@ describe('start-up stops, naming the cause', () => {
     try {
       const result = await startReceiver(['--data-dir', path.join(scratch, 'data'), '--screen-port', String(port)]);
       assert.deepEqual(said(result.stderr), [`vendorplay-receiver: --screen-port ${port}: the port is in use by another program; choose another port (0 picks a free one) or --no-screen`]);
+      assert.equal(result.code, 1);
+      assert.doesNotMatch(result.stdout, /advertising|listening on/);
+    } finally {
+      holder.close();
+    }
+  });
+
+  test('an --ntp-port another program holds (mirroring with --record): one line, nothing served', async () => {
+    const holder = dgram.createSocket('udp4');
+    await new Promise<void>((resolve) => holder.bind(0, resolve));
+    const port = holder.address().port;
+    try {
+      const result = await startReceiver(['--data-dir', path.join(scratch, 'data'), '--no-screen', '--record', path.join(scratch, 'record.h264'), '--ntp-port', String(port)]);
+      assert.deepEqual(said(result.stderr), [`vendorplay-receiver: --ntp-port ${port}: the port is in use by another program; choose another port (0 picks a free one)`]);
       assert.equal(result.code, 1);
       assert.doesNotMatch(result.stdout, /advertising|listening on/);
     } finally {

@@ -46,6 +46,7 @@ export interface StartOptions {
 }
 
 const LISTENING = /^listening on (\S+):(\d+) \(HTTP and RTSP\)$/;
+const MIRRORING = /^listening on (\S+):(\d+) \(screen mirroring; NTP client on UDP port (\d+)/;
 const SCREEN = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)(?: and \S+)? \(virtual screen page\)$/;
 const PROFILE = /^profile (\S+), dialect (\S+), device id (\S+), data in (.*)$/;
 const SERVICE = /^(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) port (\d+):(.*)$/;
@@ -54,6 +55,9 @@ const SETTLE_MS = 150;
 
 export class ReceiverProcess {
   readonly listening: { address: string; port: number }[] = [];
+  /** The mirroring listener's port and the NTP client's UDP port, when the command mirrors (--record). */
+  mirrorPort: number | undefined;
+  ntpPort: number | undefined;
   /** The virtual screen page on 127.0.0.1 (`http://127.0.0.1:PORT/`), when the command serves one. */
   screenUrl: string | undefined;
   readonly services: PrintedService[] = [];
@@ -194,7 +198,13 @@ export class ReceiverProcess {
         this.screenUrl = screen[1];
         continue;
       }
-      let match = LISTENING.exec(line);
+      let match = MIRRORING.exec(line);
+      if (match) {
+        this.mirrorPort = Number(match[2]);
+        this.ntpPort = Number(match[3]);
+        continue;
+      }
+      match = LISTENING.exec(line);
       if (match) {
         this.listening.push({ address: match[1].replace(/^\[(.*)\]$/, '$1'), port: Number(match[2]) });
         continue;

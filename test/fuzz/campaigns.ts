@@ -4,6 +4,7 @@
 import { channelOpen, jpeg, mdnsUnicast, plistBinary, plistParameters, plistXml, slideshowAssetReply, tlv8 } from './codecs';
 import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
+import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
 import { receiverConnection } from './receiver';
 
 export const CAMPAIGNS: readonly Campaign<never>[] = [
@@ -19,6 +20,10 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   slideshowAssetReply,
   mdnsUnicast,
   receiverConnection,
+  mirrorAvcC,
+  mirrorStreamRequest,
+  mirrorPacketReader,
+  mirrorSession,
 ] as unknown as Campaign<never>[];
 
 /** The seed every campaign uses unless told another (so runs are comparable). */

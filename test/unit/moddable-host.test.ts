@@ -1,6 +1,7 @@
 // The Moddable host's pure parts (hosts/moddable files that import nothing from the SDK): the
 // service shape handed to the SDK's mdns (TXT as RDATA bytes), the preference store's limits,
-// the ECMA-419 connection's flow control, the random source and the manifest configuration.
+// the ECMA-419 connection's flow control, the ECMA-419 UDP port (mirroring's NTP), the random
+// source and the manifest configuration.
 // Portable: runs under Node and inside XS.
 
 import { test } from 'node:test';
@@ -12,6 +13,7 @@ import { hostConfig } from '../../hosts/moddable/manifest-config';
 import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from '../../hosts/moddable/random';
 import { preferenceStore, StoreError, type PreferenceBackend } from '../../hosts/moddable/store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from '../../hosts/moddable/tcp';
+import { ecma419UdpBinder, type Udp419, type Udp419Options } from '../../hosts/moddable/udp';
 
 function throwsNamed(fn: () => unknown, name: string, pattern: RegExp): void {
   let caught: unknown;
@@ -342,4 +344,45 @@ test('reads the video decoder config: the software decoder behind a V4L2 one ask
   assert.throws(() => hostConfig({ videoPending: 0 }, fallback), /config videoPending: 0 is not 1 to 32/);
   assert.throws(() => hostConfig({ videoPending: '33' }, fallback), /config videoPending: 33 is not 1 to 32/);
   assert.throws(() => hostConfig({ mirrorTestClip: 'sometimes' }, fallback), /config mirrorTestClip/);
+});
+
+test('ECMA-419 UDP: binds on the port asked, sends, hands every readable datagram to onPacket, closes once', () => {
+  const written: [number[], string, number][] = [];
+  const inbox: (ArrayBuffer & { address: string; port: number })[] = [];
+  let options: Udp419Options | undefined;
+  let closes = 0;
+  const socket: Udp419 = {
+    read: () => inbox.shift(),
+    write: (bytes, address, port) => {
+      written.push([[...new Uint8Array(bytes as ArrayBuffer)], address, port]);
+    },
+    close: () => {
+      closes++;
+    },
+  };
+  const binder = ecma419UdpBinder((given) => ((options = given), socket), () => {});
+  const udp = binder(7011);
+  assert.equal(options?.port, 7011);
+  assert.equal(udp.localPort, 7011);
+  udp.send(Uint8Array.of(0x23, 0), '192.0.2.20', 7010);
+  assert.deepEqual(written, [[[0x23, 0], '192.0.2.20', 7010]]);
+  const got: [number[], string, number][] = [];
+  udp.onPacket = (bytes, address, port) => got.push([[...bytes], address, port]);
+  for (const [bytes, port] of [[[0x24, 1], 7010], [[0x24, 2], 7010]] as const) {
+    inbox.push(Object.assign(Uint8Array.from(bytes).buffer, { address: '192.0.2.20', port }));
+  }
+  options!.onReadable.call(socket, 2);
+  assert.deepEqual(got, [[[0x24, 1], '192.0.2.20', 7010], [[0x24, 2], '192.0.2.20', 7010]]);
+  udp.close();
+  udp.close();
+  assert.equal(closes, 1);
+  udp.send(Uint8Array.of(1), '192.0.2.20', 7010);
+  assert.equal(written.length, 1, 'nothing is sent after close');
+});
+
+test('ECMA-419 UDP: a port in use throws from the binder, as the port contract says', () => {
+  const binder = ecma419UdpBinder(() => {
+    throw new Error('EADDRINUSE');
+  }, () => {});
+  assert.throws(() => binder(7011), /EADDRINUSE/);
 });

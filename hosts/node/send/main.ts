@@ -14,6 +14,8 @@ import { HEADER, type RequestHead, type ResponseHead } from '../../../src/http';
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../../../src/plist';
 import { EVENT_PURPOSE } from '../../../src/receiver/events';
 import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
+import { sendMirror } from './mirror';
+import { NTP_SENDER_PORT } from '../../../src/mirror/ntp';
 import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type VideoCommon } from './video';
 
@@ -27,6 +29,7 @@ const HELP = `Usage:
   vendorplay-send rate HOST:PORT VALUE
   vendorplay-send info HOST:PORT
   vendorplay-send stop HOST:PORT
+  vendorplay-send mirror HOST[:PORT] FILE.mp4|FILE.h264 [--fps N] [--bind ADDRESS]
 
 Sends to a receiver of the wireless media protocol.
 
@@ -46,6 +49,9 @@ Commands:
   info        prints the playback information: position, duration, rate, buffer, loaded
               and seekable ranges (GET /playback-info)
   stop        stops the photo, slideshow or video a receiver shows (POST /stop)
+  mirror      streams an H.264 file as screen mirroring (PORT: the mirroring port, default
+              7100): serves NTP on UDP 7010, GET /stream.xml, POST /stream, codec data, the
+              frames at the file's frame rate, a heartbeat every second; MP4/MOV/MKV need ffmpeg
 
 Options:
   --transition NAME     photo transition, e.g. Dissolve (default: none)
@@ -60,6 +66,12 @@ Options:
   --session UUID        session id to use (default: a random one; stop: none, which stops
                         whatever is shown)
   --dialect NAME        vendor (the spec's header names) or apple (default: vendor)
+  --fps N               mirror: frames per second (default: the file's, or 30 for raw H.264)
+  --bind ADDRESS        mirror: local address of the connection and the NTP server (default:
+                        the one the connection gets); senders side by side use 127.0.0.2, .3...
+  --ntp-port PORT       mirror: UDP port the NTP server listens on (default: 7010, spec 4.5)
+  --clock-offset MS     mirror: add MS to the clock served by NTP and to the timestamps
+  --hold SECONDS        mirror: keep the session (heartbeats) this long after the last frame
   -h, --help            show this help
 `;
 
@@ -312,6 +324,7 @@ const TARGETS = {
   rate: { name: 'rate (0 pauses, 1 plays)', required: true },
   info: { name: undefined, required: false },
   stop: { name: undefined, required: false },
+  mirror: { name: 'H.264 file (.mp4 or .h264)', required: true },
 } as const;
 type Command = keyof typeof TARGETS;
 const COMMANDS = Object.keys(TARGETS);
@@ -354,6 +367,11 @@ async function main(argv: string[]): Promise<number> {
         'start-seconds': { type: 'string' },
         session: { type: 'string' },
         dialect: { type: 'string' },
+        fps: { type: 'string' },
+        bind: { type: 'string' },
+        'ntp-port': { type: 'string' },
+        'clock-offset': { type: 'string' },
+        hold: { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -378,6 +396,8 @@ async function main(argv: string[]): Promise<number> {
   let endpoint: Endpoint;
   try {
     endpoint = parseEndpoint(address);
+    // spec 4.4: mirroring's own port when none is given.
+    if (command === 'mirror' && !/:\d+$/.test(address)) endpoint = { host: endpoint.host, port: 7100 };
   } catch (error) {
     throw new UsageError((error as Error).message);
   }
@@ -395,7 +415,24 @@ async function main(argv: string[]): Promise<number> {
   const common: Common = { endpoint, dialect, sessionId, headers };
 
   const video: VideoCommon = { ...common, say, expectOk };
-  if (command === 'photo') {
+  if (command === 'mirror') {
+    const ntpPort = values['ntp-port'] === undefined ? NTP_SENDER_PORT : Number(values['ntp-port']);
+    if (!Number.isInteger(ntpPort) || ntpPort < 1 || ntpPort > 65535) throw new UsageError(`--ntp-port ${JSON.stringify(values['ntp-port'])} is not a port (1 to 65535)`);
+    const clockOffsetMs = values['clock-offset'] === undefined ? 0 : Number(values['clock-offset']);
+    if (!Number.isFinite(clockOffsetMs) || clockOffsetMs < 0) throw new UsageError(`--clock-offset ${JSON.stringify(values['clock-offset'])} is not a number of ms (0 or more)`);
+    await sendMirror({
+      endpoint,
+      dialect,
+      file: target,
+      framesPerSecond: values.fps === undefined ? undefined : positiveNumber('fps', values.fps, 30, 240),
+      bind: values.bind,
+      ntpPort,
+      clockOffsetMs,
+      holdMs: values.hold === undefined ? 0 : positiveNumber('hold', values.hold, 0, 3600) * 1000,
+      userAgent: `vendorplay-send/${VERSION}`,
+      say,
+    });
+  } else if (command === 'photo') {
     await sendPhoto(common, target, values.transition);
   } else if (command === 'stop') {
     await sendStop(common);
