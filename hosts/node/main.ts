@@ -20,6 +20,7 @@ import { selectNalKernel } from './nal-kernel';
 import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
+import { PagePlayer } from './screen/player';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
 import { listen } from './tcp';
@@ -283,6 +284,8 @@ async function main(): Promise<void> {
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
+  // Video plays in the same page, for profiles that play video (photo-frame and speaker do not).
+  const player = display && PROFILES[config.profile].intended.includes('Video') ? new PagePlayer(log) : undefined;
   let receiver: Receiver | undefined;
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or
@@ -290,7 +293,7 @@ async function main(): Promise<void> {
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {
-      screenServer = await startScreenServer({ screen: display, port: commandLine.screenPort, log });
+      screenServer = await startScreenServer({ screen: display, player, port: commandLine.screenPort, log });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
@@ -372,7 +375,7 @@ async function main(): Promise<void> {
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port, ntpPort });
   try {
-    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, crypto, videoDecoder, udp, nalKernel });
+    receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
@@ -402,6 +405,7 @@ async function main(): Promise<void> {
     }
   }
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
+  if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
   receiver.start();
   process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
   for (const service of receiver.services()) {

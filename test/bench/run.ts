@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, mirror-handoff, xs-pair-setup, xs, mirror).
+// channel, photo, slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror).
 
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
@@ -10,6 +10,7 @@ import { runPhotoBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
 import { runStartupBench } from './startup.bench';
+import { runVideoBench } from './video.bench';
 import { runXsPairSetupBench } from './xs-pair-setup';
 import { runXsBench } from './xs.bench';
 
@@ -20,6 +21,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   photo: () => runPhotoBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
+  video: runVideoBench,
   'mirror-handoff': runMirrorHandoffBenches,
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,

@@ -17,6 +17,7 @@ import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { isUuid } from '../../src/uuid';
 import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/ports';
+import { PagePlayer } from '../../hosts/node/screen/player';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -227,8 +228,10 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
       random: nodeRandom,
       store,
       log: () => {},
-      // The command has its virtual screen, so it offers the screen features (photos, slideshows).
+      // The command has its virtual screen, so it offers the screen features (photos, slideshows),
+      // and the screen page plays video (bits 0 and 4).
       display: { showPhoto() {}, clear() {}, showStatus() {}, showPin() {}, hidePin() {} },
+      player: new PagePlayer(),
     });
   });
 

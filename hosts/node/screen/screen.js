@@ -126,5 +126,11 @@
     status.link.textContent = 'reconnecting';
     status.link.classList.add('down');
   };
-  events.onmessage = (event) => render(JSON.parse(event.data));
+  events.onmessage = (event) => {
+    const state = JSON.parse(event.data);
+    render(state);
+    // The video layer (video.js) follows the same state; the event id is this page's token on
+    // the stream (a new one after each reconnection), which the video command names.
+    document.dispatchEvent(new CustomEvent('screenstate', { detail: { state, client: event.lastEventId } }));
+  };
 })();

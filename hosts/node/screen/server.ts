@@ -2,19 +2,31 @@
 // with Server-Sent Events, on loopback only (127.0.0.1 and ::1). Everything it serves is in this
 // folder: the page works with no network.
 //
-//   GET /               the page (page.html, screen.css, screen.js)
+//   GET /               the page (page.html, screen.css, screen.js, video.js)
 //   GET /events         Server-Sent Events: the whole ScreenSnapshot as JSON on every change
 //   GET /state          the ScreenSnapshot now, as JSON
 //   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
+//
+// With a player (a profile that plays video: player.ts):
+//   GET /hls.js              hls.js, for HLS where the browser plays none itself
+//   GET /media/ITEM/N        the media of the item playing, fetched through media-proxy.ts
+//   POST /player/report?client=TOKEN   the playing page's report (JSON, bounded)
+// Each event stream's first event carries the page's token as its id (the page that plays is
+// named by it in the state's `video` field).
 
+import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import http from 'node:http';
+import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from '../../../src/platform';
 import type { ScreenSnapshot, VirtualScreen } from './display';
+import { MAX_PAGE_REPORT_BYTES, type PagePlayer, type VideoCommand } from './player';
 
 export interface ScreenServerOptions {
   readonly screen: VirtualScreen;
+  /** Plays video in the page; without one the page has no video layer. */
+  readonly player?: PagePlayer;
   /** Port on both loopback addresses; 0 picks a free one (the same on both). */
   readonly port: number;
   readonly log: Logger;
@@ -41,6 +53,9 @@ const LOOPBACK = ['127.0.0.1', '::1'] as const;
 /** Host header names a page on this machine uses; others are refused (DNS rebinding). */
 const LOCAL_HOSTNAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
+/** What a page gets on every change: the screen, and the video to play (null: none). */
+export type PageState = ScreenSnapshot & { readonly video: VideoCommand | null };
+
 interface Asset {
   readonly type: string;
   readonly body: Buffer;
@@ -52,36 +67,52 @@ function loadAssets(): Record<string, Asset> {
     '/': { type: 'text/html; charset=utf-8', body: read('page.html') },
     '/screen.css': { type: 'text/css; charset=utf-8', body: read('screen.css') },
     '/screen.js': { type: 'text/javascript; charset=utf-8', body: read('screen.js') },
+    '/video.js': { type: 'text/javascript; charset=utf-8', body: read('video.js') },
   };
+}
+
+/** hls.js from node_modules (its UMD build defines `Hls`), read on the first request for it. */
+let hlsLibrary: Buffer | undefined;
+function hlsLibraryBody(): Buffer {
+  hlsLibrary ??= readFileSync(createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js'));
+  return hlsLibrary;
 }
 
 /** Headers on every answer: nothing from elsewhere, no framing by other sites, no sniffing. */
 const COMMON_HEADERS = {
-  'Content-Security-Policy': "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
+  // media-src blob: is hls.js's Media Source; the media itself comes from /media on this server.
+  'Content-Security-Policy': "default-src 'self'; img-src 'self'; style-src 'self'; script-src 'self'; connect-src 'self'; media-src 'self' blob:; worker-src 'none'; frame-ancestors 'none'; base-uri 'none'; form-action 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
 
 export async function startScreenServer(options: ScreenServerOptions): Promise<ScreenServer> {
-  const { screen, log } = options;
+  const { screen, player, log } = options;
   const maxClients = options.maxClients ?? DEFAULT_MAX_SCREEN_CLIENTS;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
   const assets = loadAssets();
   const clients = new Set<http.ServerResponse>();
 
-  const send = (response: http.ServerResponse, snapshot: ScreenSnapshot) => response.write(`data: ${JSON.stringify(snapshot)}\n\n`);
+  const pageState = (): PageState => ({ ...screen.snapshot(), video: player?.command() ?? null });
+  const send = (response: http.ServerResponse, state: PageState) => response.write(`data: ${JSON.stringify(state)}\n\n`);
 
   // Changes that come together (a picture and the activity it brings) go out as one event.
   let pending = false;
-  const unsubscribe = screen.subscribe(() => {
+  const changed = () => {
     if (pending) return;
     pending = true;
     setImmediate(() => {
       pending = false;
-      const snapshot = screen.snapshot();
-      for (const client of clients) send(client, snapshot);
+      const state = pageState();
+      for (const client of clients) send(client, state);
     });
-  });
+  };
+  const unsubscribeScreen = screen.subscribe(changed);
+  const unsubscribePlayer = player?.subscribe(changed);
+  const unsubscribe = () => {
+    unsubscribeScreen();
+    unsubscribePlayer?.();
+  };
   const heartbeat = setInterval(() => {
     for (const client of clients) client.write(': keep-alive\n\n');
   }, heartbeatMs);
@@ -97,18 +128,47 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       answer(421, 'text/plain; charset=utf-8', 'the virtual screen answers only pages on this machine (Host 127.0.0.1, [::1] or localhost)\n');
       return;
     }
+    const [path, query = ''] = (request.url ?? '/').split('?');
+    if (path.startsWith('/player/') || path.startsWith('/media/')) {
+      // Only this page's own requests: another site open in the same browser gets nothing.
+      const site = request.headers['sec-fetch-site'];
+      if (site !== undefined && site !== 'same-origin') {
+        answer(403, 'text/plain; charset=utf-8', 'only the screen page itself may use this\n');
+        return;
+      }
+    }
+    if (player && path === '/player/report') {
+      if (request.method !== 'POST') {
+        answer(405, 'text/plain; charset=utf-8', 'POST only\n', { Allow: 'POST' });
+        return;
+      }
+      receiveReport(player, new URLSearchParams(query).get('client') ?? '', request, answer);
+      return;
+    }
     if (request.method !== 'GET' && request.method !== 'HEAD') {
       answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
       return;
     }
-    const path = (request.url ?? '/').split('?')[0];
     const asset = assets[path];
     if (asset) {
       answer(200, asset.type, asset.body);
       return;
     }
+    if (player && path === '/hls.js') {
+      answer(200, 'text/javascript; charset=utf-8', hlsLibraryBody(), { 'Cache-Control': 'private, max-age=3600' });
+      return;
+    }
+    const media = /^\/media\/(\d{1,15})\/(\d{1,15})$/.exec(path);
+    if (player && media) {
+      const item = player.media(Number(media[1]));
+      // GET only: a HEAD would cost the media server a request the page does not need.
+      if (request.method !== 'GET') answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET' });
+      else if (!item) answer(404, 'text/plain; charset=utf-8', 'not the item playing now\n');
+      else item.serve(Number(media[2]), request, response, COMMON_HEADERS);
+      return;
+    }
     if (path === '/state') {
-      answer(200, 'application/json; charset=utf-8', JSON.stringify(screen.snapshot()));
+      answer(200, 'application/json; charset=utf-8', JSON.stringify(pageState()));
       return;
     }
     const photo = /^\/photo\/(\d{1,15})\.jpg$/.exec(path);
@@ -133,9 +193,18 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       response.socket?.setNoDelay(true);
       // Reconnect soon after the receiver restarts; then the whole state comes at once.
       response.write('retry: 1000\n\n');
+      // The page's name for this stream, as the event id of the first state (EventSource keeps
+      // it as every later event's lastEventId): the video command says which page plays by it,
+      // and the playing page signs its reports with it.
+      const token = randomBytes(12).toString('base64url');
       clients.add(response);
-      send(response, screen.snapshot());
-      response.on('close', () => clients.delete(response));
+      player?.attach(token);
+      response.write(`id: ${token}\n`);
+      send(response, pageState());
+      response.on('close', () => {
+        clients.delete(response);
+        player?.detach(token);
+      });
       return;
     }
     if (path === '/favicon.ico') {
@@ -199,6 +268,47 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       );
     },
   };
+}
+
+/** Reads a page's report (bounded) and hands it to the player: 204, or why not. */
+function receiveReport(
+  player: PagePlayer,
+  token: string,
+  request: http.IncomingMessage,
+  answer: (status: number, type: string, body: string) => void,
+): void {
+  // JSON only: a form or a plain-text POST from elsewhere is not a report.
+  if (!(request.headers['content-type'] ?? '').startsWith('application/json')) {
+    request.resume();
+    answer(415, 'text/plain; charset=utf-8', 'a report is application/json\n');
+    return;
+  }
+  const chunks: Buffer[] = [];
+  let length = 0;
+  let refused = false;
+  request.on('data', (chunk: Buffer) => {
+    if (refused) return;
+    length += chunk.length;
+    if (length > MAX_PAGE_REPORT_BYTES) {
+      refused = true;
+      answer(413, 'text/plain; charset=utf-8', `a report is at most ${MAX_PAGE_REPORT_BYTES} bytes\n`);
+      return;
+    }
+    chunks.push(chunk);
+  });
+  request.on('end', () => {
+    if (refused) return;
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString('utf8'));
+    } catch {
+      answer(400, 'text/plain; charset=utf-8', 'the report is not JSON\n');
+      return;
+    }
+    const refusal = player.pageReport(token, body);
+    if (refusal === undefined) answer(204, 'text/plain; charset=utf-8', '');
+    else answer(409, 'text/plain; charset=utf-8', `${refusal}\n`);
+  });
 }
 
 function listen(server: http.Server, port: number, host: string): Promise<void> {

@@ -1,0 +1,312 @@
+// The screen page's media path: the page never fetches a sender's URL itself, it fetches
+// `/media/ITEM/N` on the screen server, and this forwards each request to the URL it stands for
+// and counts what really came back (spec 2.10 bytes, sc-count, s-ip). N 0 is the URL POST /play
+// named; an HLS playlist's URIs (segments, variant playlists, keys, init sections) are resolved
+// against the playlist's URL, numbered, and written back into the playlist as `/media/ITEM/N`,
+// so a stream's every fetch comes through here too. Only URLs of the item loaded now are ever
+// fetched: a number not handed out, or one of an older item, is 404. Not an open proxy.
+
+import http from 'node:http';
+import https from 'node:https';
+
+/** Why a fetch failed, in the shape of PlayerReport.error (src/platform.ts). */
+export interface MediaError {
+  readonly code: number;
+  readonly domain: string;
+  readonly message: string;
+}
+
+/** Largest playlist rewritten (bigger ones are refused: 502); real ones are a few KiB. */
+export const MAX_PLAYLIST_BYTES = 2 * 1024 * 1024;
+/** URLs kept per item; a live stream's older segments are forgotten beyond it. */
+export const MAX_ITEM_URLS = 20_000;
+/** Redirects followed per request. */
+const MAX_REDIRECTS = 5;
+/** No answer from the media server for this long: the request fails. */
+const UPSTREAM_TIMEOUT_MS = 20_000;
+
+/** HLS playlist types (RFC 8216 4), and the path endings that name one when the type does not. */
+const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
+const PLAYLIST_PATH = /\.m3u8?$/i;
+/** Types a server sends when it does not know; then the path decides. */
+const VAGUE_TYPES = new Set(['', 'text/plain', 'application/octet-stream', 'binary/octet-stream']);
+
+/** Headers of the media server's answer that the page gets as they are. */
+const FORWARDED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
+
+/** Whether `url` names an HLS playlist by its path (before anything is fetched). */
+export function looksLikePlaylist(url: string): boolean {
+  try {
+    return PLAYLIST_PATH.test(new URL(url).pathname);
+  } catch {
+    return false;
+  }
+}
+
+/** The URL a sender gave, checked: http or https only. Returns the reason when it is not usable. */
+export function checkMediaUrl(text: string): URL | string {
+  let url: URL;
+  try {
+    url = new URL(text);
+  } catch {
+    return `not a URL: ${JSON.stringify(text.slice(0, 200))}`;
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') return `only http and https URLs play (got ${url.protocol})`;
+  return url;
+}
+
+/** One item's URLs and what fetching them cost. */
+export class MediaItem {
+  bytes = 0;
+  requests = 0;
+  /** The address the first answer came from (spec 2.10 s-ip). */
+  serverAddress: string | undefined;
+  /** Set when URL 0 turned out to be an HLS playlist by its Content-Type. */
+  playlistSeen = false;
+  /** Why URL 0 could not be fetched; the item cannot play. */
+  failure: MediaError | undefined;
+  /** The last fetch that failed (a segment), for the report's error. */
+  lastError: MediaError | undefined;
+  private readonly urls = new Map<number, string>();
+  private readonly numbers = new Map<string, number>();
+  private next = 0;
+  private readonly active = new Set<http.ClientRequest>();
+  private closed = false;
+
+  /** `changed` is called when a fact the report carries changes (not for every byte). */
+  constructor(
+    readonly item: number,
+    url: URL,
+    private readonly changed: () => void,
+  ) {
+    this.number(url.href);
+  }
+
+  /** The path the page fetches for `url` (numbered on first sight). */
+  pathOf(url: string): string {
+    return `/media/${this.item}/${this.number(url)}`;
+  }
+
+  urlOf(number: number): string | undefined {
+    return this.urls.get(number);
+  }
+
+  /** Ends every fetch in flight: the item was replaced or stopped. */
+  close(): void {
+    this.closed = true;
+    for (const request of this.active) request.destroy();
+    this.active.clear();
+  }
+
+  private number(url: string): number {
+    const known = this.numbers.get(url);
+    if (known !== undefined) return known;
+    const number = this.next++;
+    this.urls.set(number, url);
+    this.numbers.set(url, number);
+    // A live stream names new segments forever: the oldest numbers go (URL 0 stays).
+    const oldest = number - MAX_ITEM_URLS;
+    if (oldest > 0) {
+      const gone = this.urls.get(oldest);
+      this.urls.delete(oldest);
+      if (gone !== undefined) this.numbers.delete(gone);
+    }
+    return number;
+  }
+
+  /**
+   * Answers the page's request for URL `number` from the media server. `extraHeaders` go on every
+   * answer (the screen server's security headers).
+   */
+  serve(number: number, request: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>): void {
+    const url = this.urls.get(number);
+    const fail = (status: number, error: MediaError) => {
+      this.noteError(number, error);
+      if (response.headersSent) {
+        response.destroy();
+        return;
+      }
+      const body = `${error.message}\n`;
+      response.writeHead(status, { ...extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store' });
+      response.end(body);
+    };
+    if (url === undefined || this.closed) {
+      response.writeHead(404, { ...extraHeaders, 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'no-store' });
+      response.end('not a URL of the item playing now\n');
+      return;
+    }
+    const headers: Record<string, string> = { 'User-Agent': 'vendorplay-receiver', Accept: '*/*' };
+    for (const name of ['range', 'if-range']) {
+      const value = request.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    const fetchFrom = (target: URL, redirects: number): void => {
+      const client = target.protocol === 'https:' ? https : http;
+      let upstream: http.ClientRequest;
+      try {
+        upstream = client.request(target, { method: 'GET', headers, timeout: UPSTREAM_TIMEOUT_MS });
+      } catch (error) {
+        fail(502, { code: -1, domain: 'network', message: `cannot fetch ${target.href}: ${(error as Error).message}` });
+        return;
+      }
+      this.active.add(upstream);
+      const done = () => this.active.delete(upstream);
+      // The page went away (a new item, a seek that cancels a range): so does the fetch.
+      const pageGone = () => upstream.destroy();
+      response.on('close', pageGone);
+      upstream.on('timeout', () => upstream.destroy(new Error(`no answer in ${UPSTREAM_TIMEOUT_MS / 1000} s`)));
+      upstream.on('error', (error) => {
+        done();
+        response.off('close', pageGone);
+        if (this.closed || response.destroyed) return;
+        const cause = (error as NodeJS.ErrnoException).code ?? error.message;
+        fail(502, { code: -1, domain: 'network', message: `cannot fetch ${target.href}: ${cause}` });
+      });
+      upstream.on('response', (answer) => {
+        this.requests++;
+        if (this.serverAddress === undefined && answer.socket.remoteAddress) {
+          this.serverAddress = answer.socket.remoteAddress;
+          this.changed();
+        }
+        const status = answer.statusCode ?? 502;
+        const location = answer.headers.location;
+        if (status >= 300 && status < 400 && location && status !== 304) {
+          answer.resume();
+          done();
+          response.off('close', pageGone);
+          if (redirects >= MAX_REDIRECTS) {
+            fail(502, { code: status, domain: 'http', message: `more than ${MAX_REDIRECTS} redirects from ${url}` });
+            return;
+          }
+          let next: URL;
+          try {
+            next = new URL(location, target);
+          } catch {
+            fail(502, { code: status, domain: 'http', message: `redirect to a bad URL from ${target.href}` });
+            return;
+          }
+          if (next.protocol !== 'http:' && next.protocol !== 'https:') {
+            fail(502, { code: status, domain: 'http', message: `redirect to ${next.protocol} from ${target.href}` });
+            return;
+          }
+          fetchFrom(next, redirects + 1);
+          return;
+        }
+        if (status >= 400) {
+          answer.resume();
+          answer.on('data', (chunk: Buffer) => (this.bytes += chunk.length));
+          answer.on('end', done);
+          fail(status, { code: status, domain: 'http', message: `the media server answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''} for ${target.href}` });
+          return;
+        }
+        const type = (answer.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
+        const playlist = PLAYLIST_TYPES.has(type) || (VAGUE_TYPES.has(type) && PLAYLIST_PATH.test(target.pathname));
+        if (playlist) this.relayPlaylist(number, target, answer, response, extraHeaders, done, fail);
+        else this.relayMedia(answer, response, extraHeaders, done);
+      });
+      upstream.end();
+    };
+    fetchFrom(new URL(url), 0);
+  }
+
+  /** Streams bytes through as they come, counting them. */
+  private relayMedia(answer: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>, done: () => void): void {
+    const headers: Record<string, string> = { ...extraHeaders, 'Cache-Control': 'no-store' };
+    for (const name of FORWARDED_HEADERS) {
+      const value = answer.headers[name];
+      if (typeof value === 'string') headers[name] = value;
+    }
+    response.writeHead(answer.statusCode ?? 200, headers);
+    answer.on('data', (chunk: Buffer) => {
+      this.bytes += chunk.length;
+      // Backpressure: the page reads at its pace, the media server waits for it.
+      if (!response.write(chunk)) {
+        answer.pause();
+        response.once('drain', () => answer.resume());
+      }
+    });
+    answer.on('end', () => {
+      done();
+      response.end();
+    });
+    answer.on('error', () => {
+      done();
+      response.destroy();
+    });
+  }
+
+  /** Reads a playlist whole (bounded), numbers its URIs and sends it rewritten. */
+  private relayPlaylist(
+    number: number,
+    base: URL,
+    answer: http.IncomingMessage,
+    response: http.ServerResponse,
+    extraHeaders: Record<string, string>,
+    done: () => void,
+    fail: (status: number, error: MediaError) => void,
+  ): void {
+    if (number === 0 && !this.playlistSeen) {
+      this.playlistSeen = true;
+      this.changed();
+    }
+    const chunks: Buffer[] = [];
+    let length = 0;
+    answer.on('data', (chunk: Buffer) => {
+      this.bytes += chunk.length;
+      length += chunk.length;
+      if (length > MAX_PLAYLIST_BYTES) {
+        answer.destroy();
+        done();
+        fail(502, { code: -1, domain: 'media', message: `playlist ${base.href} is larger than ${MAX_PLAYLIST_BYTES} bytes` });
+        return;
+      }
+      chunks.push(chunk);
+    });
+    answer.on('end', () => {
+      done();
+      if (response.headersSent || response.destroyed) return;
+      const text = this.rewritePlaylist(Buffer.concat(chunks).toString('utf8'), base);
+      response.writeHead(200, {
+        ...extraHeaders,
+        'Content-Type': 'application/vnd.apple.mpegurl',
+        'Content-Length': Buffer.byteLength(text),
+        'Cache-Control': 'no-store',
+      });
+      response.end(text);
+    });
+    answer.on('error', () => {
+      done();
+      response.destroy();
+    });
+  }
+
+  /** RFC 8216 4.1: URI lines, and URI="..." attributes of tags, become this item's paths. */
+  rewritePlaylist(text: string, base: URL): string {
+    const local = (uri: string): string => {
+      let url: URL;
+      try {
+        url = new URL(uri, base);
+      } catch {
+        return uri;
+      }
+      // data: and skd: (keys) and the like are not fetched through here; left as they are.
+      if (url.protocol !== 'http:' && url.protocol !== 'https:') return uri;
+      return this.pathOf(url.href);
+    };
+    return text
+      .split(/\r?\n/)
+      .map((line) => {
+        const trimmed = line.trim();
+        if (trimmed === '') return line;
+        if (!trimmed.startsWith('#')) return local(trimmed);
+        return line.replace(/URI="([^"]*)"/g, (_, uri: string) => `URI="${local(uri)}"`);
+      })
+      .join('\n');
+  }
+
+  private noteError(number: number, error: MediaError): void {
+    this.lastError = error;
+    if (number === 0 && this.failure === undefined) this.failure = error;
+    this.changed();
+  }
+}

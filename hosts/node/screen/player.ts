@@ -1,0 +1,389 @@
+// The Node host's Player port (src/platform.ts): video plays in the virtual screen page. The
+// host keeps what should play (the item, its start, the rate, the last seek) as a VideoCommand
+// that goes to the pages with every screen snapshot (Server-Sent Events); the page that plays
+// reports what its <video> element does (POST /player/report) and this turns that, with the
+// media proxy's counts (media-proxy.ts), into PlayerReports for the core.
+//
+// Which page plays: the one opened last (a person who opens a new tab looks at it); the others
+// show that the video plays elsewhere. When the playing page closes, the one before it takes
+// over from the position reached. With no page open the item is reported `idle` (nothing has
+// taken it: the core's session stays loading, and its load timeout does not run) until a page
+// opens, which then starts it where it was asked to start; a page that closes after taking it
+// leaves it `loading` until another opens.
+
+import type { Logger, Player, PlayerReport, PlayerState, TimeRange } from '../../../src/platform';
+import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaError } from './media-proxy';
+
+/** Where the page starts an item: seconds, or a fraction of the duration once known. */
+export interface VideoStart {
+  readonly seconds?: number;
+  readonly fraction?: number;
+}
+
+/** What the pages are told to play (the `video` field of the page's state). */
+export interface VideoCommand {
+  readonly item: number;
+  /** Where the page fetches it: `/media/ITEM/0` on the screen server. */
+  readonly src: string;
+  /** `hls` when the URL is an HLS playlist (by its path, or its Content-Type once fetched). */
+  readonly kind: 'file' | 'hls';
+  /** The token of the page that plays it (given to each page on its event stream), or null: no page. */
+  readonly player: string | null;
+  /** Where a page that (re)loads the item starts it: the asked start, then the last seek or handover. */
+  readonly start: VideoStart;
+  /** The rate asked for: 0 pauses. */
+  readonly rate: number;
+  /** The last seek asked for; `version` grows with each, so the page applies each once. */
+  readonly seek: { readonly version: number; readonly seconds: number } | null;
+}
+
+/** What the playing page says about its <video> element (POST /player/report, JSON). */
+export interface PageReport {
+  readonly item: number;
+  readonly state: PlayerState;
+  readonly position: number;
+  /** null: a live stream (Infinity does not travel in JSON). */
+  readonly duration: number | null;
+  readonly rate: number;
+  readonly readyToPlay: boolean;
+  readonly bufferEmpty: boolean;
+  readonly bufferFull: boolean;
+  readonly likelyToKeepUp: boolean;
+  readonly loaded: readonly TimeRange[];
+  readonly seekable: readonly TimeRange[];
+  readonly stalls: number;
+  readonly framesDropped: number;
+  readonly watched: number;
+  /** A frame of the item has been drawn. */
+  readonly frameShown: boolean;
+  readonly error?: MediaError;
+}
+
+/** Largest report body a page may send. */
+export const MAX_PAGE_REPORT_BYTES = 16 * 1024;
+/** Most time ranges a report may list. */
+const MAX_RANGES = 64;
+const STATES: readonly PlayerState[] = ['idle', 'loading', 'playing', 'paused', 'ended', 'failed'];
+
+interface Current {
+  readonly item: number;
+  readonly url: string;
+  /** Undefined when the URL cannot be fetched at all (`invalid` says why). */
+  readonly media: MediaItem | undefined;
+  readonly invalid: MediaError | undefined;
+  start: VideoStart;
+  rate: number;
+  seek: { version: number; seconds: number } | null;
+  /** Host clock (ms) at load(): startup time counts from here. */
+  readonly loadedAt: number;
+  /** The playing page's last report and when it came (host ms). */
+  page: { report: PageReport; at: number } | undefined;
+  /** A page has reported on the item (it stays taken when that page closes). */
+  taken: boolean;
+  startupTime: number | undefined;
+}
+
+export class PagePlayer implements Player {
+  onReport: (report: PlayerReport) => void = () => {};
+  private current: Current | undefined;
+  /** Tokens of the pages connected now, oldest first; the last plays. */
+  private readonly pages: string[] = [];
+  private readonly listeners = new Set<() => void>();
+
+  constructor(
+    private readonly log?: Logger,
+    /** Monotonic milliseconds. */
+    private readonly now: () => number = () => performance.now(),
+  ) {}
+
+  load(item: number, url: string, start: VideoStart): void {
+    this.current?.media?.close();
+    const checked = checkMediaUrl(url);
+    const invalid: MediaError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
+    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, () => this.mediaChanged(item));
+    this.current = {
+      item,
+      url,
+      media,
+      invalid,
+      start: { ...start },
+      rate: 1,
+      seek: null,
+      loadedAt: this.now(),
+      page: undefined,
+      taken: false,
+      startupTime: undefined,
+    };
+    if (invalid) this.log?.('warn', `video: item ${item} cannot play: ${invalid.message}`);
+    else this.log?.('info', `video: item ${item}: ${url} (${looksLikePlaylist(url) ? 'HLS' : 'file'}), ${this.pages.length === 0 ? 'waiting for the screen page to open' : 'on the screen page'}`);
+    this.changed();
+    this.report();
+  }
+
+  setRate(rate: number): void {
+    const current = this.current;
+    if (!current || !Number.isFinite(rate) || current.rate === rate) return;
+    current.rate = rate;
+    this.changed();
+  }
+
+  seek(seconds: number): void {
+    const current = this.current;
+    if (!current || !Number.isFinite(seconds)) return;
+    const target = Math.max(0, seconds);
+    current.seek = { version: (current.seek?.version ?? 0) + 1, seconds: target };
+    // A page that loads the item from now on starts there.
+    current.start = { seconds: target };
+    this.changed();
+    if (!current.page) this.report();
+  }
+
+  stop(): void {
+    const current = this.current;
+    if (!current) return;
+    current.media?.close();
+    this.current = undefined;
+    this.log?.('info', `video: item ${current.item} stopped`);
+    this.changed();
+    this.onReport(idleReport(current.item, current.media));
+  }
+
+  /** The command the pages get now, or null when nothing plays. */
+  command(): VideoCommand | null {
+    const current = this.current;
+    if (!current?.media) return null;
+    return {
+      item: current.item,
+      src: current.media.pathOf(current.url),
+      kind: current.media.playlistSeen || looksLikePlaylist(current.url) ? 'hls' : 'file',
+      player: this.playerPage() ?? null,
+      start: current.start,
+      rate: current.rate,
+      seek: current.seek,
+    };
+  }
+
+  /** The media of `item` while it is the one loaded (the screen server's /media/ITEM/N). */
+  media(item: number): MediaItem | undefined {
+    return this.current?.item === item ? this.current.media : undefined;
+  }
+
+  /** A page opened its event stream: it plays from now on. */
+  attach(token: string): void {
+    this.pages.push(token);
+    this.handOver(`a screen page opened`);
+  }
+
+  /** A page's event stream closed. */
+  detach(token: string): void {
+    const index = this.pages.indexOf(token);
+    if (index < 0) return;
+    const wasPlaying = index === this.pages.length - 1;
+    this.pages.splice(index, 1);
+    if (wasPlaying) this.handOver('the playing screen page closed');
+  }
+
+  /**
+   * A report from page `token`. Returns why it is refused (not the playing page, bad shape), or
+   * undefined when taken. A report about an older item is taken and ignored.
+   */
+  pageReport(token: string, body: unknown): string | undefined {
+    if (token !== this.playerPage()) return 'this page is not the one playing';
+    const report = parsePageReport(body);
+    if (typeof report === 'string') return report;
+    const current = this.current;
+    if (!current || report.item !== current.item) return undefined;
+    const at = this.now();
+    const before = current.page?.report.state;
+    current.page = { report, at };
+    current.taken = true;
+    if (report.frameShown && current.startupTime === undefined) {
+      current.startupTime = (at - current.loadedAt) / 1000;
+      this.log?.('debug', `video: item ${current.item}: first frame ${Math.round(at - current.loadedAt)} ms after load`);
+    }
+    if (report.state === 'failed' && before !== 'failed') {
+      this.log?.('warn', `video: item ${current.item} failed: ${(current.media?.lastError ?? report.error)?.message ?? 'unknown error'}`);
+    }
+    this.report();
+    return undefined;
+  }
+
+  /** Calls `listener` after every change of the command; returns the function that stops it. */
+  subscribe(listener: () => void): () => void {
+    this.listeners.add(listener);
+    return () => this.listeners.delete(listener);
+  }
+
+  /** The token of the page that plays, if any is open. */
+  playerPage(): string | undefined {
+    return this.pages.at(-1);
+  }
+
+  /** The playing page changed: the new one (re)loads the item from where it was. */
+  private handOver(why: string): void {
+    const current = this.current;
+    if (current?.page) {
+      const { report, at } = current.page;
+      const position = report.state === 'playing' ? report.position + ((this.now() - at) / 1000) * report.rate : report.position;
+      current.start = { seconds: position };
+      current.page = undefined;
+    }
+    this.log?.('debug', `video: ${why}; ${this.pages.length} open, ${this.pages.length ? 'the last opened plays' : 'none plays'}`);
+    // The command names the playing page: it changed only while there is something to play.
+    if (current?.media) this.changed();
+    // Who has the item changed: loading on the next page (or waiting for one after a page had
+    // it), idle while no page has ever had it.
+    if (current) this.report();
+  }
+
+  private mediaChanged(item: number): void {
+    if (this.current?.item !== item) return;
+    const failure = this.current.media?.failure;
+    if (failure && this.current.page?.report.state !== 'failed') this.log?.('warn', `video: item ${item} failed: ${failure.message}`);
+    // A playlist found by its Content-Type changes how the page plays it.
+    this.changed();
+    this.report();
+  }
+
+  private report(): void {
+    if (this.current) this.onReport(this.build(this.current));
+  }
+
+  private build(current: Current): PlayerReport {
+    const { media } = current;
+    const counts = {
+      bytes: media?.bytes ?? 0,
+      requests: media?.requests ?? 0,
+      ...(current.startupTime !== undefined && { startupTime: current.startupTime }),
+      ...(media?.serverAddress !== undefined && { serverAddress: media.serverAddress }),
+    };
+    const failure = current.invalid ?? media?.failure;
+    const page = current.page?.report;
+    if (failure || !page) {
+      return {
+        item: current.item,
+        // Not yet on any page: idle (spec-wise still loading; the core knows no player has it).
+        state: failure ? 'failed' : current.taken || this.playerPage() ? 'loading' : 'idle',
+        position: page?.position ?? current.start.seconds ?? 0,
+        duration: page ? (page.duration ?? Infinity) : 0,
+        rate: 0,
+        readyToPlay: false,
+        bufferEmpty: true,
+        bufferFull: false,
+        likelyToKeepUp: false,
+        loaded: [],
+        seekable: [],
+        stalls: page?.stalls ?? 0,
+        framesDropped: page?.framesDropped ?? 0,
+        watched: page?.watched ?? 0,
+        ...counts,
+        ...(failure && { error: failure }),
+      };
+    }
+    // The proxy knows why a fetch failed better than the element's MediaError does.
+    const error = page.state === 'failed' ? (media?.lastError ?? page.error) : page.error;
+    return {
+      item: current.item,
+      state: page.state,
+      position: page.position,
+      duration: page.duration ?? Infinity,
+      rate: page.state === 'playing' ? page.rate : 0,
+      readyToPlay: page.readyToPlay,
+      bufferEmpty: page.bufferEmpty,
+      bufferFull: page.bufferFull,
+      likelyToKeepUp: page.likelyToKeepUp,
+      loaded: page.loaded,
+      seekable: page.seekable,
+      stalls: page.stalls,
+      framesDropped: page.framesDropped,
+      watched: page.watched,
+      ...counts,
+      ...(error && { error }),
+    };
+  }
+
+  private changed(): void {
+    for (const listener of this.listeners) listener();
+  }
+}
+
+function idleReport(item: number, media: MediaItem | undefined): PlayerReport {
+  return {
+    item,
+    state: 'idle',
+    position: 0,
+    duration: 0,
+    rate: 0,
+    readyToPlay: false,
+    bufferEmpty: true,
+    bufferFull: false,
+    likelyToKeepUp: false,
+    loaded: [],
+    seekable: [],
+    bytes: media?.bytes ?? 0,
+    requests: media?.requests ?? 0,
+    stalls: 0,
+    framesDropped: 0,
+    watched: 0,
+  };
+}
+
+/** Checks a page's report field by field; returns why it is refused. */
+export function parsePageReport(value: unknown): PageReport | string {
+  if (typeof value !== 'object' || value === null) return 'a report is a JSON object';
+  const r = value as Record<string, unknown>;
+  const count = (name: string): number | string => {
+    const v = r[name];
+    return typeof v === 'number' && Number.isSafeInteger(v) && v >= 0 ? v : `${name} is not a count`;
+  };
+  const seconds = (name: string): number | string => {
+    const v = r[name];
+    return typeof v === 'number' && Number.isFinite(v) && v >= 0 ? v : `${name} is not seconds`;
+  };
+  const flag = (name: string): boolean | string => (typeof r[name] === 'boolean' ? (r[name] as boolean) : `${name} is not true or false`);
+  const ranges = (name: string): TimeRange[] | string => {
+    const v = r[name];
+    if (!Array.isArray(v) || v.length > MAX_RANGES) return `${name} is not a list of at most ${MAX_RANGES} ranges`;
+    const out: TimeRange[] = [];
+    for (const range of v) {
+      if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)) return `${name} holds a range that is not [start, duration]`;
+      out.push({ start: range[0], duration: range[1] });
+    }
+    return out;
+  };
+  const fields = {
+    item: count('item'),
+    position: seconds('position'),
+    duration: r.duration === null ? null : seconds('duration'),
+    watched: seconds('watched'),
+    stalls: count('stalls'),
+    framesDropped: count('framesDropped'),
+    readyToPlay: flag('readyToPlay'),
+    bufferEmpty: flag('bufferEmpty'),
+    bufferFull: flag('bufferFull'),
+    likelyToKeepUp: flag('likelyToKeepUp'),
+    frameShown: flag('frameShown'),
+    loaded: ranges('loaded'),
+    seekable: ranges('seekable'),
+  };
+  for (const [name, v] of Object.entries(fields)) {
+    if (typeof v === 'string') return v;
+    if (name === 'item' && v === null) return 'item is missing';
+  }
+  if (!STATES.includes(r.state as PlayerState)) return `state is not one of ${STATES.join(', ')}`;
+  if (typeof r.rate !== 'number' || !Number.isFinite(r.rate)) return 'rate is not a number';
+  let error: MediaError | undefined;
+  if (r.error !== undefined && r.error !== null) {
+    const e = r.error as Record<string, unknown>;
+    if (typeof e !== 'object' || typeof e.code !== 'number' || !Number.isFinite(e.code) || typeof e.domain !== 'string' || typeof e.message !== 'string') {
+      return 'error is not { code, domain, message }';
+    }
+    error = { code: e.code, domain: e.domain.slice(0, 100), message: e.message.slice(0, 500) };
+  }
+  return {
+    ...(fields as Omit<PageReport, 'state' | 'rate' | 'error'>),
+    state: r.state as PlayerState,
+    rate: r.rate,
+    ...(error && { error }),
+  };
+}

@@ -1,0 +1,310 @@
+// Video by URL end to end (spec 4.2, 6): the real `vendorplay-receiver` command with its screen
+// page open in Debian's headless Chromium, driven by our sender command (`vendorplay-send play`,
+// `scrub`, `rate`, `stop`) and by a client nobody here wrote (npm `airplay-protocol`, which
+// receives the video events over its reverse connection). The clip (made by ffmpeg now, red,
+// green and blue for 2 s each) is served by a loopback media server that counts what it sent,
+// so the access log's bytes can be checked against it. The receiver runs with --dialect apple
+// (the library speaks only that) and --no-mdns; everything is on loopback.
+
+import assert from 'node:assert/strict';
+import { spawn, type ChildProcess } from 'node:child_process';
+import { existsSync } from 'node:fs';
+import path from 'node:path';
+import { after, before, describe, test } from 'node:test';
+import AirPlay from 'airplay-protocol';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
+import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
+import { PROJECT_ROOT, ReceiverProcess, within } from '../e2e/receiver-process';
+
+const SENDER = path.join(PROJECT_ROOT, 'bin/vendorplay-send.js');
+const VIEWPORT = { width: 640, height: 480 };
+const TOLERANCE = 40;
+const SEEK_TOLERANCE = 0.5;
+const BOUND = { timeout: 120_000 };
+
+/** A sender command that runs on (play): its output so far, and waits for lines in it. */
+class SenderRun {
+  output = '';
+  readonly exited: Promise<number | null>;
+
+  constructor(readonly child: ChildProcess) {
+    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
+    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
+  }
+
+  /** Waits until `pattern` has matched `count` times in the output. */
+  async waitFor(pattern: RegExp, count = 1, timeoutMs = 15_000): Promise<void> {
+    const global = new RegExp(pattern.source, 'g');
+    await within(timeoutMs, `${count} x ${pattern} in the sender's output:\n${this.output}`, (async () => {
+      while ((this.output.match(global) ?? []).length < count) await new Promise((resolve) => setTimeout(resolve, 25));
+    })());
+  }
+}
+
+function startSender(args: string[]): SenderRun {
+  return new SenderRun(spawn(process.execPath, [SENDER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
+}
+
+/** Runs a sender command to its end (bounded). */
+async function send(args: string[]): Promise<string> {
+  const run = startSender(args);
+  const code = await within(20_000, `vendorplay-send ${args.join(' ')}`, run.exited);
+  assert.equal(code, 0, run.output);
+  return run.output;
+}
+
+function numberOf(value: PlistValue | undefined): number {
+  return typeof value === 'number' ? value : typeof value === 'bigint' ? Number(value) : NaN;
+}
+
+describe('video by URL through the receiver, on the screen page in Chromium', BOUND, () => {
+  let fixtures: MediaFixtures;
+  let media: MediaServer;
+  let receiver: ReceiverProcess;
+  let browser: Browser;
+  let page: Page;
+  let target: string;
+
+  before(async () => {
+    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+    fixtures = await makeMediaFixtures();
+    media = await MediaServer.start(fixtures.dir);
+    receiver = await ReceiverProcess.start({ args: ['--name', 'Video Room', '--dialect', 'apple'] });
+    target = `127.0.0.1:${receiver.port}`;
+    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    page = await openPage();
+  });
+  after(async () => {
+    await browser?.close();
+    await receiver?.stop();
+    await media?.close();
+    fixtures?.remove();
+  });
+
+  async function openPage(query = ''): Promise<Page> {
+    const opened = await browser.newPage({ viewport: VIEWPORT });
+    await opened.goto(`${receiver.screenUrl!}${query}`);
+    await opened.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
+    return opened;
+  }
+
+  async function playbackInfo(): Promise<PlistDict> {
+    const response = await fetch(`http://${target}/playback-info`);
+    assert.equal(response.status, 200);
+    const info = decodePlist(new Uint8Array(await response.arrayBuffer()));
+    assert.ok(isPlistDict(info));
+    return info;
+  }
+
+  /** Polls GET /playback-info until `match` holds. */
+  async function infoUntil(what: string, match: (info: PlistDict) => boolean, timeoutMs = 10_000): Promise<PlistDict> {
+    let last: PlistDict = {};
+    return within(timeoutMs, `playback-info ${what} (last: ${JSON.stringify(last, (_, v) => (typeof v === 'bigint' ? Number(v) : v))})`, (async () => {
+      for (;;) {
+        last = await playbackInfo();
+        if (match(last)) return last;
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    })());
+  }
+
+  async function property(name: 'playbackAccessLog' | 'playbackErrorLog'): Promise<PlistDict[]> {
+    const response = await fetch(`http://${target}/getProperty?${name}`, { method: 'POST', headers: { 'Content-Type': 'application/x-apple-binary-plist' } });
+    assert.equal(response.status, 200);
+    const reply = decodePlist(new Uint8Array(await response.arrayBuffer()));
+    assert.ok(isPlistDict(reply) && Array.isArray(reply.value), `getProperty?${name}: ${String(reply)}`);
+    return reply.value.filter(isPlistDict);
+  }
+
+  async function centreColour(): Promise<readonly [number, number, number]> {
+    await page.waitForFunction(
+      () => {
+        const video = (globalThis as unknown as { document: { getElementById(id: string): { seeking: boolean; readyState: number } } }).document.getElementById('video');
+        return !video.seeking && video.readyState >= 2;
+      },
+      undefined,
+      { timeout: 5000 },
+    );
+    await page.waitForTimeout(100);
+    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
+    return shot.pixel(shot.width / 2, shot.height / 2 - 40);
+  }
+
+  const near = (info: PlistDict, seconds: number) => Math.abs(numberOf(info.position) - seconds) <= SEEK_TOLERANCE;
+
+  test('vendorplay-send plays an MP4: position advances, scrub, rate 0 pauses (frozen), rate 1 resumes, the access log counts the bytes, stop clears the screen', async () => {
+    media.reset();
+    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video playing/);
+      const first = await infoUntil('position past 0.3 s', (info) => numberOf(info.position) > 0.3);
+      assert.ok(Math.abs(numberOf(first.duration) - CLIP_DURATION) < 0.1, `duration ${String(first.duration)}`);
+      await infoUntil('position advancing', (info) => numberOf(info.position) > numberOf(first.position) + 0.3);
+
+      await send(['rate', target, '0', '--dialect', 'apple']);
+      await play.waitFor(/event: video paused/);
+      const paused = await playbackInfo();
+      assert.equal(numberOf(paused.rate), 0);
+      await new Promise((resolve) => setTimeout(resolve, 600));
+      assert.equal(numberOf((await playbackInfo()).position), numberOf(paused.position), 'the position is frozen while paused');
+
+      await send(['scrub', target, '3', '--dialect', 'apple']);
+      const scrubbed = await infoUntil('at 3 s', (info) => near(info, 3));
+      assert.ok(near(scrubbed, 3));
+      const colour = await centreColour();
+      assert.ok(colourDistance(colour, clipColourAt(3)) <= TOLERANCE, `at 3 s: rgb(${colour.join(',')})`);
+
+      await send(['rate', target, '1', '--dialect', 'apple']);
+      await play.waitFor(/event: video playing/, 2);
+      await infoUntil('playing on from 3 s', (info) => numberOf(info.rate) === 1 && numberOf(info.position) > numberOf(scrubbed.position) + 0.3);
+
+      const [entry] = (await property('playbackAccessLog')).slice(-1);
+      assert.ok(entry, 'an access log entry for the video');
+      assert.equal(numberOf(entry.bytes), media.bytesServed(fixtures.mp4), 'access log bytes vs bytes the media server sent');
+      assert.equal(numberOf(entry['sc-count']), media.requests);
+      assert.equal(entry['s-ip'], '127.0.0.1');
+      assert.equal(entry.uri, media.url(fixtures.mp4));
+
+      await send(['stop', target, '--dialect', 'apple']);
+      await play.waitFor(/event: video stopped/);
+      assert.equal(await within(5000, 'the play command ends', play.exited), 0, play.output);
+      await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
+    } finally {
+      play.child.kill();
+    }
+  });
+
+  test('Start-Position 0.5 starts mid-way', async () => {
+    const play = startSender(['play', target, media.url(fixtures.mp4), '--start', '0.5', '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video playing/);
+      const info = await playbackInfo();
+      assert.ok(numberOf(info.position) >= CLIP_DURATION / 2 - 0.1 && numberOf(info.position) < CLIP_DURATION / 2 + 1.5, `position ${String(info.position)}`);
+      await send(['stop', target, '--dialect', 'apple']);
+      await play.waitFor(/event: video stopped/);
+    } finally {
+      play.child.kill();
+    }
+  });
+
+  test('an HLS stream plays (with hls.js, in a page opened with ?hls=library), and its access log counts the playlist and segments', async () => {
+    media.reset();
+    // Opened last, so it plays: hls.js served by the built receiver from node_modules.
+    const library = await openPage('?hls=library');
+    const play = startSender(['play', target, media.url(fixtures.hls), '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video playing/);
+      assert.equal(await library.getAttribute('body', 'data-video-hls'), 'library');
+      const info = await infoUntil('position past 0.5 s', (i) => numberOf(i.position) > 0.5);
+      assert.ok(Math.abs(numberOf(info.duration) - CLIP_DURATION) < 0.2, `duration ${String(info.duration)}`);
+      await send(['scrub', target, '5', '--dialect', 'apple']);
+      await play.waitFor(/event: video stopped/, 1, 15_000);
+      const [entry] = (await property('playbackAccessLog')).slice(-1);
+      assert.equal(numberOf(entry.bytes), media.bytesServed('/hls/'));
+      assert.ok(media.bytesServed('/hls/seg') > 0);
+    } finally {
+      play.child.kill();
+      await library.close();
+    }
+  });
+
+  test('airplay-protocol plays, scrubs, pauses, resumes, reads the playback info and access log, and stops, receiving the video events', async () => {
+    media.reset();
+    const client = new AirPlay('127.0.0.1', receiver.port);
+    const events: Record<string, unknown>[] = [];
+    const errors: Error[] = [];
+    client.on('event', (event: Record<string, unknown>) => events.push(event));
+    client.on('error', (error: Error) => errors.push(error));
+    const call = <T>(what: string, run: (callback: (error: Error | undefined, response: { statusCode?: number }, body: unknown) => void) => void) =>
+      within(10_000, what, new Promise<T>((resolve, reject) => run((error, response, body) => (error ? reject(error) : response.statusCode === 200 ? resolve(body as T) : reject(new Error(`${what}: ${response.statusCode}`))))));
+    const eventState = async (state: string, count = 1) =>
+      within(10_000, `${count} video event(s) ${state} (have ${JSON.stringify(events)})`, (async () => {
+        while (events.filter((event) => event.category === 'video' && event.state === state).length < count) await new Promise((resolve) => setTimeout(resolve, 25));
+      })());
+    try {
+      await call('play', (callback) => client.play(media.url(fixtures.mp4), 0, callback));
+      await eventState('playing');
+      const info = await call<Record<string, number>>('playbackInfo', (callback) => client.playbackInfo(callback));
+      assert.ok(Math.abs(info.duration - CLIP_DURATION) < 0.1, `duration ${info.duration}`);
+      await call('scrub', (callback) => client.scrub(4, callback));
+      await call('pause', (callback) => client.pause(callback));
+      await eventState('paused');
+      const scrubbed = await call<Record<string, number>>('scrub (GET)', (callback) => client.scrub(null, callback));
+      assert.ok(Math.abs(scrubbed.position - 4) <= SEEK_TOLERANCE + 0.3, `position ${scrubbed.position}`);
+      const colour = await centreColour();
+      assert.ok(colourDistance(colour, clipColourAt(scrubbed.position)) <= TOLERANCE, `at ${scrubbed.position} s: rgb(${colour.join(',')})`);
+      await call('resume', (callback) => client.resume(callback));
+      await eventState('playing', 2);
+      const log = await call<{ errorCode: number; value: Record<string, unknown>[] }>('property playbackAccessLog', (callback) => client.property('playbackAccessLog', callback));
+      assert.equal(log.errorCode, 0);
+      assert.equal(Number(log.value.at(-1)?.bytes), media.bytesServed(fixtures.mp4));
+      await call('stop', (callback) => client.stop(callback));
+      await eventState('stopped');
+      assert.equal(client.state, 'stopped');
+      assert.deepEqual(errors, []);
+      await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
+    } finally {
+      client.destroy();
+    }
+  });
+
+  test('a photo sent while the video plays takes the screen: the video stops and the page shows the photo', async () => {
+    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video playing/);
+      await page.waitForSelector('body.has-video', { timeout: 5000 });
+      const photo = await fetch(`http://${target}/photo`, { method: 'PUT', body: blockPicture([[WHITE]]).jpeg, headers: { 'Content-Type': 'image/jpeg' } });
+      assert.equal(photo.status, 200);
+      await play.waitFor(/event: video stopped/);
+      await page.waitForSelector('body.has-photo:not(.has-video)', { timeout: 5000 });
+      const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
+      const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
+      assert.ok(colourDistance(seen, WHITE) <= TOLERANCE, `the photo's white, saw rgb(${seen.join(',')})`);
+      await send(['stop', target, '--dialect', 'apple']);
+    } finally {
+      play.child.kill();
+    }
+  });
+
+  test('with no page open, /play answers 200 and the video stays loading until a page opens', async () => {
+    await page.close();
+    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
+    try {
+      await play.waitFor(/event: video loading/);
+      await new Promise((resolve) => setTimeout(resolve, 1000));
+      assert.doesNotMatch(play.output, /event: video (playing|stopped)/);
+      page = await openPage();
+      await play.waitFor(/event: video playing/);
+      await send(['stop', target, '--dialect', 'apple']);
+      await play.waitFor(/event: video stopped/);
+    } finally {
+      play.child.kill();
+    }
+  });
+
+  for (const [what, file, domain] of [
+    ['a URL that answers 404', '/missing.mp4', 'http'],
+    ['a file that is not video', '/not-video.mp4', 'media'],
+  ] as const) {
+    test(`${what}: the video stops and the error log says why (${domain})`, async () => {
+      const play = startSender(['play', target, media.url(file), '--dialect', 'apple']);
+      try {
+        await play.waitFor(/event: video stopped/);
+        // The sender says why, from the error log, and ends with status 1.
+        assert.equal(await within(5000, 'the play command ends', play.exited), 1, play.output);
+        if (domain === 'http') assert.match(play.output, /404/);
+        const [entry] = (await property('playbackErrorLog')).slice(-1);
+        assert.ok(entry, 'an error log entry');
+        assert.equal(entry.domain, domain);
+        if (domain === 'http') assert.equal(numberOf(entry.status), 404);
+        assert.equal(entry.uri, media.url(file));
+      } finally {
+        play.child.kill();
+      }
+    });
+  }
+});
