@@ -25,8 +25,11 @@ export const DIST = path.join(ROOT, 'dist');
 /** Written last by a build: its mtime is the build's time, its text what was built from what. */
 const STAMP = path.join(DIST, 'build.json');
 const THIS_SCRIPT = fileURLToPath(import.meta.url);
-/** Trees whose files the build depends on (hosts/moddable is not built, but cheap to stat). */
-const SOURCE_TREES = ['src', 'hosts'];
+/**
+ * Trees whose files the build depends on. Not hosts/moddable: nothing of it is built here, and its
+ * by-hand test clip (hosts/moddable/mirror-test, made by ffmpeg) would mark every build stale.
+ */
+const SOURCE_TREES = ['src', 'hosts/node'];
 /** Single files it depends on: this script, and what says which library versions are installed. */
 const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 /** Loaded from node_modules at run time, not bundled. */

@@ -6,7 +6,9 @@
 import { hardwareRandom, hostRandom } from './prelude';
 import Listener from 'embedded:io/socket/listener';
 import TCP from 'embedded:io/socket/tcp';
+import UDP from 'embedded:io/socket/udp';
 import manifest from 'mc/config';
+import type PixelsOut from 'commodetto/PixelsOut';
 import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
@@ -15,18 +17,54 @@ import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import * as nativeNal from '../../modules/native/vp-nal';
-import type { Display, Logger } from '../../src/platform';
+import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
+import type { Display, Logger, UdpBinder } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { profileShowsPictures } from '../../src/receiver/profiles';
+import { PROFILES, profileShowsPictures } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
-import { hostConfig, type HostConfig } from './manifest-config';
+import { hostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
 import { reportMemory } from './memory';
+import { playTestClip } from './mirror-test-clip';
 import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
+import { ecma419UdpBinder, type Udp419, type Udp419Options } from './udp';
+import { startUdpEchoTest } from './udp-echo-test';
+import { ModdableVideoDecoder } from './video-decoder';
+
+/** The simulators' and boards' panels refresh at 60 Hz (ScreenGeometry.refreshRate). */
+const SCREEN_REFRESH_SECONDS = 1 / 60;
+/** The built-in test clip: one access unit every 40 ms (25 fps), each shown 200 ms after it arrives. */
+const TEST_CLIP_FRAME_MS = 40;
+const TEST_CLIP_LATENCY_MS = 200;
+
+/**
+ * Screen mirroring's ports where the profile intends Screen, a screen exists and the manifest links
+ * libavcodec (modules/native/video-decoder: lin): the decoder drawing on the screen, and UDP for
+ * the mirroring NTP client. Undefined otherwise, with the reason logged.
+ */
+function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHostConfig, screen: PixelsOut | undefined, log: Logger): { videoDecoder: ModdableVideoDecoder; udp: UdpBinder } | undefined {
+  if (!PROFILES[profile].intended.includes('Screen')) return undefined;
+  if (!screen) {
+    log('warn', `profile ${profile} without a screen: no screen mirroring`);
+    return undefined;
+  }
+  if (!nativeVideo.available) {
+    log('info', 'no screen mirroring: this platform links no libavcodec (modules/native/video-decoder)');
+    return undefined;
+  }
+  try {
+    const videoDecoder = new ModdableVideoDecoder(nativeVideo, screen, { codecs: video.codecs, pending: video.pending, refreshRate: SCREEN_REFRESH_SECONDS, clock: moddableClock, log });
+    log('info', `video decoder: libavcodec ${videoDecoder.codecName}, ${videoDecoder.geometry.width}x${videoDecoder.geometry.height} screen, ${video.pending} pictures pending at most`);
+    return { videoDecoder, udp: ecma419UdpBinder((options: Udp419Options) => new UDP(options as unknown as ConstructorParameters<typeof UDP>[0]) as unknown as Udp419, log) };
+  } catch (error) {
+    log('warn', `no screen mirroring: ${error instanceof Error ? error.message : String(error)}`);
+    return undefined;
+  }
+}
 
 function start(): void {
   const store = preferenceStore(Preference);
@@ -59,15 +97,35 @@ function start(): void {
     if (screen) display = new PocoDisplay(screen, log);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
+  let mirroring = mirroringPorts(config.profile, host.video, screen, log);
+  if (host.video.testClip) {
+    if (mirroring) {
+      // Twice, with a reset between: the second pass shows that a stream can start again after one ended.
+      const { videoDecoder } = mirroring;
+      const clip = { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS };
+      playTestClip(videoDecoder, {
+        ...clip,
+        done: () => {
+          videoDecoder.reset();
+          playTestClip(videoDecoder, clip);
+        },
+      });
+    }
+    else log('warn', 'mirrorTestClip: no video decoder to play it');
+  }
+  if (host.video.udpEchoTest) {
+    if (mirroring) startUdpEchoTest(mirroring.udp, log);
+    else log('warn', 'udpEchoTest: no screen mirroring ports');
+  }
   const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
     new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
   // Listen first: port 0 picks a free one, and the configuration the receiver is built with is
   // complete (the port it advertises) and frozen.
   let receiver: Receiver | undefined;
-  let listener: Listener;
-  try {
-    listener = new Listener({
-      port: config.port,
+  /** A listener whose connections go to `accept` (refused until the receiver exists). */
+  const listen = (port: number, accept: (receiver: Receiver, connection: ReturnType<typeof adoptConnection>) => void): Listener => {
+    const listener: Listener = new Listener({
+      port,
       onReadable(this: Listener, count: number) {
         for (let i = 0; i < count; i++) {
           const from = this.read();
@@ -78,14 +136,29 @@ function start(): void {
             setTimer: moddableClock.setTimer,
             clearTimer: moddableClock.clearTimer,
           });
-          if (receiver) receiver.accept(connection);
+          if (receiver) accept(receiver, connection);
           else connection.close();
         }
       },
     });
+    return listener;
+  };
+  let listener: Listener;
+  try {
+    listener = listen(config.port, (to, connection) => to.accept(connection));
   } catch (error) {
     log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
     return;
+  }
+  // Screen mirroring's stream (spec 4.4) on its own port, where the ports for it exist.
+  let mirrorPort = config.mirrorPort;
+  if (mirroring) {
+    try {
+      mirrorPort = listen(config.mirrorPort, (to, connection) => to.acceptMirror(connection)).port;
+    } catch (error) {
+      log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${error instanceof Error ? error.message : String(error)}; Screen not advertised`);
+      mirroring = undefined;
+    }
   }
   // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
   // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
@@ -97,10 +170,18 @@ function start(): void {
   const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
   log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
   const started = Time.ticks;
-  // Screen mirroring (spec 4.4) needs a decoder with a display: a board that has one passes it as
-  // `videoDecoder` with `udp: ecma419UdpBinder((options) => new UDP(options), log)` (./udp.ts,
-  // `embedded:io/socket/udp`) and listens on config.mirrorPort with `receiver.acceptMirror`.
-  receiver = new Receiver(freezeConfig({ ...config, port: listener.port }), { clock: moddableClock, random, store, log, advertiser, display, crypto, nalKernel });
+  receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
+    clock: moddableClock,
+    random,
+    store,
+    log,
+    advertiser,
+    display,
+    crypto,
+    nalKernel,
+    videoDecoder: mirroring?.videoDecoder,
+    udp: mirroring?.udp,
+  });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();

@@ -16,6 +16,38 @@ export interface HostConfig {
   logLevel: LogLevel;
   /** Whether to advertise by multicast DNS (`mdns: false` turns it off). */
   mdns: boolean;
+  video: VideoHostConfig;
+}
+
+/** Screen mirroring's decoder on the libavcodec natives (modules/native/video-decoder). */
+export interface VideoHostConfig {
+  /** libavcodec decoders to try in order: `videoDecoder: "h264_v4l2m2m"` asks for the board's V4L2 one first. */
+  codecs: string[];
+  /** Decoded pictures waiting for their presentation time, at most (`videoPending`, 1 to 32). */
+  pending: number;
+  /** Play the built-in test clip at start (`mirrorTestClip`; hosts/moddable/mirror-test/manifest.json). */
+  testClip: boolean;
+  /** Echo UDP datagrams on a port the binder picks (`udpEchoTest`; the same manifest). */
+  udpEchoTest: boolean;
+}
+
+/** The decoders `videoDecoder` may name: the V4L2 mem2mem one (hardware), or the software one. */
+const VIDEO_DECODERS = ['h264_v4l2m2m', 'h264'];
+const DEFAULT_VIDEO_PENDING = 8;
+const MAX_VIDEO_PENDING = 32;
+
+function videoHostConfig(manifest: Readonly<Record<string, unknown>>): VideoHostConfig {
+  const asked = String(manifest.videoDecoder ?? 'h264');
+  if (!VIDEO_DECODERS.includes(asked)) throw new ConfigError(`config videoDecoder "${asked}" is not ${VIDEO_DECODERS.join(' or ')}`);
+  const pending = manifest.videoPending === undefined ? DEFAULT_VIDEO_PENDING : integer('videoPending', manifest.videoPending);
+  if (pending < 1 || pending > MAX_VIDEO_PENDING) throw new ConfigError(`config videoPending: ${pending} is not 1 to ${MAX_VIDEO_PENDING}`);
+  return {
+    // The software decoder stays behind the hardware one: a board without a V4L2 device still mirrors.
+    codecs: asked === 'h264' ? ['h264'] : [asked, 'h264'],
+    pending,
+    testClip: manifest.mirrorTestClip === undefined ? false : boolean('mirrorTestClip', manifest.mirrorTestClip),
+    udpEchoTest: manifest.udpEchoTest === undefined ? false : boolean('udpEchoTest', manifest.udpEchoTest),
+  };
 }
 
 function integer(key: string, value: unknown): number {
@@ -72,5 +104,6 @@ export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallback
     config: makeConfig(overrides),
     logLevel,
     mdns: manifest.mdns === undefined ? true : boolean('mdns', manifest.mdns),
+    video: videoHostConfig(manifest),
   };
 }

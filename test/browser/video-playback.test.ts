@@ -120,13 +120,17 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     return reply.value.filter(isPlistDict);
   }
 
-  async function centreColour(): Promise<readonly [number, number, number]> {
+  /**
+   * The colour at the picture's centre once the page's video has reached `seconds` (a seek the
+   * receiver already reports may not have reached the page yet) and shows a decoded frame there.
+   */
+  async function centreColour(seconds: number): Promise<readonly [number, number, number]> {
     await page.waitForFunction(
-      () => {
-        const video = (globalThis as unknown as { document: { getElementById(id: string): { seeking: boolean; readyState: number } } }).document.getElementById('video');
-        return !video.seeking && video.readyState >= 2;
+      ([at, tolerance]) => {
+        const video = (globalThis as unknown as { document: { getElementById(id: string): { seeking: boolean; readyState: number; currentTime: number } } }).document.getElementById('video');
+        return !video.seeking && video.readyState >= 2 && Math.abs(video.currentTime - at) <= tolerance;
       },
-      undefined,
+      [seconds, SEEK_TOLERANCE + 0.3] as const,
       { timeout: 5000 },
     );
     await page.waitForTimeout(100);
@@ -155,7 +159,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       await send(['scrub', target, '3', '--dialect', 'apple']);
       const scrubbed = await infoUntil('at 3 s', (info) => near(info, 3));
       assert.ok(near(scrubbed, 3));
-      const colour = await centreColour();
+      const colour = await centreColour(3);
       assert.ok(colourDistance(colour, clipColourAt(3)) <= TOLERANCE, `at 3 s: rgb(${colour.join(',')})`);
 
       await send(['rate', target, '1', '--dialect', 'apple']);
@@ -235,7 +239,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       await eventState('paused');
       const scrubbed = await call<Record<string, number>>('scrub (GET)', (callback) => client.scrub(null, callback));
       assert.ok(Math.abs(scrubbed.position - 4) <= SEEK_TOLERANCE + 0.3, `position ${scrubbed.position}`);
-      const colour = await centreColour();
+      const colour = await centreColour(scrubbed.position);
       assert.ok(colourDistance(colour, clipColourAt(scrubbed.position)) <= TOLERANCE, `at ${scrubbed.position} s: rgb(${colour.join(',')})`);
       await call('resume', (callback) => client.resume(callback));
       await eventState('playing', 2);

@@ -331,6 +331,21 @@ test('refuses a config value it cannot read, naming the key', () => {
   refuses({ idleTimeoutMs: '0' }, /limits\.idleTimeoutMs/);
 });
 
+test('reads the video decoder config: the software decoder behind a V4L2 one asked for, the ring size, the test clip', () => {
+  const fallback = () => '02:00:00:00:00:01';
+  assert.deepEqual(hostConfig({}, fallback).video, { codecs: ['h264'], pending: 8, testClip: false, udpEchoTest: false });
+  assert.deepEqual(hostConfig({ videoDecoder: 'h264_v4l2m2m', videoPending: '3', mirrorTestClip: 'true', udpEchoTest: true }, fallback).video, {
+    codecs: ['h264_v4l2m2m', 'h264'],
+    pending: 3,
+    testClip: true,
+    udpEchoTest: true,
+  });
+  assert.throws(() => hostConfig({ videoDecoder: 'vp9' }, fallback), /config videoDecoder "vp9" is not h264_v4l2m2m or h264/);
+  assert.throws(() => hostConfig({ videoPending: 0 }, fallback), /config videoPending: 0 is not 1 to 32/);
+  assert.throws(() => hostConfig({ videoPending: '33' }, fallback), /config videoPending: 33 is not 1 to 32/);
+  assert.throws(() => hostConfig({ mirrorTestClip: 'sometimes' }, fallback), /config mirrorTestClip/);
+});
+
 test('ECMA-419 UDP: binds on the port asked, sends, hands every readable datagram to onPacket, closes once', () => {
   const written: [number[], string, number][] = [];
   const inbox: (ArrayBuffer & { address: string; port: number })[] = [];

@@ -1,6 +1,7 @@
 // Builds the XS test host: @agoric/xsnap's worker (the engine and pipe protocol test/xs/xsnap.ts
 // speaks) from the XS sources that package brings at install, linked with our natives
-// (modules/native/vp-crypto.c, vp-nal.c) and Debian's libsodium and mbedTLS. Nothing of XS is copied
+// (modules/native/vp-crypto.c, vp-nal.c, video-decoder/video-decoder.c) and Debian's libsodium,
+// mbedTLS, libavcodec and libswscale. Nothing of XS is copied
 // here: the sources are compiled where npm put them, with the flags of the package's own
 // makefile (xsnap-native/xsnap/makefiles/lin/xsnap-worker.mk) plus two renames:
 // - modInstallBase64 -> vpInstallNatives in the worker, so natives.c installs the natives;
@@ -61,7 +62,7 @@ const FLAGS = [
   '-Wno-misleading-indentation',
   '-Wno-implicit-fallthrough',
 ];
-const LIBRARIES = ['-lsodium', '-lmbedcrypto', '-ldl', '-lm', '-lpthread'];
+const LIBRARIES = ['-lsodium', '-lmbedcrypto', '-lavcodec', '-lswscale', '-lavutil', '-ldl', '-lm', '-lpthread'];
 
 const XS_SOURCES = [
   'xsAll', 'xsAPI', 'xsArguments', 'xsArray', 'xsAtomics', 'xsBigInt', 'xsBoolean', 'xsCode', 'xsCommon',
@@ -86,6 +87,7 @@ function units() {
     { source: path.join(HERE, 'natives.c'), extra: [] },
     { source: path.join(NATIVE, 'vp-crypto.c'), extra: ['-Wall', '-Werror'] },
     { source: path.join(NATIVE, 'vp-nal.c'), extra: ['-Wall', '-Wextra', '-Werror'] },
+    { source: path.join(NATIVE, 'video-decoder', 'video-decoder.c'), extra: ['-Wall', '-Werror'] },
   );
   return list;
 }

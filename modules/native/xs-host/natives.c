@@ -2,9 +2,10 @@
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
  * vp-crypto.c and vp-nal.c here as the global object `__vpNatives` (the names of natives.ts),
- * the same C functions the Moddable modules vp-crypto.js and vp-nal.js bind with xsc. Also the heap and meter figures
- * the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and the stand-in for the
- * function lengths the SDK's linker leaves out.
+ * and those of video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same
+ * C functions the Moddable modules vp-crypto.js, vp-nal.js and video-decoder.js bind with xsc.
+ * Also the heap and meter figures the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and
+ * the stand-in for the function lengths the SDK's linker leaves out.
  */
 
 #include "xsAll.h"
@@ -24,6 +25,16 @@ extern void xs_vp_hmac_sha512(xsMachine *the);
 extern void xs_vp_modexp(xsMachine *the);
 extern void xs_vp_nal_scan(xsMachine *the);
 extern void xs_vp_nal_write(xsMachine *the);
+
+extern void xs_vp_video_open(xsMachine *the);
+extern void xs_vp_video_name(xsMachine *the);
+extern void xs_vp_video_configure(xsMachine *the);
+extern void xs_vp_video_push(xsMachine *the);
+extern void xs_vp_video_peek(xsMachine *the);
+extern void xs_vp_video_read(xsMachine *the);
+extern void xs_vp_video_drop(xsMachine *the);
+extern void xs_vp_video_flush(xsMachine *the);
+extern void xs_vp_video_close(xsMachine *the);
 
 /*
  * xsl, the SDK's linker, writes C_NULL for newFunctionLength in the defaults of every app it
@@ -84,6 +95,18 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "nalScan", xs_vp_nal_scan, 3);
 	vpDefine(the, "nalWrite", xs_vp_nal_write, 3);
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
+	/* The video decoder natives (modules/native/video-decoder/natives.ts) as __vpVideo. */
+	xsResult = xsNewObject();
+	vpDefine(the, "open", xs_vp_video_open, 5);
+	vpDefine(the, "name", xs_vp_video_name, 1);
+	vpDefine(the, "configure", xs_vp_video_configure, 2);
+	vpDefine(the, "push", xs_vp_video_push, 3);
+	vpDefine(the, "peek", xs_vp_video_peek, 2);
+	vpDefine(the, "read", xs_vp_video_read, 2);
+	vpDefine(the, "drop", xs_vp_video_drop, 1);
+	vpDefine(the, "flush", xs_vp_video_flush, 1);
+	vpDefine(the, "close", xs_vp_video_close, 1);
+	xsSet(xsGlobal, xsID("__vpVideo"), xsResult);
 	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
 	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
 	xsVar(0) = xsNewHostFunction(xs_vp_heap_reset, 0);

@@ -1,0 +1,71 @@
+// The built-in check of the video path without a sender (manifest config `mirrorTestClip`: true;
+// hosts/moddable/mirror-test/manifest.json sets it and adds the clip): an H.264 Annex B clip from
+// the resource `mirror-test.h264` goes through the VideoDecoder port as a mirroring session
+// would hand it over: configure with its parameter sets, then one access unit per frame
+// interval, each to be shown `latency` ms after it is handed over. The counts are logged at the
+// end and the last picture stays on the screen.
+
+import Resource from 'Resource';
+import Timer from 'timer';
+import { groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import type { Clock, Logger } from '../../src/platform';
+import { describeCounts, type ModdableVideoDecoder } from './video-decoder';
+
+export const TEST_CLIP_RESOURCE = 'mirror-test.h264';
+
+interface ClipAccessUnit {
+  readonly bytes: Uint8Array;
+  readonly keyFrame: boolean;
+}
+
+/** Annex B again (4-byte start codes) from NAL units. */
+function annexB(units: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(units.reduce((sum, unit) => sum + 4 + unit.length, 0));
+  let at = 0;
+  for (const unit of units) {
+    out.set([0, 0, 0, 1], at);
+    out.set(unit, at + 4);
+    at += 4 + unit.length;
+  }
+  return out;
+}
+
+export function playTestClip(decoder: ModdableVideoDecoder, options: { clock: Clock; log: Logger; frameMs: number; latency: number; done?: () => void }): void {
+  const { clock, log } = options;
+  let clip: Uint8Array;
+  try {
+    clip = new Uint8Array(new Resource(TEST_CLIP_RESOURCE));
+  } catch {
+    log('warn', `mirrorTestClip: no resource ${TEST_CLIP_RESOURCE} (build with hosts/moddable/mirror-test/manifest.json)`);
+    return;
+  }
+  const units = splitNalUnits(clip);
+  const parameterSets = annexB(units.filter((unit) => nalType(unit) === NAL_TYPE.sps || nalType(unit) === NAL_TYPE.pps));
+  const accessUnits: ClipAccessUnit[] = groupAccessUnits(units).map((group) => ({
+    bytes: annexB(group),
+    keyFrame: group.some((unit) => nalType(unit) === NAL_TYPE.sliceIdr),
+  }));
+  log('info', `mirrorTestClip: ${clip.length} bytes, ${accessUnits.length} access units (${accessUnits.filter((unit) => unit.keyFrame).length} key frames), one every ${options.frameMs} ms`);
+  decoder.configure({ codec: 'avc1', avcC: new Uint8Array(0), parameterSets });
+  const started = clock.now();
+  let next = 0;
+  // decode() decodes, scales and converts at once: its time is the decoder's cost per picture.
+  let decodeMs = 0;
+  let slowestMs = 0;
+  const feeder = Timer.repeat(() => {
+    const unit = accessUnits[next];
+    const before = clock.now();
+    decoder.decode(unit.bytes, started + next * options.frameMs + options.latency, unit.keyFrame);
+    const took = clock.now() - before;
+    decodeMs += took;
+    slowestMs = Math.max(slowestMs, took);
+    next++;
+    if (next < accessUnits.length) return;
+    Timer.clear(feeder);
+    // The last picture's time, and a little more, before the counts are final.
+    Timer.set(() => {
+      log('info', `mirrorTestClip: done in ${clock.now() - started} ms on ${decoder.codecName}: ${describeCounts(decoder.counts)}; decode() ${decodeMs} ms in all, ${slowestMs} ms the slowest`);
+      options.done?.();
+    }, options.latency + options.frameMs * 2);
+  }, options.frameMs);
+}
