@@ -13,7 +13,8 @@
 // The @noble libraries are bundled too: loaded as separate ES modules from node_modules they took
 // 35-60 ms of every start, bundled 12-15 ms. An install that changes node_modules (npm writes
 // node_modules/.package-lock.json) therefore makes the build stale. @homebridge/ciao stays
-// outside: it is loaded only when advertising, with its own dependencies.
+// outside: it is loaded only when advertising, with its own dependencies. ws stays outside too:
+// a CommonJS package that requires Node's modules, which an ES module bundle cannot.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -32,7 +33,7 @@ const SOURCE_TREES = ['src', 'hosts/node'];
 /** Single files it depends on: this script, and what says which library versions are installed. */
 const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 /** Loaded from node_modules at run time, not bundled. */
-const EXTERNAL = ['@homebridge/ciao'];
+const EXTERNAL = ['@homebridge/ciao', 'ws'];
 
 /** The commands: output name (dist/NAME.js) -> entry file. */
 export const ENTRIES = {

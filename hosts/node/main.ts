@@ -9,7 +9,7 @@ import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
 import { readCertificateDer } from '../../src/pairing/der';
-import type { LogLevel } from '../../src/platform';
+import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
@@ -20,6 +20,7 @@ import { selectNalKernel } from './nal-kernel';
 import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
+import { DEFAULT_MIRROR_GEOMETRY, PageDecoder, parseMirrorSize } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
@@ -37,10 +38,12 @@ Options:
   --name NAME            name shown to senders (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
   --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
-                         the receiver mirrors: it needs a decoder (for now --record FILE)
+                         the receiver mirrors: a profile with mirroring and the screen page
+                         (which decodes it), or --record FILE
   --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
   --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
-                         with -f h264); offers screen mirroring (feature bit 7)
+                         with -f h264), as well as showing it; offers screen mirroring (feature
+                         bit 7) even with --no-screen
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
@@ -49,6 +52,8 @@ Options:
   --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: 7080;
                          0 picks a free one); start-up stops if it is taken
   --no-screen            no virtual screen: a receiver without a display (no photos)
+  --mirror-size WxH@HZ   the display screen mirroring is sent for (default: 1920x1080@60); the
+                         screen page decodes it with WebCodecs (H.264) and scales it to the window
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
   --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
   --device-id MAC        device identifier (default: a random one, kept in the data directory)
@@ -77,6 +82,7 @@ interface CommandLine {
   activitySignal: boolean;
   screenPort: number;
   screen: boolean;
+  mirrorGeometry: ScreenGeometry;
   /** --record FILE: mirrored video written there. */
   record: string | undefined;
 }
@@ -145,6 +151,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
         'no-mdns-unicast': { type: 'boolean' },
         'screen-port': { type: 'string' },
         'no-screen': { type: 'boolean' },
+        'mirror-size': { type: 'string' },
         profile: { type: 'string' },
         dialect: { type: 'string' },
         'device-id': { type: 'string' },
@@ -172,6 +179,8 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  const mirrorGeometry = values['mirror-size'] === undefined ? DEFAULT_MIRROR_GEOMETRY : parseMirrorSize(values['mirror-size']);
+  if (!mirrorGeometry) throw new ConfigError(`--mirror-size ${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
   const dataDir = values['data-dir'] ?? defaultDataDir();
   checkDataDir(dataDir);
   const interfaces = values.interface ?? [];
@@ -201,6 +210,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     activitySignal: values['activity-signal'] === true,
     screenPort: parsePort('screen-port', values['screen-port'], 7080),
     screen: !values['no-screen'],
+    mirrorGeometry,
     record: values.record,
   };
 }
@@ -290,10 +300,16 @@ async function main(): Promise<void> {
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or
   // silently dropping them): the person picks another port, 0, or --no-screen.
+  // Screen mirroring is decoded and shown by the screen page (WebCodecs), where the profile
+  // offers it: the receiver's VideoDecoder port (the one wiring point for the mirroring listener).
+  const screenDecoder =
+    display && PROFILES[config.profile].intended.includes('Screen')
+      ? new PageDecoder({ geometry: commandLine.mirrorGeometry, now: () => nodeClock.now(), log, maxQueueBytes: config.limits.mirrorDisplayQueueBytes })
+      : undefined;
   let screenServer: ScreenServer | undefined;
   if (display) {
     try {
-      screenServer = await startScreenServer({ screen: display, player, port: commandLine.screenPort, log });
+      screenServer = await startScreenServer({ screen: display, player, port: commandLine.screenPort, log, mirror: screenDecoder });
     } catch (error) {
       const code = (error as NodeJS.ErrnoException).code;
       const why = code === 'EADDRINUSE' ? 'the port is in use by another program' : (error as Error).message;
@@ -314,9 +330,8 @@ async function main(): Promise<void> {
     for (const socket of udpSockets) socket.close();
   };
   // Screen mirroring (spec 4.4) needs a decoder with a display and UDP for NTP. The decoder:
-  // --record's writer, wrapping the screen page's decoder once that exists (it slots in as
-  // `screenDecoder` here); without any decoder the receiver does not offer mirroring.
-  const screenDecoder: VideoDecoder | undefined = undefined;
+  // the screen page's (screenDecoder, above), wrapped by --record's writer when asked; without
+  // any decoder the receiver does not offer mirroring.
   let videoDecoder: VideoDecoder | undefined = screenDecoder;
   let recorder: StreamRecorder | undefined;
   if (commandLine.record !== undefined) {

@@ -69,6 +69,12 @@ export interface ReceiverLimits {
   /** Most pictures the photo cache holds. */
   photoCacheEntries: number;
   /**
+   * Most bytes of mirrored video a host holds for its display while the display falls behind
+   * (the Node host: access units queued to the screen page). Past it the host drops access units
+   * until the next key frame, so the picture skips ahead instead of lagging ever more.
+   */
+  mirrorDisplayQueueBytes: number;
+  /**
    * Most bytes a connection holds unread while its requests wait (a handler answering later, a
    * head being read): the host stops reading the socket there (flow control), and a peer that
    * sends past it anyway is disconnected.
@@ -130,6 +136,8 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxPhotoBytes: 8 * 1024 * 1024,
   photoCacheBytes: 64 * 1024 * 1024,
   photoCacheEntries: 32,
+  // About two seconds of a 1080p mirroring stream (8 to 16 Mbit/s) with a key frame or two.
+  mirrorDisplayQueueBytes: 4 * 1024 * 1024,
   maxHeldBytes: 64 * 1024,
   maxQueuedReverseRequests: 16,
   maxEventSessions: 64,

@@ -128,7 +128,7 @@ describe('usage errors: one line and a pointer to --help', () => {
   test('--help says when the mirroring port is served', async () => {
     const help = await run(RECEIVER, ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: it needs a decoder \(for now --record FILE\)/);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: a profile with mirroring and the screen page\n +\(which decodes it\), or --record FILE/);
   });
 });
 

@@ -13,11 +13,13 @@ import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
 import { AUDIO_SERVICE_TYPE, hasFlag, parseFeatures, parseFlags, type Activity } from '../../src/discovery/index';
-import { makeConfig } from '../../src/receiver/config';
+import { DEFAULT_LIMITS, makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { isUuid } from '../../src/uuid';
 import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/ports';
+import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/page-decoder';
 import { PagePlayer } from '../../hosts/node/screen/player';
+import { memoryUdp } from '../support/mirror-ports';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
@@ -229,9 +231,11 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
       store,
       log: () => {},
       // The command has its virtual screen, so it offers the screen features (photos, slideshows),
-      // and the screen page plays video (bits 0 and 4).
+      // and the screen page plays video (bits 0 and 4) and shows mirroring (bit 7, with UDP for NTP).
       display: { showPhoto() {}, clear() {}, showStatus() {}, showPin() {}, hidePin() {} },
       player: new PagePlayer(),
+      videoDecoder: new PageDecoder({ geometry: DEFAULT_MIRROR_GEOMETRY, now: () => nodeClock.now(), log: () => {}, maxQueueBytes: DEFAULT_LIMITS.mirrorDisplayQueueBytes }),
+      udp: memoryUdp().binder,
     });
   });
 

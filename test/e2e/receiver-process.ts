@@ -104,6 +104,10 @@ export class ReceiverProcess {
       // The virtual screen on any free loopback port, so receivers started together never clash
       // on 7080 (a test may name its own --screen-port, or --no-screen).
       ...(options.args?.some((arg) => arg === '--screen-port' || arg === '--no-screen') ? [] : ['--screen-port', '0']),
+      // A receiver with a screen mirrors (the page decodes): its mirroring listener and NTP
+      // client on free ports too, so receivers started together never clash on 7100 or 7011.
+      ...(options.args?.includes('--mirror-port') ? [] : ['--mirror-port', '0']),
+      ...(options.args?.includes('--ntp-port') ? [] : ['--ntp-port', '0']),
       ...(options.args ?? []),
     ];
     const [program, ...programArgs] = options.prefix ? [...options.prefix, process.execPath, ...args] : [process.execPath, ...args];

@@ -2,10 +2,12 @@
 // with Server-Sent Events, on loopback only (127.0.0.1 and ::1). Everything it serves is in this
 // folder: the page works with no network.
 //
-//   GET /               the page (page.html, screen.css, screen.js, video.js)
+//   GET /               the page (page.html, screen.css, screen.js, video.js, mirror.js)
 //   GET /events         Server-Sent Events: the whole ScreenSnapshot as JSON on every change
 //   GET /state          the ScreenSnapshot now, as JSON
 //   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
+//   GET /mirror         WebSocket: screen mirroring's access units to the page (page-decoder.ts),
+//                       for pages of this server only (Host and Origin checked)
 //
 // With a player (a profile that plays video: player.ts):
 //   GET /hls.js              hls.js, for HLS where the browser plays none itself
@@ -19,8 +21,11 @@ import { readFileSync } from 'node:fs';
 import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import type { Duplex } from 'node:stream';
+import { WebSocketServer } from 'ws';
 import type { Logger } from '../../../src/platform';
 import type { ScreenSnapshot, VirtualScreen } from './display';
+import type { PageDecoder } from './page-decoder';
 import { MAX_PAGE_REPORT_BYTES, type PagePlayer, type VideoCommand } from './player';
 
 export interface ScreenServerOptions {
@@ -34,6 +39,8 @@ export interface ScreenServerOptions {
   readonly maxClients?: number;
   /** Interval of the keep-alive comment on event streams (a closed tab is noticed by it). */
   readonly heartbeatMs?: number;
+  /** Screen mirroring shown by the page (GET /mirror), where the receiver mirrors. */
+  readonly mirror?: PageDecoder;
 }
 
 export interface ScreenServer {
@@ -67,6 +74,7 @@ function loadAssets(): Record<string, Asset> {
     '/': { type: 'text/html; charset=utf-8', body: read('page.html') },
     '/screen.css': { type: 'text/css; charset=utf-8', body: read('screen.css') },
     '/screen.js': { type: 'text/javascript; charset=utf-8', body: read('screen.js') },
+    '/mirror.js': { type: 'text/javascript; charset=utf-8', body: read('mirror.js') },
     '/video.js': { type: 'text/javascript; charset=utf-8', body: read('video.js') },
   };
 }
@@ -118,13 +126,30 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
   }, heartbeatMs);
   heartbeat.unref();
 
+  // Screen mirroring's stream to the page. The page sends only short reports: a small payload limit.
+  const mirror = options.mirror;
+  const mirrorSockets = mirror ? new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false }) : undefined;
+  const upgrade = (request: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
+    socket.on('error', () => socket.destroy());
+    const refuse = (status: number, reason: string) =>
+      socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(reason)}\r\nConnection: close\r\n\r\n${reason}`);
+    if (!LOCAL_HOSTNAMES.has(hostOf(request))) return void refuse(421, 'the virtual screen answers only pages on this machine\n');
+    if ((request.url ?? '/').split('?')[0] !== '/mirror' || !mirror || !mirrorSockets) return void refuse(404, 'not found\n');
+    // Any page the browser has open, from any site, may try a WebSocket to loopback (no CORS on
+    // WebSockets): only this server's own page may watch the screen.
+    if (!isOwnOrigin(request.headers.origin, port)) {
+      log('warn', `virtual screen: mirroring stream refused to origin ${JSON.stringify(request.headers.origin ?? '(none)').slice(0, 120)}`);
+      return void refuse(403, 'only the virtual screen page may open the mirroring stream\n');
+    }
+    mirrorSockets.handleUpgrade(request, socket, head, (page) => mirror.attach(page));
+  };
+
   const handle = (request: http.IncomingMessage, response: http.ServerResponse): void => {
     const answer = (status: number, type: string, body: string | Buffer | Uint8Array, extra: Record<string, string> = {}) => {
       response.writeHead(status, { ...COMMON_HEADERS, 'Content-Type': type, 'Content-Length': Buffer.byteLength(body), 'Cache-Control': 'no-store', ...extra });
       response.end(request.method === 'HEAD' ? undefined : body);
     };
-    const host = (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
-    if (!LOCAL_HOSTNAMES.has(host)) {
+    if (!LOCAL_HOSTNAMES.has(hostOf(request))) {
       answer(421, 'text/plain; charset=utf-8', 'the virtual screen answers only pages on this machine (Host 127.0.0.1, [::1] or localhost)\n');
       return;
     }
@@ -207,6 +232,10 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       });
       return;
     }
+    if (path === '/mirror') {
+      answer(426, 'text/plain; charset=utf-8', 'a WebSocket stream: the page opens it\n', { Upgrade: 'websocket', Connection: 'Upgrade' });
+      return;
+    }
     if (path === '/favicon.ico') {
       response.writeHead(204, COMMON_HEADERS).end();
       return;
@@ -220,6 +249,7 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
   try {
     for (const address of LOOPBACK) {
       const server = http.createServer(handle);
+      server.on('upgrade', upgrade);
       // Pages connect for minutes; these bound everything else.
       server.headersTimeout = 10_000;
       server.requestTimeout = 30_000;
@@ -255,6 +285,10 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
     close: async () => {
       clearInterval(heartbeat);
       unsubscribe();
+      mirror?.close();
+      // Upgraded sockets are not the HTTP server's any more: closeAllConnections does not end them.
+      for (const page of mirrorSockets?.clients ?? []) page.terminate();
+      mirrorSockets?.close();
       for (const client of clients) client.end();
       clients.clear();
       await Promise.all(
@@ -268,6 +302,23 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       );
     },
   };
+}
+
+/** The Host header's name without its port, lower case (`[::1]` keeps its brackets). */
+function hostOf(request: http.IncomingMessage): string {
+  return (request.headers.host ?? '').replace(/:\d+$/, '').toLowerCase();
+}
+
+/** Whether `origin` is a page of this server: http, a loopback name, this port. */
+function isOwnOrigin(origin: string | undefined, port: number): boolean {
+  if (origin === undefined) return false;
+  let url: URL;
+  try {
+    url = new URL(origin);
+  } catch {
+    return false;
+  }
+  return url.protocol === 'http:' && LOCAL_HOSTNAMES.has(url.hostname) && url.port === String(port);
 }
 
 /** Reads a page's report (bounded) and hands it to the player: 204, or why not. */
