@@ -7,7 +7,7 @@
 
 import Resource from 'Resource';
 import Timer from 'timer';
-import { groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
 import type { Clock, Logger } from '../../src/platform';
 import { describeCounts, type ModdableVideoDecoder } from './video-decoder';
 
@@ -18,17 +18,6 @@ interface ClipAccessUnit {
   readonly keyFrame: boolean;
 }
 
-/** Annex B again (4-byte start codes) from NAL units. */
-function annexB(units: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(units.reduce((sum, unit) => sum + 4 + unit.length, 0));
-  let at = 0;
-  for (const unit of units) {
-    out.set([0, 0, 0, 1], at);
-    out.set(unit, at + 4);
-    at += 4 + unit.length;
-  }
-  return out;
-}
 
 export function playTestClip(decoder: ModdableVideoDecoder, options: { clock: Clock; log: Logger; frameMs: number; latency: number; done?: () => void }): void {
   const { clock, log } = options;

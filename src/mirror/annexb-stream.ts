@@ -3,6 +3,8 @@
 // sends them (spec 2.14: avcC's NAL unit length size). The sender tool and the tests use it; the
 // receiver goes the other way with the NAL kernel (nal-kernel.ts).
 
+import { START_CODE } from './nal-kernel';
+
 /** H.264 nal_unit_type values that matter for finding access units (ITU-T H.264 table 7-1). */
 export const NAL_TYPE = {
   sliceNonIdr: 1,
@@ -91,6 +93,20 @@ export function lengthPrefixed(units: readonly Uint8Array[], lengthSize: 1 | 2 |
     for (let i = lengthSize - 1; i >= 0; i--) out[at + lengthSize - 1 - i] = Math.floor(unit.length / 2 ** (8 * i)) & 0xff;
     out.set(unit, at + lengthSize);
     at += lengthSize + unit.length;
+  }
+  return out;
+}
+
+/** NAL units behind 4-byte start codes: an Annex B access unit (or parameter sets) again. */
+export function annexB(units: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const unit of units) total += START_CODE.length + unit.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const unit of units) {
+    out.set(START_CODE, at);
+    out.set(unit, at + START_CODE.length);
+    at += START_CODE.length + unit.length;
   }
   return out;
 }

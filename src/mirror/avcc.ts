@@ -2,7 +2,7 @@
 // read into what a decoder is configured with (RFC 6381 codec string, NAL length size, SPS and
 // PPS as Annex B), and built from SPS and PPS (the sender tool).
 
-import { START_CODE } from './nal-kernel';
+import { annexB } from './annexb-stream';
 
 /** A codec data payload that is not an avcC record, said in words. */
 export class AvcCError extends Error {
@@ -31,17 +31,7 @@ export function codecString(avcC: Pick<AvcC, 'profile' | 'compatibility' | 'leve
 
 /** The parameter sets behind start codes (SPS first), for decoders that take them in-band. */
 export function parameterSetsAnnexB(avcC: Pick<AvcC, 'sps' | 'pps'>): Uint8Array {
-  const units = [...avcC.sps, ...avcC.pps];
-  let total = 0;
-  for (const unit of units) total += START_CODE.length + unit.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const unit of units) {
-    out.set(START_CODE, at);
-    out.set(unit, at + START_CODE.length);
-    at += START_CODE.length + unit.length;
-  }
-  return out;
+  return annexB([...avcC.sps, ...avcC.pps]);
 }
 
 /** H.264 nal_unit_type of a sequence and a picture parameter set (ITU-T H.264 table 7-1). */

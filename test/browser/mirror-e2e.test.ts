@@ -17,11 +17,10 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg } from '../support/color-blocks';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 import { colourClipArguments } from '../support/h264-clip';
 import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'];
 const VIEWPORT = { width: 640, height: 480 };
 const TOLERANCE = 40;
 const COLOURS = [RED, GREEN, BLUE];
@@ -32,7 +31,6 @@ const POINTS = [
   { x: 480, y: 120 },
   { x: 320, y: 300 },
 ];
-
 
 describe('screen mirroring from vendorplay-send to the screen page', () => {
   let dir: string;

@@ -17,18 +17,8 @@ import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/pa
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { makeColourClip, type H264Clip } from '../support/h264-clip';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** 4:3 like the clip, so the picture fills the page. */
 const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: 4:2:0 H.264 of a solid colour (BT.709, tagged), scaling, and a JPEG screenshot. */

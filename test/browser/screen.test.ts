@@ -31,6 +31,7 @@ import {
   type Rgb,
 } from '../support/color-blocks';
 import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
+import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 
 /** Runs the sender command to its end (bounded) and returns its exit code and output. */
 function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
@@ -50,17 +51,6 @@ function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null
   });
 }
 
-const CHROMIUM = '/usr/bin/chromium';
-const CHROMIUM_ARGS = [
-  '--headless',
-  '--no-sandbox',
-  '--disable-gpu',
-  '--disable-quic',
-  '--no-first-run',
-  '--disable-background-networking',
-  '--disable-component-update',
-  '--disable-sync',
-];
 /** The page's size; the pictures are 4:3 too, so they fill it. */
 const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: the picture went through a JPEG encoder, the browser's decoder and scaling, and a JPEG screenshot. */

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
 import type { NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
 
 interface Clips {
@@ -26,16 +26,6 @@ function fromHex(hex: string): Uint8Array {
   return bytes;
 }
 
-function annexB(units: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(units.reduce((sum, unit) => sum + 4 + unit.length, 0));
-  let at = 0;
-  for (const unit of units) {
-    out.set([0, 0, 0, 1], at);
-    out.set(unit, at + 4);
-    at += 4 + unit.length;
-  }
-  return out;
-}
 
 /** The clip as the mirroring session hands it over: parameter sets, then access units with key-frame flags. */
 function accessUnitsOf(hex: string): { parameterSets: Uint8Array; accessUnits: { bytes: Uint8Array; keyFrame: boolean }[] } {

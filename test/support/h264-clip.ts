@@ -7,7 +7,8 @@ import { execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
-import { groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { buildAvcC, codecString, parseAvcC } from '../../src/mirror/avcc';
+import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
 import type { Rgb } from './color-blocks';
 
 export interface ClipOptions {
@@ -76,17 +77,7 @@ export function splitClip(stream: Uint8Array, fps: number): H264Clip {
   const sps = all.find((unit) => nalType(unit) === NAL_TYPE.sps);
   const pps = all.find((unit) => nalType(unit) === NAL_TYPE.pps);
   if (!sps || !pps) throw new Error('the clip has no SPS or PPS');
-  const avcC = new Uint8Array([1, sps[1], sps[2], sps[3], 0xff, 0xe1, sps.length >> 8, sps.length & 0xff, ...sps, 1, pps.length >> 8, pps.length & 0xff, ...pps]);
-  return { accessUnits, fps, codec: `avc1.${hex(sps[1])}${hex(sps[2])}${hex(sps[3])}`, avcC, parameterSets: annexB([sps, pps]) };
+  const avcC = buildAvcC([sps], [pps]);
+  return { accessUnits, fps, codec: codecString(parseAvcC(avcC)), avcC, parameterSets: annexB([sps, pps]) };
 }
 
-function annexB(units: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(units.reduce((total, unit) => total + 4 + unit.length, 0));
-  let at = 0;
-  for (const unit of units) {
-    out.set([0, 0, 0, 1], at);
-    out.set(unit, at + 4);
-    at += 4 + unit.length;
-  }
-  return out;
-}
