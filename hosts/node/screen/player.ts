@@ -37,27 +37,18 @@ export interface VideoCommand {
   readonly seek: { readonly version: number; readonly seconds: number } | null;
 }
 
-/** What the playing page says about its <video> element (POST /player/report, JSON). */
-export interface PageReport {
-  readonly item: number;
-  readonly state: PlayerState;
-  readonly position: number;
+/**
+ * What the playing page says about its <video> element (POST /player/report, JSON): the port's
+ * report less what the host knows itself (bytes, requests and the server, from the media proxy;
+ * startup time, from when a frame was first shown).
+ */
+export type PageReport = Omit<PlayerReport, 'duration' | 'bytes' | 'requests' | 'startupTime' | 'serverAddress' | 'error'> & {
   /** null: a live stream (Infinity does not travel in JSON). */
   readonly duration: number | null;
-  readonly rate: number;
-  readonly readyToPlay: boolean;
-  readonly bufferEmpty: boolean;
-  readonly bufferFull: boolean;
-  readonly likelyToKeepUp: boolean;
-  readonly loaded: readonly TimeRange[];
-  readonly seekable: readonly TimeRange[];
-  readonly stalls: number;
-  readonly framesDropped: number;
-  readonly watched: number;
   /** A frame of the item has been drawn. */
   readonly frameShown: boolean;
   readonly error?: MediaError;
-}
+};
 
 /** Largest report body a page may send. */
 export const MAX_PAGE_REPORT_BYTES = 16 * 1024;
