@@ -295,7 +295,7 @@ async function main(): Promise<void> {
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   // Video plays in the same page, for profiles that play video (photo-frame and speaker do not).
-  const player = display && PROFILES[config.profile].intended.includes('Video') ? new PagePlayer(log) : undefined;
+  const player = display && PROFILES[config.profile].intended.includes('Video') ? new PagePlayer(log, undefined, config.limits) : undefined;
   let receiver: Receiver | undefined;
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or

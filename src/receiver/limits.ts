@@ -75,6 +75,16 @@ export interface ReceiverLimits {
    */
   mirrorDisplayQueueBytes: number;
   /**
+   * A host that fetches video for its player through a proxy (the Node host's screen page): the
+   * largest HLS playlist it rewrites (bigger: the fetch fails, 502), the URLs it keeps per item
+   * (a live stream's older segments are forgotten beyond it), the redirects it follows per
+   * request, and how long it waits for the media server to answer.
+   */
+  mediaPlaylistBytes: number;
+  mediaItemUrls: number;
+  mediaRedirects: number;
+  mediaServerTimeoutMs: number;
+  /**
    * Most bytes a connection holds unread while its requests wait (a handler answering later, a
    * head being read): the host stops reading the socket there (flow control), and a peer that
    * sends past it anyway is disconnected.
@@ -138,6 +148,11 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   photoCacheEntries: 32,
   // About two seconds of a 1080p mirroring stream (8 to 16 Mbit/s) with a key frame or two.
   mirrorDisplayQueueBytes: 4 * 1024 * 1024,
+  // Real playlists are a few KiB; a live stream names a few segments a minute.
+  mediaPlaylistBytes: 2 * 1024 * 1024,
+  mediaItemUrls: 20_000,
+  mediaRedirects: 5,
+  mediaServerTimeoutMs: 20_000,
   maxHeldBytes: 64 * 1024,
   maxQueuedReverseRequests: 16,
   maxEventSessions: 64,

@@ -8,6 +8,7 @@
 
 import http from 'node:http';
 import https from 'node:https';
+import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver/limits';
 
 /** Why a fetch failed, in the shape of PlayerReport.error (src/platform.ts). */
 export interface MediaError {
@@ -16,14 +17,15 @@ export interface MediaError {
   readonly message: string;
 }
 
-/** Largest playlist rewritten (bigger ones are refused: 502); real ones are a few KiB. */
-export const MAX_PLAYLIST_BYTES = 2 * 1024 * 1024;
-/** URLs kept per item; a live stream's older segments are forgotten beyond it. */
-export const MAX_ITEM_URLS = 20_000;
-/** Redirects followed per request. */
-const MAX_REDIRECTS = 5;
-/** No answer from the media server for this long: the request fails. */
-const UPSTREAM_TIMEOUT_MS = 20_000;
+/** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
+export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
+
+export const DEFAULT_MEDIA_LIMITS: MediaLimits = {
+  mediaPlaylistBytes: DEFAULT_LIMITS.mediaPlaylistBytes,
+  mediaItemUrls: DEFAULT_LIMITS.mediaItemUrls,
+  mediaRedirects: DEFAULT_LIMITS.mediaRedirects,
+  mediaServerTimeoutMs: DEFAULT_LIMITS.mediaServerTimeoutMs,
+};
 
 /** HLS playlist types (RFC 8216 4), and the path endings that name one when the type does not. */
 const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
@@ -78,6 +80,7 @@ export class MediaItem {
     readonly item: number,
     url: URL,
     private readonly changed: () => void,
+    private readonly limits: MediaLimits = DEFAULT_MEDIA_LIMITS,
   ) {
     this.number(url.href);
   }
@@ -105,7 +108,7 @@ export class MediaItem {
     this.urls.set(number, url);
     this.numbers.set(url, number);
     // A live stream names new segments forever: the oldest numbers go (URL 0 stays).
-    const oldest = number - MAX_ITEM_URLS;
+    const oldest = number - this.limits.mediaItemUrls;
     if (oldest > 0) {
       const gone = this.urls.get(oldest);
       this.urls.delete(oldest);
@@ -144,7 +147,7 @@ export class MediaItem {
       const client = target.protocol === 'https:' ? https : http;
       let upstream: http.ClientRequest;
       try {
-        upstream = client.request(target, { method: 'GET', headers, timeout: UPSTREAM_TIMEOUT_MS });
+        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs });
       } catch (error) {
         fail(502, { code: -1, domain: 'network', message: `cannot fetch ${target.href}: ${(error as Error).message}` });
         return;
@@ -154,7 +157,7 @@ export class MediaItem {
       // The page went away (a new item, a seek that cancels a range): so does the fetch.
       const pageGone = () => upstream.destroy();
       response.on('close', pageGone);
-      upstream.on('timeout', () => upstream.destroy(new Error(`no answer in ${UPSTREAM_TIMEOUT_MS / 1000} s`)));
+      upstream.on('timeout', () => upstream.destroy(new Error(`no answer in ${this.limits.mediaServerTimeoutMs / 1000} s`)));
       upstream.on('error', (error) => {
         done();
         response.off('close', pageGone);
@@ -174,8 +177,8 @@ export class MediaItem {
           answer.resume();
           done();
           response.off('close', pageGone);
-          if (redirects >= MAX_REDIRECTS) {
-            fail(502, { code: status, domain: 'http', message: `more than ${MAX_REDIRECTS} redirects from ${url}` });
+          if (redirects >= this.limits.mediaRedirects) {
+            fail(502, { code: status, domain: 'http', message: `more than ${this.limits.mediaRedirects} redirects from ${url}` });
             return;
           }
           let next: URL;
@@ -254,10 +257,10 @@ export class MediaItem {
     answer.on('data', (chunk: Buffer) => {
       this.bytes += chunk.length;
       length += chunk.length;
-      if (length > MAX_PLAYLIST_BYTES) {
+      if (length > this.limits.mediaPlaylistBytes) {
         answer.destroy();
         done();
-        fail(502, { code: -1, domain: 'media', message: `playlist ${base.href} is larger than ${MAX_PLAYLIST_BYTES} bytes` });
+        fail(502, { code: -1, domain: 'media', message: `playlist ${base.href} is larger than ${this.limits.mediaPlaylistBytes} bytes` });
         return;
       }
       chunks.push(chunk);

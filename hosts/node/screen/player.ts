@@ -12,7 +12,7 @@
 // leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerReport, PlayerState, TimeRange } from '../../../src/platform';
-import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaError } from './media-proxy';
+import { checkMediaUrl, DEFAULT_MEDIA_LIMITS, looksLikePlaylist, MediaItem, type MediaError, type MediaLimits } from './media-proxy';
 
 /** Where the page starts an item: seconds, or a fraction of the duration once known. */
 export interface VideoStart {
@@ -85,13 +85,15 @@ export class PagePlayer implements Player {
     private readonly log?: Logger,
     /** Monotonic milliseconds. */
     private readonly now: () => number = () => performance.now(),
+    /** The media proxy's limits (the receiver's `--limit` values). */
+    private readonly mediaLimits: MediaLimits = DEFAULT_MEDIA_LIMITS,
   ) {}
 
   load(item: number, url: string, start: VideoStart): void {
     this.current?.media?.close();
     const checked = checkMediaUrl(url);
     const invalid: MediaError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
-    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, () => this.mediaChanged(item));
+    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, () => this.mediaChanged(item), this.mediaLimits);
     this.current = {
       item,
       url,
