@@ -301,6 +301,9 @@ export function isAscii(text: string): boolean {
 
 /** Latin-1 view of bytes: each byte one UTF-16 unit. Used for HTTP heads, which are ASCII. */
 export function latin1Decode(bytes: Uint8Array): string {
+  // One call for the short pieces of a request head (method, target, each header name and
+  // value): no parts array and no join on the path of every request.
+  if (bytes.length <= CHAR_CODE_CHUNK) return String.fromCharCode.apply(null, bytes as unknown as number[]);
   const parts: string[] = [];
   for (let i = 0; i < bytes.length; i += CHAR_CODE_CHUNK) {
     parts.push(String.fromCharCode.apply(null, bytes.subarray(i, Math.min(i + CHAR_CODE_CHUNK, bytes.length)) as unknown as number[]));

@@ -1,7 +1,7 @@
 // Parsing of one complete head: start line, field lines, body framing and persistence.
 // The parser (parser.ts) finds where a head ends; these functions read the bytes in place.
 
-import { latin1Decode } from '../bytes';
+import { latin1Decode, latin1Encode } from '../bytes';
 import { COLON, CR, DEL, HTAB, LF, SP, isTokenByte, quoteBytes, quoteText } from './_chars';
 import { Headers, listTokens } from './headers';
 import type { BodyFraming, Protocol, ProtocolVersion } from './message';
@@ -45,8 +45,21 @@ export function fieldsTooLargeStatus(protocol: Protocol | undefined): number {
 
 const VERSION_PATTERN = /^(HTTP|RTSP)\/([0-9])\.([0-9])$/;
 
+type ParsedVersion = { readonly protocol: Protocol; readonly version: ProtocolVersion };
+
+/** The versions served, by their bytes: every well-formed message matches one without a string or a regex. */
+const SERVED_VERSIONS: readonly { readonly bytes: Uint8Array; readonly parsed: ParsedVersion }[] = (
+  [
+    ['HTTP', '1.1'],
+    ['HTTP', '1.0'],
+    ['RTSP', '1.0'],
+  ] as const
+).map(([protocol, version]) => ({ bytes: latin1Encode(`${protocol}/${version}`), parsed: { protocol, version } }));
+
 /** RFC 9112 2.3 (HTTP-version, case-sensitive name) and RFC 2326 3.1 (RTSP-Version). */
-function parseVersion(bytes: Uint8Array, from: number, to: number): { protocol: Protocol; version: ProtocolVersion } | HeadProblem {
+function parseVersion(bytes: Uint8Array, from: number, to: number): ParsedVersion | HeadProblem {
+  for (const served of SERVED_VERSIONS) if (rangeEquals(bytes, from, to, served.bytes)) return served.parsed;
+  // Not one of them: the regex says whether it is malformed or a version not supported.
   const text = to - from <= 16 ? latin1Decode(bytes.subarray(from, to)) : '';
   const match = VERSION_PATTERN.exec(text);
   if (!match) return new HeadProblem(STATUS.badRequest, `protocol version ${quoteBytes(bytes, from, to)} is malformed (expected HTTP/1.1, HTTP/1.0 or RTSP/1.0)`);
@@ -56,6 +69,12 @@ function parseVersion(bytes: Uint8Array, from: number, to: number): { protocol: 
     return { protocol, version: version as ProtocolVersion };
   }
   return new HeadProblem(STATUS.versionNotSupported, `protocol version ${text} is not supported (HTTP/1.1, HTTP/1.0 and RTSP/1.0 are)`);
+}
+
+function rangeEquals(bytes: Uint8Array, from: number, to: number, expected: Uint8Array): boolean {
+  if (to - from !== expected.length) return false;
+  for (let i = 0; i < expected.length; i++) if (bytes[from + i] !== expected[i]) return false;
+  return true;
 }
 
 function findByte(bytes: Uint8Array, byte: number, from: number, to: number): number {

@@ -496,13 +496,18 @@ export class ReceiverConnection implements SansIoConnection {
       this.turnIntoStream(response.stream);
       return;
     }
-    const headers = new Headers(response.headers);
+    // Kept bytes first: a cached reply skips the header copy below as well as the writer.
+    const reused = this.sendReused(head, response, releaseEvents);
     if (response.reason !== undefined) {
       log(response.status >= STATUS.internalServerError ? 'warn' : 'info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${response.status} (${response.reason})`);
     } else {
-      log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}`);
+      log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}${reused ? ' (kept bytes)' : ''}`);
     }
-    if (this.sendReused(head, response, releaseEvents)) return;
+    if (reused) {
+      if (response.close === true || !head.keepAlive) this.close('request asked to close');
+      return;
+    }
+    const headers = new Headers(response.headers);
     // RFC 2326 12.17: the response carries the request's CSeq. A request without one (some
     // senders) still gets its answer, without CSeq, rather than silence.
     const cseq = head.headers.get(HEADER.cseq);
@@ -538,9 +543,7 @@ export class ReceiverConnection implements SansIoConnection {
     if (!kept) return false;
     const close = response.close === true || !head.keepAlive;
     if (kept.version !== head.version || kept.close !== close || kept.date !== httpDate(this.context.wallTime())) return false;
-    this.context.log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status} (kept bytes)`);
     this.outgoing.push({ bytes: kept.bytes, sent: releaseEvents });
-    if (close) this.close('request asked to close');
     return true;
   }
 

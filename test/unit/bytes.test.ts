@@ -87,6 +87,15 @@ test('Latin-1 maps bytes one to one and refuses characters above U+00FF', () => 
   assert.throws(() => bytes.latin1Encode('€'), /not encodable/);
 });
 
+test('Latin-1 decodes every length the same way: empty, short pieces and long runs in chunks', () => {
+  for (const length of [0, 1, 63, 64, 65, 128, 1000]) {
+    const data = new Uint8Array(length).map((_, i) => (i * 7 + 3) & 0xff);
+    const text = bytes.latin1Decode(data);
+    assert.equal(text.length, length);
+    for (let i = 0; i < length; i++) assert.equal(text.charCodeAt(i), data[i], `length ${length}, index ${i}`);
+  }
+});
+
 test('big- and little-endian integer reads', () => {
   const data = u8(0x01, 0x02, 0x03, 0x04, 0x05, 0x06, 0x07, 0x88);
   assert.equal(bytes.readU16BE(data, 0), 0x0102);
