@@ -13,7 +13,7 @@
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -105,7 +105,12 @@ function mtime(file) {
   return statSync(file).mtimeMs;
 }
 
-/** Compiles what is stale (two at a time at most: the machine is shared) and links. */
+/**
+ * Compiles what is stale (two at a time at most: the machine is shared) and links. Test files
+ * running in parallel may build at once on a fresh clone: each object and the binary are written
+ * under a temporary name and renamed into place, so no process ever links a half-written object
+ * or runs a half-written binary (a running host keeps the file it started from).
+ */
 export async function buildXsHost({ quiet = false } = {}) {
   mkdirSync(OBJ, { recursive: true });
   const headersTime = Math.max(...HEADERS.map(mtime));
@@ -127,12 +132,16 @@ export async function buildXsHost({ quiet = false } = {}) {
   const worker = async () => {
     while (next < jobs.length) {
       const job = jobs[next++];
-      await run(CC, ['-c', job.source, '-o', job.object, ...job.flags], { maxBuffer: 16 << 20 });
+      const temporary = `${job.object}.${process.pid}.tmp`;
+      await run(CC, ['-c', job.source, '-o', temporary, ...job.flags], { maxBuffer: 16 << 20 });
+      renameSync(temporary, job.object);
     }
   };
   await Promise.all(Array.from({ length: parallel }, worker));
   if (linkNeeded || objects.some((object) => mtime(object) > mtime(XS_HOST_BINARY))) {
-    await run(CC, ['-rdynamic', ...objects, ...LIBRARIES, '-o', XS_HOST_BINARY], { maxBuffer: 16 << 20 });
+    const temporary = `${XS_HOST_BINARY}.${process.pid}.tmp`;
+    await run(CC, ['-rdynamic', ...objects, ...LIBRARIES, '-o', temporary], { maxBuffer: 16 << 20 });
+    renameSync(temporary, XS_HOST_BINARY);
   }
   if (!quiet && jobs.length > 0) process.stderr.write(`xs-host: compiled ${jobs.length} files in ${Date.now() - started} ms\n`);
   return XS_HOST_BINARY;
