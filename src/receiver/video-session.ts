@@ -23,7 +23,7 @@
 //   open) nothing is fetching and the session stays loading until it is stopped. A player that
 //   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
-import type { Clock, Logger, Player, PlayerReport, RandomSource, TimerHandle, TimeRange } from '../platform';
+import type { Clock, Logger, Player, PlayerReport, RandomSource, TimerHandle } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import type { ReceiverLimits } from './limits';
 import type { StartPosition } from './video-request';
@@ -31,18 +31,8 @@ import type { StartPosition } from './video-request';
 /** The states a video reports (spec 3, 6). */
 export type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
 
-/** spec 2.9: what GET /playback-info answers about the loaded video. */
-export interface PlaybackInfo {
-  readonly duration: number;
-  readonly position: number;
-  readonly rate: number;
-  readonly readyToPlay: boolean;
-  readonly bufferEmpty: boolean;
-  readonly bufferFull: boolean;
-  readonly likelyToKeepUp: boolean;
-  readonly loaded: readonly TimeRange[];
-  readonly seekable: readonly TimeRange[];
-}
+/** spec 2.9: what GET /playback-info answers about the loaded video: the player's report of it. */
+export type PlaybackInfo = Pick<PlayerReport, 'duration' | 'position' | 'rate' | 'readyToPlay' | 'bufferEmpty' | 'bufferFull' | 'likelyToKeepUp' | 'loaded' | 'seekable'>;
 
 /** spec 2.10: one playback access log entry, from what the player did with one item. */
 export interface AccessLogEvent {

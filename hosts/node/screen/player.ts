@@ -254,18 +254,11 @@ export class PagePlayer implements Player {
     const page = current.page?.report;
     if (failure || !page) {
       return {
-        item: current.item,
+        ...idleReport(current.item, media),
         // Not yet on any page: idle (spec-wise still loading; the core knows no player has it).
         state: failure ? 'failed' : current.taken || this.playerPage() ? 'loading' : 'idle',
         position: page?.position ?? current.start.seconds ?? 0,
         duration: page ? (page.duration ?? Infinity) : 0,
-        rate: 0,
-        readyToPlay: false,
-        bufferEmpty: true,
-        bufferFull: false,
-        likelyToKeepUp: false,
-        loaded: [],
-        seekable: [],
         stalls: page?.stalls ?? 0,
         framesDropped: page?.framesDropped ?? 0,
         watched: page?.watched ?? 0,
