@@ -10,6 +10,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { equal } from '../../src/bytes';
+import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { Logger } from '../../src/platform';
 
@@ -101,19 +102,7 @@ export function sampleMirrorFrame(lengthSize: 1 | 2 | 4 = 4, sliceBytes = 14_000
     unit[0] = 0x41; // a non-IDR slice
     units.push(unit);
   }
-  const payload = new Uint8Array(units.reduce((sum, unit) => sum + lengthSize + unit.length, 0));
-  const annexB = new Uint8Array(units.reduce((sum, unit) => sum + 4 + unit.length, 0));
-  let p = 0;
-  let a = 0;
-  for (const unit of units) {
-    for (let i = lengthSize - 1; i >= 0; i--) payload[p++] = (unit.length >>> (8 * i)) & 0xff;
-    payload.set(unit, p);
-    p += unit.length;
-    annexB[a + 3] = 1;
-    annexB.set(unit, a + 4);
-    a += 4 + unit.length;
-  }
-  return { payload, annexB };
+  return { payload: lengthPrefixed(units, lengthSize), annexB: annexB(units) };
 }
 
 /**

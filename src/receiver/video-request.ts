@@ -92,7 +92,8 @@ function readParametersPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest 
   };
 }
 
-function readPlistPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest {
+/** A body that must be a property list dictionary (binary or XML); VideoRequestError says why not. */
+function readPlistDict(body: Uint8Array): PlistDict {
   let plist: PlistValue;
   try {
     plist = decodePlist(body);
@@ -100,6 +101,11 @@ function readPlistPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest {
     throw new VideoRequestError(`body is not a property list: ${describe(error)}`);
   }
   if (!isPlistDict(plist)) throw new VideoRequestError('body is a property list but not a dictionary');
+  return plist;
+}
+
+function readPlistPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest {
+  const plist = readPlistDict(body);
   const location = getEntry(plist, PLAY_KEYS.location);
   if (location === undefined) throw new VideoRequestError(`property list without ${PLAY_KEYS.location}`);
   if (typeof location !== 'string') throw new VideoRequestError(`${PLAY_KEYS.location} is ${describeValue(location)}, not a string`);
@@ -179,13 +185,7 @@ const CMTIME_NOT_NUMERIC = 4 | 8 | 16;
  * means "no end time"). Throws VideoRequestError.
  */
 export function readEndTime(body: Uint8Array): number | undefined {
-  let plist: PlistValue;
-  try {
-    plist = decodePlist(body);
-  } catch (error) {
-    throw new VideoRequestError(`body is not a property list: ${describe(error)}`);
-  }
-  if (!isPlistDict(plist)) throw new VideoRequestError('body is a property list but not a dictionary');
+  const plist = readPlistDict(body);
   const time = getEntry(plist, 'value');
   if (!isPlistDict(time)) throw new VideoRequestError(`value is ${describeValue(time)}, not a time dictionary {epoch, flags, timescale, value}`);
   const field = (name: string): number => {

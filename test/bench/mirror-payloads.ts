@@ -4,6 +4,8 @@
 // Each comes with its Annex B, built by concatenation (not by a kernel), and the places of its
 // length fields, so a bench can put back what an in-place conversion overwrote. Portable.
 
+import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
+
 export interface MirrorPayload {
   /** Names the workload in the figures: `p-frame` or `idr-frame`. */
   readonly kind: string;
@@ -34,24 +36,12 @@ function unit(header: number, bytes: number, seed: number): Uint8Array {
 }
 
 function build(kind: string, lengthSize: 1 | 2 | 4, units: Uint8Array[]): MirrorPayload {
-  const total = units.reduce((sum, nal) => sum + nal.length, 0);
-  const payload = new Uint8Array(total + units.length * lengthSize);
-  const annexB = new Uint8Array(total + units.length * 4);
+  const payload = lengthPrefixed(units, lengthSize);
   const fieldOffsets: number[] = [];
-  let p = 0;
-  let a = 0;
-  for (const nal of units) {
-    fieldOffsets.push(p);
-    for (let i = lengthSize - 1; i >= 0; i--) payload[p++] = Math.floor(nal.length / 256 ** i) & 0xff;
-    payload.set(nal, p);
-    p += nal.length;
-    annexB[a + 3] = 1;
-    annexB.set(nal, a + 4);
-    a += 4 + nal.length;
-  }
+  for (let at = 0, i = 0; i < units.length; at += lengthSize + units[i].length, i++) fieldOffsets.push(at);
   const fieldBytes = new Uint8Array(fieldOffsets.length * lengthSize);
   fieldOffsets.forEach((offset, i) => fieldBytes.set(payload.subarray(offset, offset + lengthSize), i * lengthSize));
-  return { kind, lengthSize, payload, annexB, keyFrame: units.some((nal) => (nal[0] & 0x1f) === 5), nalCount: units.length, fieldOffsets, fieldBytes };
+  return { kind, lengthSize, payload, annexB: annexB(units), keyFrame: units.some((nal) => (nal[0] & 0x1f) === 5), nalCount: units.length, fieldOffsets, fieldBytes };
 }
 
 /** A P frame of about 42 KB (an SEI and three slices) and an IDR frame of about 200 KB (an SEI and four slices). */

@@ -421,3 +421,28 @@ export async function exchange(port: number, message: string | Uint8Array, host 
     client.close();
   }
 }
+
+/** What a `vendorplay-send` run printed, and how it ended. */
+export interface SenderRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+/** The sender command the tests run (the compiled build, as a person runs it). */
+export const SEND_COMMAND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
+
+/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
+export function runSender(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<SenderRun> {
+  const child = spawn(process.execPath, [SEND_COMMAND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
+  const exited = new Promise<SenderRun>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
+  return within(timeoutMs, `vendorplay-send ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
+    child.kill('SIGKILL');
+    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
+  });
+}

@@ -4,15 +4,13 @@
 // asset it shows, one after another, a slide duration apart, fetched over three connections.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import jpeg from 'jpeg-js';
-import { PROJECT_ROOT, ReceiverProcess, delay, within } from './receiver-process';
+import { ReceiverProcess, delay, runSender as send } from './receiver-process';
 
-const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
 const BOUND = { timeout: 60_000 };
 
 /** Small real JPEGs of different colours, named so they sort in order. */
@@ -30,31 +28,6 @@ function writePictures(dir: string, count: number): void {
     writeFileSync(path.join(dir, `picture-${n + 1}.jpg`), jpeg.encode({ data, width, height }, 85).data);
   }
   writeFileSync(path.join(dir, 'notes.txt'), 'not a picture: skipped by the sender\n');
-}
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it. */
-function send(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<Run> {
-  const child = spawn(process.execPath, [SEND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
-  return within(
-    timeoutMs,
-    `vendorplay-send ${args.join(' ')}`,
-    Promise.all([exited, side]).then(([run]) => run),
-  ).catch((error: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  });
 }
 
 /** `event: slideshow playing (last asset 1)` lines, as `playing 1`. */

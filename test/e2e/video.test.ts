@@ -7,39 +7,15 @@
 // screen page's suite.) Network: loopback only; the video URLs are never fetched.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { real } from '../../src/plist/value';
-import { PROJECT_ROOT, RawClient, ReceiverProcess, within } from './receiver-process';
+import { RawClient, ReceiverProcess, within, runSender as send } from './receiver-process';
 
-const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
 const BOUND = { timeout: 60_000 };
 /** Never fetched (no screen page is open); the discard port, on loopback. */
 const MOVIE = 'http://127.0.0.1:9/movies/clip.mp4';
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it. */
-function send(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<Run> {
-  const child = spawn(process.execPath, [SEND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
-  return within(timeoutMs, `vendorplay-send ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  });
-}
 
 /** Waits until `output()` matches `pattern`. */
 async function until(output: () => string, pattern: RegExp, what: string): Promise<void> {

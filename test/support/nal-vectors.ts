@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { sha256 } from '@noble/hashes/sha2.js';
 import { equal, fromHex, toHex } from '../../src/bytes';
+import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { NalError, portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import { makeRng, type Rng } from './arbitrary';
 import vectors from '../vectors/nal-annexb.json' with { type: 'json' };
@@ -28,20 +29,8 @@ export function describedUnit(header: number, bytes: number, seed: number): Uint
 /** The units of a described vector as a length-prefixed payload and as Annex B. */
 export function buildDescribed(units: readonly { header: string; bytes: number; seed: number }[], lengthSize: number): { payload: Uint8Array; annexB: Uint8Array } {
   const nals = units.map((unit) => describedUnit(Number.parseInt(unit.header, 16), unit.bytes, unit.seed));
-  const total = nals.reduce((sum, nal) => sum + nal.length, 0);
-  const payload = new Uint8Array(total + nals.length * lengthSize);
-  const annexB = new Uint8Array(total + nals.length * 4);
-  let p = 0;
-  let a = 0;
-  for (const nal of nals) {
-    for (let i = lengthSize - 1; i >= 0; i--) payload[p++] = Math.floor(nal.length / 256 ** i) & 0xff;
-    payload.set(nal, p);
-    p += nal.length;
-    annexB[a + 3] = 1;
-    annexB.set(nal, a + 4);
-    a += 4 + nal.length;
-  }
-  return { payload, annexB };
+  // Plain concatenation (annexb-stream's writers), never a NAL kernel: the expectation stays independent.
+  return { payload: lengthPrefixed(nals, lengthSize as 1 | 2 | 4), annexB: annexB(nals) };
 }
 
 const GUARD = 7;
