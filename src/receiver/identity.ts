@@ -3,7 +3,8 @@
 // restart (TXT pk, pi, psi; spec 2.1 and 2.11).
 
 import { ed25519 } from '@noble/curves/ed25519.js';
-import { fromHex, toHex, utf8Decode, utf8Encode } from '../bytes';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { concat, equal, fromHex, toHex, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource, Store } from '../platform';
 import { uuidFromBytes } from '../uuid';
 
@@ -26,46 +27,93 @@ interface StoredIdentity {
   secretKey: string;
   pairingId: string;
   systemPairingId: string;
+  /**
+   * The public key of `secretKey`, kept so that a start does not derive it: that is an Ed25519
+   * base-point multiplication whose first run builds @noble's table (about 35 ms of every start
+   * on the desktop, far more on a microcontroller). Records written before it lack it and get it
+   * on their first start.
+   */
+  publicKey?: string;
+  /** KEY_CHECK_BYTES of SHA-512(secret key || public key): a damaged key is re-derived, never trusted. */
+  keyCheck?: string;
 }
+
+const KEY_CHECK_BYTES = 8;
 
 /**
  * The stored identity, or a new one (stored at once) when there is none or the stored record
  * is unreadable. An unreadable record is logged and kept under another key rather than
- * silently lost, so a person can look at it.
+ * silently lost, so a person can look at it. The public key comes from the record when its
+ * check holds; otherwise it is derived from the secret key and the record written again.
  */
 export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Logger): ReceiverIdentity {
   const stored = store.get(IDENTITY_KEY);
   if (stored) {
+    let record: StoredIdentity | undefined;
+    let identity: Omit<ReceiverIdentity, 'publicKey'> | undefined;
     try {
-      return fromStored(JSON.parse(utf8Decode(stored)) as StoredIdentity);
+      record = JSON.parse(utf8Decode(stored)) as StoredIdentity;
+      identity = fromStored(record);
     } catch (error) {
       log('error', `stored identity is unreadable (${error instanceof Error ? error.message : String(error)}); kept as "identity.bad", making a new one`);
       store.put('identity.bad', stored);
     }
+    if (record && identity) {
+      const kept = keptPublicKey(record, identity.secretKey);
+      if (kept) return { ...identity, publicKey: kept };
+      // Not kept yet (an older record), or damaged: derived from the secret, which decides.
+      if (record.publicKey !== undefined) log('warn', 'stored identity: its public key does not match its check; derived again from the secret key');
+      const publicKey = ed25519.getPublicKey(identity.secretKey);
+      store.put(IDENTITY_KEY, encodeRecord({ ...record, ...keyFields(identity.secretKey, publicKey) }));
+      return { ...identity, publicKey };
+    }
   }
   const secretKey = random(32);
+  const publicKey = ed25519.getPublicKey(secretKey);
   const record: StoredIdentity = {
     version: 1,
     secretKey: toHex(secretKey),
     pairingId: uuidFromBytes(random(16)),
     systemPairingId: uuidFromBytes(random(16)),
+    ...keyFields(secretKey, publicKey),
   };
-  store.put(IDENTITY_KEY, utf8Encode(JSON.stringify(record)));
+  store.put(IDENTITY_KEY, encodeRecord(record));
   log('info', `created a new receiver identity (pi ${record.pairingId})`);
-  return fromStored(record);
+  return { ...fromStored(record), publicKey };
 }
 
-function fromStored(record: StoredIdentity): ReceiverIdentity {
+function encodeRecord(record: StoredIdentity): Uint8Array {
+  return utf8Encode(JSON.stringify(record));
+}
+
+/** The public key and its check, as a record keeps them. */
+function keyFields(secretKey: Uint8Array, publicKey: Uint8Array): Pick<StoredIdentity, 'publicKey' | 'keyCheck'> {
+  return { publicKey: toHex(publicKey), keyCheck: toHex(keyCheck(secretKey, publicKey)) };
+}
+
+function keyCheck(secretKey: Uint8Array, publicKey: Uint8Array): Uint8Array {
+  return sha512(concat(secretKey, publicKey)).subarray(0, KEY_CHECK_BYTES);
+}
+
+/** The record's public key when it is there, 32 bytes, and matches its check; otherwise undefined. */
+function keptPublicKey(record: StoredIdentity, secretKey: Uint8Array): Uint8Array | undefined {
+  if (typeof record.publicKey !== 'string' || typeof record.keyCheck !== 'string') return undefined;
+  try {
+    const publicKey = fromHex(record.publicKey);
+    const check = fromHex(record.keyCheck);
+    return publicKey.length === 32 && equal(check, keyCheck(secretKey, publicKey)) ? publicKey : undefined;
+  } catch {
+    return undefined; // not hex
+  }
+}
+
+/** The secret and identifiers of a record (its public key is the caller's: kept or derived). */
+function fromStored(record: StoredIdentity): Omit<ReceiverIdentity, 'publicKey'> {
   if (record.version !== 1) throw new Error(`identity record version ${String(record.version)} is not 1`);
   const secretKey = fromHex(record.secretKey);
   if (secretKey.length !== 32) throw new Error(`identity secret key is ${secretKey.length} bytes, not 32`);
   if (typeof record.pairingId !== 'string' || typeof record.systemPairingId !== 'string') throw new Error('identity record lacks its pairing identifiers');
-  return {
-    secretKey,
-    publicKey: ed25519.getPublicKey(secretKey),
-    pairingId: record.pairingId,
-    systemPairingId: record.systemPairingId,
-  };
+  return { secretKey, pairingId: record.pairingId, systemPairingId: record.systemPairingId };
 }
 
 /** Store key of the device id made for a host without a MAC address of its own. */

@@ -32,6 +32,9 @@ export interface HttpLoad {
   warmUpMs: number;
 }
 
+/** Connections of the warm-up before each server's first measured round (and before the RTSP figures). */
+const WARM_UP_CONNECTIONS = 10;
+
 export const DEFAULT_HTTP_LOAD: HttpLoad = { connections: [1, 10, 100], pipeline: 1, roundMs: 1000, rounds: 5, warmUpMs: 500 };
 
 const SERVER_INFO = 'GET /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n';
@@ -276,7 +279,7 @@ async function requestRate(port: number, pid: number, request: string, expected:
 }
 
 export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<void> {
-  const most = Math.max(...load.connections);
+  const most = Math.max(WARM_UP_CONNECTIONS, ...load.connections);
   // The default log level (info) logs nothing for a successful request, as a person runs it.
   // The load comes from one address: room for all of it there too (a sender uses a handful).
   const room = most + 8;
@@ -297,7 +300,7 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
       { name: 'receiver', port: receiver.port, pid: receiverPid, expected: expectedOf(sample, ['Content-Type', 'Server']) },
       { name: 'node-http', port: nodeHttp.port, pid: nodeHttp.pid, expected: expectedOf(nodeSample, ['Content-Type', 'Server']) },
     ] as const;
-    for (const server of servers) await requestRate(server.port, server.pid, SERVER_INFO, server.expected, 10, load.pipeline, load.warmUpMs);
+    for (const server of servers) await requestRate(server.port, server.pid, SERVER_INFO, server.expected, WARM_UP_CONNECTIONS, load.pipeline, load.warmUpMs);
     const responseBytes = { receiver: responseSize(sample), 'node-http': responseSize(nodeSample) };
     for (const connections of load.connections) {
       const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
@@ -334,7 +337,7 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
       verify(first.head.status === 200, `receiver answered ${what} with ${first.head.status}`);
       const expected = expectedOf(first, [...identifying]);
       if (what === 'rtsp.info') expected.body = infoCheck(first.body);
-      await requestRate(receiver.port, receiverPid, request, expected, 10, load.pipeline, load.warmUpMs);
+      await requestRate(receiver.port, receiverPid, request, expected, WARM_UP_CONNECTIONS, load.pipeline, load.warmUpMs);
       for (const connections of [1, 10]) {
         const rates: number[] = [];
         const cpu: number[] = [];

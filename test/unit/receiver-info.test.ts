@@ -2,6 +2,9 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { ed25519 } from '@noble/curves/ed25519.js';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { concat, toHex, utf8Decode, utf8Encode } from '../../src/bytes';
 import { parseFeatures, parseFlags, parseTxtBytes } from '../../src/discovery';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { PlistReal, isPlistDict, type PlistDict } from '../../src/plist/value';
@@ -12,14 +15,15 @@ import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, record
 
 function makeReceiver(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(), seed = 9) {
   const advertiser = new RecordingAdvertiser();
+  const log = recordingLogger();
   const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:ca:1a:e2:88', profile: 'speaker', ...overrides }), {
     clock: new ManualClock(),
     random: seededRandom(seed),
     store,
-    log: recordingLogger(),
+    log,
     advertiser,
   });
-  return { receiver, advertiser, store };
+  return { receiver, advertiser, store, logs: log.lines.map((line) => `${line.level} ${line.message}`) };
 }
 
 async function body(receiver: Receiver, request: string): Promise<{ head: string; body: Uint8Array }> {
@@ -132,6 +136,37 @@ test('the identity survives a restart with the same store, and an unreadable rec
   const third = makeReceiver({}, store, 11).receiver.identity;
   assert.notEqual(third.pairingId, first.pairingId);
   assert.deepEqual(store.get('identity.bad'), new Uint8Array([1, 2, 3]));
+});
+
+test('the identity keeps its public key with a check: an older record gains it, a damaged one is derived again from the secret', () => {
+  const store = new MemoryStore();
+  const made = makeReceiver({}, store).receiver.identity;
+  assert.deepEqual(made.publicKey, ed25519.getPublicKey(made.secretKey));
+  const record = JSON.parse(utf8Decode(store.get('identity')!)) as Record<string, unknown>;
+  assert.equal(record.publicKey, toHex(made.publicKey));
+  assert.equal(typeof record.keyCheck, 'string');
+
+  // A start takes a kept key whose check holds as it is: it derives nothing (a key made up here,
+  // with its check, is what the receiver then has).
+  const madeUp = new Uint8Array(32).fill(7);
+  const check = sha512(concat(made.secretKey, madeUp)).subarray(0, 8);
+  store.put('identity', utf8Encode(JSON.stringify({ ...record, publicKey: toHex(madeUp), keyCheck: toHex(check) })));
+  assert.deepEqual(makeReceiver({}, store, 12).receiver.identity.publicKey, madeUp);
+
+  // A record from before the key was kept: the key is derived once and written back.
+  const { publicKey, keyCheck, ...older } = record;
+  store.put('identity', utf8Encode(JSON.stringify(older)));
+  assert.deepEqual(makeReceiver({}, store, 10).receiver.identity.publicKey, made.publicKey);
+  assert.deepEqual(JSON.parse(utf8Decode(store.get('identity')!)), record);
+
+  // One hex digit of the kept key changed: the check fails, the secret decides, the record is repaired.
+  const damaged = { ...record, publicKey: `${String(publicKey).slice(0, -1)}${String(publicKey).endsWith('0') ? '1' : '0'}` };
+  store.put('identity', utf8Encode(JSON.stringify(damaged)));
+  const { receiver, logs } = makeReceiver({}, store, 11);
+  assert.deepEqual(receiver.identity.publicKey, made.publicKey);
+  assert.ok(logs.some((line) => line.includes('public key does not match its check')), logs.join('\n'));
+  assert.deepEqual(JSON.parse(utf8Decode(store.get('identity')!)), record);
+  assert.equal(keyCheck, record.keyCheck);
 });
 
 test('GET /info over HTTP/1.1 is the same record as over RTSP/1.0, with an HTTP status line', async () => {
