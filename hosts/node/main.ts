@@ -16,7 +16,7 @@ import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { isProfileName, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
-import { selectNalKernel } from './nal-kernel';
+import { NalKernelChosenOnFirstUse, selectNalKernel } from './nal-kernel';
 import { runPairingsCommand } from './pairings-command';
 import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
@@ -289,7 +289,8 @@ async function main(): Promise<void> {
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
   const { crypto } = selectFrameKernel(log);
-  const { kernel: nalKernel } = selectNalKernel(log);
+  // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
+  const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);
   // Loaded only when used: --no-mdns never touches the multicast stack.
   const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.

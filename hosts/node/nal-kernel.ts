@@ -2,6 +2,10 @@
 // (assemblyscript/build/nal-kernel.wasm) wrapped as a NalKernel, and the choice between it and
 // the portable TypeScript build that the host passes as ReceiverPorts.nalKernel.
 //
+// The choice is made when the first mirrored frame needs a kernel (NalKernelChosenOnFirstUse),
+// not at start: timing both builds and instantiating the module take about 20 ms, which a start
+// (issue 11: start to first answer) and a receiver that never mirrors should not pay.
+//
 // The module cannot read the payload where it lies (a JavaScript ArrayBuffer outside its linear
 // memory), so every call copies the payload in and the result out: two full copies that the
 // portable build, which touches only the length fields with 4-byte lengths, never makes. The
@@ -219,4 +223,28 @@ export function selectNalKernel(log: Logger, options: { file?: string; choice?: 
   }
   log('info', `NAL kernel: portable (TypeScript); faster at start: ${figures}`);
   return { kernel: portableNalKernel, portableMbPerSec: portableBest, wasmMbPerSec: wasmBest };
+}
+
+/**
+ * A NalKernel that chooses its build (`choose`, selectNalKernel in the host) on its first use,
+ * and delegates to it from then on.
+ */
+export class NalKernelChosenOnFirstUse implements NalKernel {
+  private chosen: NalKernel | undefined;
+
+  constructor(private readonly choose: () => NalKernel) {}
+
+  /** The chosen build's name (choosing it now if no frame has needed it yet). */
+  get name(): string {
+    return this.kernel().name;
+  }
+
+  toAnnexB(payload: Uint8Array, lengthSize: 1 | 2 | 4): AnnexBUnit {
+    return this.kernel().toAnnexB(payload, lengthSize);
+  }
+
+  private kernel(): NalKernel {
+    this.chosen ??= this.choose();
+    return this.chosen;
+  }
 }

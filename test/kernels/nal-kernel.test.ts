@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { equal } from '../../src/bytes';
 import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { LogLevel } from '../../src/platform';
-import { sampleMirrorFrame, selectNalKernel, selfTestNalKernel, WasmNalKernel } from '../../hosts/node/nal-kernel';
+import { NalKernelChosenOnFirstUse, sampleMirrorFrame, selectNalKernel, selfTestNalKernel, WasmNalKernel } from '../../hosts/node/nal-kernel';
 import { registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 
 const wasm = WasmNalKernel.fromFile();
@@ -76,4 +76,18 @@ test('selectNalKernel: times both builds and logs the faster with its figures; a
   } finally {
     rmSync(directory, { recursive: true, force: true });
   }
+});
+
+test('NalKernelChosenOnFirstUse: chooses on the first frame, once, and converts with the build chosen', () => {
+  let choices = 0;
+  const kernel = new NalKernelChosenOnFirstUse(() => {
+    choices++;
+    return wasm;
+  });
+  assert.equal(choices, 0, 'nothing chosen when made');
+  const { payload, annexB } = sampleMirrorFrame(2, 500);
+  assert.ok(equal(kernel.toAnnexB(payload, 2).accessUnit, annexB));
+  assert.equal(kernel.name, 'wasm');
+  kernel.toAnnexB(sampleMirrorFrame(4, 500).payload, 4);
+  assert.equal(choices, 1);
 });
