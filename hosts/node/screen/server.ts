@@ -22,7 +22,7 @@ import http from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
-import { WebSocketServer } from 'ws';
+import type { WebSocketServer } from 'ws';
 import type { Logger } from '../../../src/platform';
 import type { ScreenSnapshot, VirtualScreen } from './display';
 import type { PageDecoder } from './page-decoder';
@@ -128,20 +128,34 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
 
   // Screen mirroring's stream to the page. The page sends only short reports: a small payload limit.
   const mirror = options.mirror;
-  const mirrorSockets = mirror ? new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false }) : undefined;
+  // ws is loaded when the first page opens the stream, not at start: it is a CommonJS package
+  // that took about 12 ms of every start to load, for a stream most runs never open.
+  let mirrorSockets: Promise<WebSocketServer> | undefined;
+  const mirrorServer = (): Promise<WebSocketServer> =>
+    (mirrorSockets ??= import('ws').then(({ WebSocketServer }) => new WebSocketServer({ noServer: true, maxPayload: 4096, perMessageDeflate: false })));
   const upgrade = (request: http.IncomingMessage, socket: Duplex, head: Buffer): void => {
     socket.on('error', () => socket.destroy());
     const refuse = (status: number, reason: string) =>
       socket.end(`HTTP/1.1 ${status} ${http.STATUS_CODES[status]}\r\nContent-Type: text/plain; charset=utf-8\r\nContent-Length: ${Buffer.byteLength(reason)}\r\nConnection: close\r\n\r\n${reason}`);
     if (!LOCAL_HOSTNAMES.has(hostOf(request))) return void refuse(421, 'the virtual screen answers only pages on this machine\n');
-    if ((request.url ?? '/').split('?')[0] !== '/mirror' || !mirror || !mirrorSockets) return void refuse(404, 'not found\n');
+    if ((request.url ?? '/').split('?')[0] !== '/mirror' || !mirror) return void refuse(404, 'not found\n');
     // Any page the browser has open, from any site, may try a WebSocket to loopback (no CORS on
     // WebSockets): only this server's own page may watch the screen.
     if (!isOwnOrigin(request.headers.origin, port)) {
       log('warn', `virtual screen: mirroring stream refused to origin ${JSON.stringify(request.headers.origin ?? '(none)').slice(0, 120)}`);
       return void refuse(403, 'only the virtual screen page may open the mirroring stream\n');
     }
-    mirrorSockets.handleUpgrade(request, socket, head, (page) => mirror.attach(page));
+    // Until ws takes it, the socket has no 'data' listener and not flowing: what the page sends
+    // meanwhile waits in the socket's buffer.
+    mirrorServer().then(
+      (sockets) => {
+        if (!socket.destroyed) sockets.handleUpgrade(request, socket, head, (page) => mirror.attach(page));
+      },
+      (error: Error) => {
+        log('error', `virtual screen: the mirroring stream cannot be opened (ws did not load: ${error.message})`);
+        refuse(500, 'the mirroring stream is not available (see the receiver log)\n');
+      },
+    );
   };
 
   const handle = (request: http.IncomingMessage, response: http.ServerResponse): void => {
@@ -287,8 +301,9 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       unsubscribe();
       mirror?.close();
       // Upgraded sockets are not the HTTP server's any more: closeAllConnections does not end them.
-      for (const page of mirrorSockets?.clients ?? []) page.terminate();
-      mirrorSockets?.close();
+      const sockets = await mirrorSockets?.catch(() => undefined);
+      for (const page of sockets?.clients ?? []) page.terminate();
+      sockets?.close();
       for (const client of clients) client.end();
       clients.clear();
       await Promise.all(
