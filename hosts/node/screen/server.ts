@@ -147,15 +147,22 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
     }
     // Until ws takes it, the socket has no 'data' listener and not flowing: what the page sends
     // meanwhile waits in the socket's buffer.
-    mirrorServer().then(
-      (sockets) => {
-        if (!socket.destroyed) sockets.handleUpgrade(request, socket, head, (page) => mirror.attach(page));
-      },
-      (error: Error) => {
-        log('error', `virtual screen: the mirroring stream cannot be opened (ws did not load: ${error.message})`);
-        refuse(500, 'the mirroring stream is not available (see the receiver log)\n');
-      },
-    );
+    // Whatever fails here fails this page's stream only (a rejection left unhandled would stop
+    // the receiver).
+    mirrorServer()
+      .then(
+        (sockets) => {
+          if (!socket.destroyed) sockets.handleUpgrade(request, socket, head, (page) => mirror.attach(page));
+        },
+        (error: Error) => {
+          log('error', `virtual screen: the mirroring stream cannot be opened (ws did not load: ${error.message})`);
+          refuse(500, 'the mirroring stream is not available (see the receiver log)\n');
+        },
+      )
+      .catch((error: unknown) => {
+        log('error', `virtual screen: opening the mirroring stream failed: ${error instanceof Error ? error.message : String(error)}`);
+        socket.destroy();
+      });
   };
 
   const handle = (request: http.IncomingMessage, response: http.ServerResponse): void => {
