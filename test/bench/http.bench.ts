@@ -10,6 +10,11 @@
 //
 // Every response is checked whole: status line, the headers that identify it, and each body byte
 // against the first response's body.
+//
+// The same GET /server-info shapes run twice: with this process's JavaScript client (`generator:
+// js-client`), and with wrk (`generator: wrk`, wrk-load.ts) when it is installed. At 10 and 100
+// connections the JavaScript client takes about as much of a two-core machine as the server it
+// measures; wrk, in C, takes far less, so its figures say more about the servers.
 
 import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -19,6 +24,7 @@ import { ReceiverProcess, delay, exchange, within, type RawResponse } from '../e
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import type { PlistDict } from '../../src/plist/value';
 import { ratioFigure, report, spreadFields, verify } from './measure';
+import { wrkInstalled, wrkRound, type WrkExpected } from './wrk-load';
 
 export interface HttpLoad {
   /** Load shapes: parallel keep-alive connections. */
@@ -316,7 +322,7 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
           await delay(50);
         }
       }
-      const common = { connections, pipeline: load.pipeline, rounds: load.rounds, roundMs: load.roundMs };
+      const common = { generator: 'js-client', connections, pipeline: load.pipeline, rounds: load.rounds, roundMs: load.roundMs };
       for (const server of servers) {
         report({
           bench: 'http.server-info',
@@ -329,6 +335,33 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
       }
       report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
       report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(cpu.receiver, cpu['node-http']), ...common });
+    }
+
+    // The same shapes again with wrk (C) as the load generator, when it is installed: see wrk-load.ts.
+    if (wrkInstalled()) {
+      const contentType = sample.head.headers.get('Content-Type') ?? '';
+      const expected: WrkExpected = { status: 200, contentType, server: sample.head.headers.get('Server') ?? '', body: sample.body };
+      for (const connections of load.connections) {
+        const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
+        const cpu: Record<string, number[]> = { receiver: [], 'node-http': [] };
+        for (let i = 0; i < load.rounds; i++) {
+          for (const server of servers) {
+            const cpuBefore = cpuSeconds(server.pid);
+            const round = await wrkRound(server.port, '/server-info', expected, connections, load.roundMs);
+            rates[server.name].push(round.requests / round.seconds);
+            cpu[server.name].push(((cpuSeconds(server.pid) - cpuBefore) * 1e6) / round.requests);
+            await delay(50);
+          }
+        }
+        const common = { generator: 'wrk', connections, rounds: load.rounds, roundMs: Math.max(1000, Math.round(load.roundMs / 1000) * 1000) };
+        for (const server of servers) {
+          report({ bench: 'http.server-info', server: server.name, ...spreadFields('requestsPerSec', rates[server.name], 0), ...spreadFields('cpuUsPerRequest', cpu[server.name], 1), responseBytes: responseBytes[server.name], ...common });
+        }
+        report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
+        report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(cpu.receiver, cpu['node-http']), ...common });
+      }
+    } else {
+      report({ bench: 'http.server-info', generator: 'wrk', skipped: 'wrk is not installed (apt-get install wrk): figures with the JavaScript client only' });
     }
 
     // RTSP: the receiver alone (spec 2.11 /info, RFC 2326 OPTIONS).
