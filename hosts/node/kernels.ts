@@ -9,6 +9,7 @@ import { PairingError } from '../../src/pairing/errors';
 import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../../src/pairing/crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import type { Logger } from '../../src/platform';
+import { instantiateKernel } from './wasm-module';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
 export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
@@ -16,20 +17,9 @@ export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/bui
 const TAG_BYTES = 16;
 const MAX_COUNTER = (1n << 64n) - 1n;
 
-/** The part of the WebAssembly JavaScript API used here (the DOM lib declares it; we have no DOM). */
-interface WebAssemblyApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => WebAssemblyMemory;
-}
-interface WebAssemblyMemory {
-  readonly buffer: ArrayBuffer;
-}
-const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
-
 /** The exports of assemblyscript/frame-kernel.ts. */
 interface FrameKernelExports {
-  readonly memory: WebAssemblyMemory;
+  readonly memory: { readonly buffer: ArrayBuffer };
   keyRegion(): number;
   nonceRegion(): number;
   aadRegion(): number;
@@ -93,11 +83,7 @@ export class WasmChaCha20Poly1305 {
 
   /** Compiles and instantiates the module in `bytes` (synchronous: it is a few KB). */
   static fromBytes(bytes: Uint8Array): WasmChaCha20Poly1305 {
-    const { exports } = new wasmApi.Instance(new wasmApi.Module(bytes), {});
-    const missing: string[] = EXPORTED_FUNCTIONS.filter((name) => typeof exports[name] !== 'function');
-    if (!(exports.memory instanceof wasmApi.Memory)) missing.unshift('memory');
-    if (missing.length > 0) throw new Error(`the module does not export ${missing.join(', ')} (an old build? npm run build:kernels)`);
-    return new WasmChaCha20Poly1305(exports as unknown as FrameKernelExports);
+    return new WasmChaCha20Poly1305(instantiateKernel<FrameKernelExports>(bytes, EXPORTED_FUNCTIONS));
   }
 
   /** Reads and instantiates the module at `file` (default: the built frame kernel). */

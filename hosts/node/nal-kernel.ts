@@ -17,17 +17,10 @@ import { equal } from '../../src/bytes';
 import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { Logger } from '../../src/platform';
+import { instantiateKernel } from './wasm-module';
 
 /** Where `npm run build:kernels` writes the NAL kernel. */
 export const NAL_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/build/nal-kernel.wasm', import.meta.url));
-
-/** The part of the WebAssembly JavaScript API used here (the DOM lib declares it; we have no DOM). */
-interface WebAssemblyApi {
-  Module: new (bytes: Uint8Array) => object;
-  Instance: new (module: object, imports: object) => { readonly exports: Record<string, unknown> };
-  Memory: new (descriptor: { initial: number }) => { readonly buffer: ArrayBuffer };
-}
-const wasmApi = (globalThis as unknown as { WebAssembly: WebAssemblyApi }).WebAssembly;
 
 /** The exports of assemblyscript/nal-kernel.ts. */
 interface NalKernelExports {
@@ -57,11 +50,7 @@ export class WasmNalKernel implements NalKernel {
 
   /** Compiles and instantiates the module in `bytes` (synchronous: it is under 1 KB). */
   static fromBytes(bytes: Uint8Array): WasmNalKernel {
-    const { exports } = new wasmApi.Instance(new wasmApi.Module(bytes), {});
-    const missing: string[] = EXPORTED_FUNCTIONS.filter((name) => typeof exports[name] !== 'function');
-    if (!(exports.memory instanceof wasmApi.Memory)) missing.unshift('memory');
-    if (missing.length > 0) throw new Error(`the module does not export ${missing.join(', ')} (an old build? npm run build:kernels)`);
-    return new WasmNalKernel(exports as unknown as NalKernelExports);
+    return new WasmNalKernel(instantiateKernel<NalKernelExports>(bytes, EXPORTED_FUNCTIONS));
   }
 
   /** Reads and instantiates the module at `file` (default: the built NAL kernel). */
