@@ -160,12 +160,17 @@ export class PageDecoder implements VideoDecoder {
   private send(kind: number, flags: number, time: number, payload?: Uint8Array): void {
     const page = this.page;
     if (!page || page.readyState !== page.OPEN) return;
-    const message = Buffer.allocUnsafe(PAGE_MESSAGE_HEADER_BYTES + (payload?.length ?? 0));
-    message[0] = kind;
-    message[1] = flags;
-    message.writeDoubleLE(time, 2);
-    if (payload) message.set(payload, PAGE_MESSAGE_HEADER_BYTES);
-    page.send(message, { binary: true });
+    const header = Buffer.allocUnsafe(PAGE_MESSAGE_HEADER_BYTES);
+    header[0] = kind;
+    header[1] = flags;
+    header.writeDoubleLE(time, 2);
+    // One message in two frames: the header, then the access unit as it is (no copy of every
+    // frame to put 10 bytes in front; the page receives one message all the same).
+    if (!payload) page.send(header, { binary: true });
+    else {
+      page.send(header, { binary: true, fin: false });
+      page.send(payload, { binary: true, fin: true });
+    }
   }
 
   private fromPage(text: string): void {
