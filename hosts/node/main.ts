@@ -8,6 +8,8 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
+import { NTP_RECEIVER_PORT } from '../../src/mirror/ntp';
+import { MIRROR_PORT } from '../../src/mirror/stream-request';
 import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
@@ -196,8 +198,8 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...readAuthFiles(values['auth-key'], values['auth-certificate']),
     deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
     port: parsePort('port', values.port, 7000),
-    mirrorPort: parsePort('mirror-port', values['mirror-port'], 7100),
-    ntpPort: parsePort('ntp-port', values['ntp-port'], 7011),
+    mirrorPort: parsePort('mirror-port', values['mirror-port'], MIRROR_PORT),
+    ntpPort: parsePort('ntp-port', values['ntp-port'], NTP_RECEIVER_PORT),
     limits: parseLimits(values.limit ?? []),
   });
   return {

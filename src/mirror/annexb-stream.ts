@@ -3,21 +3,11 @@
 // sends them (spec 2.14: avcC's NAL unit length size). The sender tool and the tests use it; the
 // receiver goes the other way with the NAL kernel (nal-kernel.ts).
 
-import { START_CODE } from './nal-kernel';
+import { NAL_TYPE, START_CODE, nalType } from './nal-kernel';
 
-/** H.264 nal_unit_type values that matter for finding access units (ITU-T H.264 table 7-1). */
-export const NAL_TYPE = {
-  sliceNonIdr: 1,
-  sliceIdr: 5,
-  sei: 6,
-  sps: 7,
-  pps: 8,
-  accessUnitDelimiter: 9,
-} as const;
-
-export function nalType(nal: Uint8Array): number {
-  return nal[0] & 0x1f;
-}
+// The NAL unit types live with the NAL kernel, the lowest of the mirroring modules; the sender
+// tool and the tests find them here too.
+export { NAL_TYPE, nalType };
 
 /**
  * The NAL units of an Annex B stream, as views into it (start codes of 3 or 4 bytes removed;

@@ -3,6 +3,7 @@
 // PPS as Annex B), and built from SPS and PPS (the sender tool).
 
 import { annexB } from './annexb-stream';
+import { NAL_TYPE, nalType } from './nal-kernel';
 
 /** A codec data payload that is not an avcC record, said in words. */
 export class AvcCError extends Error {
@@ -34,10 +35,6 @@ export function parameterSetsAnnexB(avcC: Pick<AvcC, 'sps' | 'pps'>): Uint8Array
   return annexB([...avcC.sps, ...avcC.pps]);
 }
 
-/** H.264 nal_unit_type of a sequence and a picture parameter set (ITU-T H.264 table 7-1). */
-const NAL_SPS = 7;
-const NAL_PPS = 8;
-
 /**
  * Reads an avcC record. Checked: version 1, every length inside the record, at least one SPS and
  * one PPS, each of the right NAL type, and a length size of 1, 2 or 4 (3 is not valid, 14496-15).
@@ -50,7 +47,7 @@ export function parseAvcC(bytes: Uint8Array): AvcC {
   if (lengthSize === 3) throw new AvcCError('avcC NAL unit length size is 3; it must be 1, 2 or 4');
   // Byte 5 counts the SPS; the sets follow it.
   let at = 6;
-  const readSets = (count: number, what: string, nalType: number): Uint8Array[] => {
+  const readSets = (count: number, what: string, expectedType: number): Uint8Array[] => {
     const sets: Uint8Array[] = [];
     for (let i = 0; i < count; i++) {
       if (at + 2 > bytes.length) throw new AvcCError(`avcC ends inside the length of ${what} ${i + 1} of ${count}`);
@@ -59,17 +56,17 @@ export function parseAvcC(bytes: Uint8Array): AvcC {
       if (length === 0) throw new AvcCError(`avcC ${what} ${i + 1} is empty`);
       if (at + length > bytes.length) throw new AvcCError(`avcC ${what} ${i + 1} is ${length} bytes; only ${bytes.length - at} are left`);
       const unit = bytes.slice(at, at + length);
-      if ((unit[0] & 0x1f) !== nalType) throw new AvcCError(`avcC ${what} ${i + 1} is NAL type ${unit[0] & 0x1f}, not ${nalType}`);
+      if (nalType(unit) !== expectedType) throw new AvcCError(`avcC ${what} ${i + 1} is NAL type ${nalType(unit)}, not ${expectedType}`);
       sets.push(unit);
       at += length;
     }
     return sets;
   };
-  const sps = readSets(bytes[5] & 0x1f, 'SPS', NAL_SPS);
+  const sps = readSets(bytes[5] & 0x1f, 'SPS', NAL_TYPE.sps);
   if (sps.length === 0) throw new AvcCError('avcC has no sequence parameter set');
   if (at >= bytes.length) throw new AvcCError('avcC ends before its count of picture parameter sets');
   const ppsCount = bytes[at++];
-  const pps = readSets(ppsCount, 'PPS', NAL_PPS);
+  const pps = readSets(ppsCount, 'PPS', NAL_TYPE.pps);
   if (pps.length === 0) throw new AvcCError('avcC has no picture parameter set');
   return { profile: bytes[1], compatibility: bytes[2], level: bytes[3], lengthSize: lengthSize as 1 | 2 | 4, sps, pps };
 }

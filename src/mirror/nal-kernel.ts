@@ -4,8 +4,20 @@
 // One contract, three builds: this portable reference, the AssemblyScript build
 // (assemblyscript/) and the C native (modules/native/); all pass test/vectors/.
 
-/** H.264 nal_unit_type of a slice of an IDR picture (ITU-T H.264 table 7-1). */
-export const NAL_TYPE_IDR = 5;
+/** H.264 nal_unit_type values the mirroring code reads (ITU-T H.264 table 7-1). */
+export const NAL_TYPE = {
+  sliceNonIdr: 1,
+  sliceIdr: 5,
+  sei: 6,
+  sps: 7,
+  pps: 8,
+  accessUnitDelimiter: 9,
+} as const;
+
+/** The nal_unit_type of a NAL unit (the low 5 bits of its header byte). */
+export function nalType(nal: Uint8Array): number {
+  return nal[0] & 0x1f;
+}
 
 /** The 4-byte start code Annex B puts before each NAL unit. */
 export const START_CODE = Uint8Array.of(0, 0, 0, 1);
@@ -87,7 +99,7 @@ export const portableNalKernel: NalKernel = {
       if (start > end) throw nalErrorAt(payload, lengthSize, count, at);
       const length = readNalLength(payload, at, lengthSize);
       if (length === 0 || start + length > end) throw nalErrorAt(payload, lengthSize, count, at);
-      if ((payload[start] & 0x1f) === NAL_TYPE_IDR) keyFrame = true;
+      if ((payload[start] & 0x1f) === NAL_TYPE.sliceIdr) keyFrame = true;
       count++;
       at = start + length;
     }

@@ -30,20 +30,14 @@ const FIELD = { stratum: 1, referenceId: 12, reference: 16, origin: 24, receive:
 
 export function readTimestamp(packet: Uint8Array, at: number): number {
   const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
-  return view.getUint32(at) * 1000 + (view.getUint32(at + 4) * 1000) / TWO_32;
+  return ntpMs(view.getUint32(at), view.getUint32(at + 4));
 }
 
 export function writeTimestamp(packet: Uint8Array, at: number, ms: number): void {
   const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
-  const seconds = Math.floor(ms / 1000);
-  let fraction = Math.round(((ms - seconds * 1000) / 1000) * TWO_32);
-  let whole = seconds;
-  if (fraction >= TWO_32) {
-    fraction -= TWO_32;
-    whole++;
-  }
-  view.setUint32(at, whole >>> 0);
-  view.setUint32(at + 4, fraction >>> 0);
+  const { seconds, fraction } = msToNtp(ms);
+  view.setUint32(at, seconds);
+  view.setUint32(at + 4, fraction);
 }
 
 /** An NTP 64-bit timestamp given as seconds and fraction (spec 2.14's packet header) in ms. */
@@ -51,12 +45,16 @@ export function ntpMs(seconds: number, fraction: number): number {
   return seconds * 1000 + (fraction * 1000) / TWO_32;
 }
 
-/** Milliseconds as NTP seconds and fraction. */
+/** Milliseconds as NTP seconds and fraction, each a 32-bit unsigned field (the seconds wrap as the era does). */
 export function msToNtp(ms: number): { readonly seconds: number; readonly fraction: number } {
-  const packet = new Uint8Array(8);
-  writeTimestamp(packet, 0, ms);
-  const view = new DataView(packet.buffer);
-  return { seconds: view.getUint32(0), fraction: view.getUint32(4) };
+  let seconds = Math.floor(ms / 1000);
+  let fraction = Math.round(((ms - seconds * 1000) / 1000) * TWO_32);
+  // A fraction that rounds up to a whole second carries into the seconds.
+  if (fraction >= TWO_32) {
+    fraction -= TWO_32;
+    seconds++;
+  }
+  return { seconds: seconds >>> 0, fraction: fraction >>> 0 };
 }
 
 /** spec 4.5: the client's request: first byte 0x23, every field zero but the transmit timestamp. */

@@ -4,6 +4,9 @@
 // the same packets however the bytes are split, and bounded memory: the reader holds at most
 // one packet, and reads nothing more until that packet has been taken.
 
+/** spec 8: the sender sends a heartbeat packet every second. */
+export const HEARTBEAT_INTERVAL_MS = 1000;
+
 /** spec 2.14: every packet starts with 128 header bytes. */
 export const PACKET_HEADER_BYTES = 128;
 

@@ -28,6 +28,9 @@ export class StreamRequestError extends Error {
   }
 }
 
+/** spec 4.4: senders connect to mirroring's own fixed port, not the advertised one. */
+export const MIRROR_PORT = 7100;
+
 /** spec 2.13, with the keys a session needs. */
 export interface StreamRequest {
   /** The sender's MAC address as an integer. */

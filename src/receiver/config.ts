@@ -3,6 +3,8 @@
 
 import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
+import { NTP_RECEIVER_PORT } from '../mirror/ntp';
+import { MIRROR_PORT } from '../mirror/stream-request';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
@@ -82,8 +84,8 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     pin: '3939',
     pinRequired: false,
     port: 7000,
-    mirrorPort: 7100,
-    ntpPort: 7011,
+    mirrorPort: MIRROR_PORT,
+    ntpPort: NTP_RECEIVER_PORT,
     dialect: DEFAULT_DIALECT,
     ...overrides,
     profile,

@@ -13,13 +13,10 @@ import type { Logger, UdpSocket, VideoDecoder } from '../platform';
 import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC } from '../mirror/avcc';
 import { NalError, type NalKernel } from '../mirror/nal-kernel';
 import { ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs } from '../mirror/ntp';
-import { PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../mirror/packet';
+import { HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../mirror/packet';
 import type { StreamRequest } from '../mirror/stream-request';
 import type { ReceiverLimits } from './limits';
 import type { StreamTakeover } from './router';
-
-/** spec 8: a heartbeat every second. */
-const HEARTBEAT_INTERVAL_MS = 1000;
 
 export interface MirrorSessionContext {
   readonly log: Logger;

@@ -16,6 +16,7 @@ import { readMakerHeader, type Dialect } from '../dialect';
 import { HEADER, STATUS } from '../http';
 import { portableNalKernel, type NalKernel } from '../mirror/nal-kernel';
 import { parseStreamRequest, streamCapabilities, StreamRequestError } from '../mirror/stream-request';
+import { NTP_SENDER_PORT } from '../mirror/ntp';
 import { encodeXmlPlistBytes } from '../plist';
 import type { Clock, Logger, UdpBinder, VideoDecoder } from '../platform';
 import type { ReceiverLimits } from './limits';
@@ -109,7 +110,7 @@ export class MirrorFeature implements MediaFeature {
     );
     this.session = session;
     this.sessionsStarted++;
-    log('info', `${peer} mirroring session ${streamRequest.sessionId} started (device ${deviceHeader ?? streamRequest.deviceId.toString(16)}, sender version ${streamRequest.version}, latency ${streamRequest.latencyMs} ms; NTP from UDP port ${socket.localPort} to ${request.remoteAddress}:7010)`);
+    log('info', `${peer} mirroring session ${streamRequest.sessionId} started (device ${deviceHeader ?? streamRequest.deviceId.toString(16)}, sender version ${streamRequest.version}, latency ${streamRequest.latencyMs} ms; NTP from UDP port ${socket.localPort} to ${request.remoteAddress}:${NTP_SENDER_PORT})`);
     media.takeScreen('mirror', request.order, 'screen mirroring took the screen');
     return { status: STATUS.ok, stream: session };
   }

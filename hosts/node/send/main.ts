@@ -16,6 +16,7 @@ import { EVENT_PURPOSE } from '../../../src/receiver/events';
 import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
 import { sendMirror } from './mirror';
 import { NTP_SENDER_PORT } from '../../../src/mirror/ntp';
+import { MIRROR_PORT } from '../../../src/mirror/stream-request';
 import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type VideoCommon } from './video';
 
@@ -395,9 +396,8 @@ async function main(argv: string[]): Promise<number> {
   const dialect = DIALECTS[dialectName];
   let endpoint: Endpoint;
   try {
-    endpoint = parseEndpoint(address);
     // spec 4.4: mirroring's own port when none is given.
-    if (command === 'mirror' && !/:\d+$/.test(address)) endpoint = { host: endpoint.host, port: 7100 };
+    endpoint = command === 'mirror' ? parseEndpoint(address, MIRROR_PORT) : parseEndpoint(address);
   } catch (error) {
     throw new UsageError((error as Error).message);
   }

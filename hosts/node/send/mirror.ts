@@ -12,14 +12,11 @@ import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, type ResponseHead } from '../../../src/http';
 import { lengthPrefixed } from '../../../src/mirror/annexb-stream';
 import { isNtpClientRequest, msToNtp, ntpServerReply } from '../../../src/mirror/ntp';
-import { PACKET_TYPE, writePacket } from '../../../src/mirror/packet';
+import { HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../../../src/mirror/packet';
 import { decodePlist, encodeBinaryPlist, isPlistDict } from '../../../src/plist';
 import type { Dialect } from '../../../src/dialect';
 import { readH264Clip } from './h264-file';
 import { SendError, describeEndpoint, type Endpoint, type Message } from './wire';
-
-/** spec 8: heartbeats every second. */
-const HEARTBEAT_MS = 1000;
 
 export interface MirrorOptions {
   readonly endpoint: Endpoint;
@@ -199,7 +196,7 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
     await write(socket, writePacket(PACKET_TYPE.codecData, clip.avcC));
     heartbeat = setInterval(() => {
       if (!closedByReceiver) socket.write(writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)));
-    }, HEARTBEAT_MS);
+    }, HEARTBEAT_INTERVAL_MS);
     const frameMs = 1000 / clip.framesPerSecond;
     for (let index = 0; index < clip.accessUnits.length; index++) {
       if (closedByReceiver) throw new SendError(closedByReceiver);

@@ -22,13 +22,13 @@ export interface Message<H> {
   readonly body: Uint8Array;
 }
 
-/** `HOST:PORT`, `[v6]:PORT`, or `HOST` (port 7000, spec 1.4's usual port). */
-export function parseEndpoint(text: string): Endpoint {
+/** `HOST:PORT`, `[v6]:PORT`, or `HOST` (then `defaultPort`: 7000, spec 1.4's usual port, unless said). */
+export function parseEndpoint(text: string, defaultPort = 7000): Endpoint {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
   const plain = /^([^:[\]]+)(?::(\d+))?$/.exec(text);
   const match = bracketed ?? plain;
   if (!match) throw new SendError(`"${text}" is not HOST:PORT (for IPv6: [ADDRESS]:PORT)`);
-  const port = match[2] === undefined ? 7000 : Number(match[2]);
+  const port = match[2] === undefined ? defaultPort : Number(match[2]);
   if (!Number.isInteger(port) || port < 1 || port > 65535) throw new SendError(`"${text}": port ${match[2]} is not 1 to 65535`);
   return { host: match[1], port };
 }
