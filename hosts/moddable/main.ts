@@ -21,7 +21,7 @@ import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { Display, Logger, UdpBinder } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { PROFILES, profileShowsPictures } from '../../src/receiver/profiles';
+import { profileMirrors, profileShowsPictures } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
@@ -47,7 +47,7 @@ const TEST_CLIP_LATENCY_MS = 200;
  * the mirroring NTP client. Undefined otherwise, with the reason logged.
  */
 function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHostConfig, screen: PixelsOut | undefined, log: Logger): { videoDecoder: ModdableVideoDecoder; udp: UdpBinder } | undefined {
-  if (!PROFILES[profile].intended.includes('Screen')) return undefined;
+  if (!profileMirrors(profile)) return undefined;
   if (!screen) {
     log('warn', `profile ${profile} without a screen: no screen mirroring`);
     return undefined;

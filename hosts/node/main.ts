@@ -15,7 +15,7 @@ import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { isProfileName, PROFILES } from '../../src/receiver/profiles';
+import { isProfileName, profileMirrors, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './nal-kernel';
@@ -306,7 +306,7 @@ async function main(): Promise<void> {
   // Screen mirroring is decoded and shown by the screen page (WebCodecs), where the profile
   // offers it: the receiver's VideoDecoder port (the one wiring point for the mirroring listener).
   const screenDecoder =
-    display && PROFILES[config.profile].intended.includes('Screen')
+    display && profileMirrors(config.profile)
       ? new PageDecoder({ geometry: commandLine.mirrorGeometry, now: () => nodeClock.now(), log, maxQueueBytes: config.limits.mirrorDisplayQueueBytes })
       : undefined;
   let screenServer: ScreenServer | undefined;
@@ -350,7 +350,7 @@ async function main(): Promise<void> {
   }
   let udp: UdpBinder | undefined;
   let ntpPort = config.ntpPort;
-  if (videoDecoder && PROFILES[config.profile].intended.includes('Screen')) {
+  if (videoDecoder && profileMirrors(config.profile)) {
     try {
       // On the named interfaces' first IPv4 address (--interface lo: loopback only), else all.
       const ntpAddress = listenAddresses(interfaces).find((address) => address !== undefined && !address.includes(':'));

@@ -5,13 +5,11 @@
 
 import { closeSync, openSync, writeSync } from 'node:fs';
 import type { Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
+import { DEFAULT_MIRROR_GEOMETRY } from './screen/page-decoder';
 
-/** What GET /stream.xml says when there is no screen to describe: 1080p at 60 Hz. */
-export const RECORDING_GEOMETRY: ScreenGeometry = { width: 1920, height: 1080, refreshRate: 1 / 60, overscanned: false };
 
 export class StreamRecorder implements VideoDecoder {
   private fd: number | undefined;
-  bytesWritten = 0;
 
   constructor(
     readonly file: string,
@@ -23,7 +21,8 @@ export class StreamRecorder implements VideoDecoder {
   }
 
   get geometry(): ScreenGeometry {
-    return this.inner?.geometry ?? RECORDING_GEOMETRY;
+    // No screen to describe to GET /stream.xml: the page's default, 1080p at 60 Hz.
+    return this.inner?.geometry ?? DEFAULT_MIRROR_GEOMETRY;
   }
 
   configure(config: VideoDecoderConfig): void {
@@ -36,7 +35,6 @@ export class StreamRecorder implements VideoDecoder {
         // Synchronous: the file holds exactly the units handed over, in order, even if the
         // receiver is killed right after (tests read it then).
         writeSync(this.fd, accessUnit);
-        this.bytesWritten += accessUnit.length;
       } catch (error) {
         this.log('error', `--record ${this.file}: ${(error as Error).message}; recording stopped`);
         this.closeFile();

@@ -7,11 +7,6 @@ import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
 import type { Logger, UdpBinder, UdpSocket } from '../../src/platform';
 
-/** `::ffff:127.0.0.1` (an IPv4 peer on a dual-stack socket) to `127.0.0.1`. */
-function normaliseAddress(address: string): string {
-  return address.startsWith('::ffff:') && address.includes('.') ? address.slice(7) : address;
-}
-
 /** A bound UDP socket (IPv4: every known sender mirrors over IPv4) on `port` (0: any) at `address`. */
 export async function bindUdp(port: number, address?: string): Promise<dgram.Socket> {
   const socket = dgram.createSocket({ type: 'udp4' });
@@ -34,7 +29,7 @@ export function sharedUdpBinder(socket: dgram.Socket, log: Logger): UdpBinder {
   const localPort = (socket.address() as AddressInfo).port;
   let owner: UdpSocket | undefined;
   socket.on('message', (message, remote) => {
-    owner?.onPacket(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), normaliseAddress(remote.address), remote.port);
+    owner?.onPacket(new Uint8Array(message.buffer, message.byteOffset, message.byteLength), remote.address, remote.port);
   });
   socket.on('error', (error) => log('warn', `UDP port ${localPort}: ${error.message}`));
   return (port) => {

@@ -159,6 +159,14 @@ export function advertisedFeatures(profile: Profile, implemented: readonly Featu
 }
 
 /**
+ * Whether a host should give this profile screen mirroring (a VideoDecoder and UDP) where it
+ * can: the profile means to mirror a sender's screen.
+ */
+export function profileMirrors(name: ProfileName): boolean {
+  return PROFILES[name].intended.some((feature) => MIRRORING_FEATURES.includes(feature));
+}
+
+/**
  * Whether a host should give this profile a screen (the Display port) where it has one: the
  * profile means to show pictures. A speaker on a board with a panel still shows none.
  */

@@ -35,7 +35,7 @@ import type { CryptoKernels } from '../pairing/crypto-kernels';
 import type { NalKernel } from '../mirror/nal-kernel';
 import { registerPairingRoutes, type PairingService } from './pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo';
-import { advertisedFeatures, implementedFeatures, PROFILES } from './profiles';
+import { advertisedFeatures, implementedFeatures, MIRRORING_FEATURES, PROFILES } from './profiles';
 import { ReverseRegistry } from './reverse';
 import { registerReverseRoute } from './reverse-route';
 import { Router } from './router';
@@ -209,7 +209,7 @@ export class Receiver implements InfoContext {
       this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
     }
     const { videoDecoder, udp } = ports;
-    if (videoDecoder && udp && this.features & featureMask(['Screen'])) {
+    if (videoDecoder && udp && this.features & featureMask(MIRRORING_FEATURES)) {
       this.mirror = new MirrorFeature({
         log,
         clock,

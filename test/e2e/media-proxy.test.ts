@@ -11,7 +11,7 @@ import type { AddressInfo } from 'node:net';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { VirtualScreen } from '../../hosts/node/screen/display';
-import { DEFAULT_MEDIA_LIMITS } from '../../hosts/node/screen/media-proxy';
+import { DEFAULT_LIMITS } from '../../src/receiver/limits';
 import { PagePlayer, parsePageReport } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
@@ -34,7 +34,7 @@ describe('the media proxy of the screen page', () => {
     other = http.createServer((request, response) => {
       if (request.url === '/big.m3u8') {
         response.writeHead(200, { 'Content-Type': 'application/vnd.apple.mpegurl' });
-        response.end(`#EXTM3U\n${'#EXTINF:1,\nseg.ts\n'.repeat(DEFAULT_MEDIA_LIMITS.mediaPlaylistBytes / 15)}`);
+        response.end(`#EXTM3U\n${'#EXTINF:1,\nseg.ts\n'.repeat(DEFAULT_LIMITS.mediaPlaylistBytes / 15)}`);
         return;
       }
       response.writeHead(302, { Location: media.url((request.url ?? '/').replace(/^\/to/, '')) }).end();

@@ -20,12 +20,6 @@ export interface MediaError {
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
 export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
 
-export const DEFAULT_MEDIA_LIMITS: MediaLimits = {
-  mediaPlaylistBytes: DEFAULT_LIMITS.mediaPlaylistBytes,
-  mediaItemUrls: DEFAULT_LIMITS.mediaItemUrls,
-  mediaRedirects: DEFAULT_LIMITS.mediaRedirects,
-  mediaServerTimeoutMs: DEFAULT_LIMITS.mediaServerTimeoutMs,
-};
 
 /** HLS playlist types (RFC 8216 4), and the path endings that name one when the type does not. */
 const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
@@ -80,7 +74,7 @@ export class MediaItem {
     readonly item: number,
     url: URL,
     private readonly changed: () => void,
-    private readonly limits: MediaLimits = DEFAULT_MEDIA_LIMITS,
+    private readonly limits: MediaLimits = DEFAULT_LIMITS,
   ) {
     this.number(url.href);
   }

@@ -12,7 +12,8 @@
 // leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerReport, PlayerState, TimeRange } from '../../../src/platform';
-import { checkMediaUrl, DEFAULT_MEDIA_LIMITS, looksLikePlaylist, MediaItem, type MediaError, type MediaLimits } from './media-proxy';
+import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaError, type MediaLimits } from './media-proxy';
+import { DEFAULT_LIMITS } from '../../../src/receiver/limits';
 
 /** Where the page starts an item: seconds, or a fraction of the duration once known. */
 export interface VideoStart {
@@ -86,7 +87,7 @@ export class PagePlayer implements Player {
     /** Monotonic milliseconds. */
     private readonly now: () => number = () => performance.now(),
     /** The media proxy's limits (the receiver's `--limit` values). */
-    private readonly mediaLimits: MediaLimits = DEFAULT_MEDIA_LIMITS,
+    private readonly mediaLimits: MediaLimits = DEFAULT_LIMITS,
   ) {}
 
   load(item: number, url: string, start: VideoStart): void {
