@@ -156,7 +156,20 @@ export interface PlayerReport {
   /** Address of the server the media came from (spec 2.10 s-ip), once known. */
   readonly serverAddress?: string;
   /** Why the item cannot play (state `failed`), or the last error it recovered from. */
-  readonly error?: { readonly code: number; readonly domain: string; readonly message: string };
+  readonly error?: PlayerError;
+}
+
+/** A player's error, in AVFoundation's terms (spec 2.10's error log reads them). */
+export interface PlayerError {
+  readonly code: number;
+  readonly domain: string;
+  readonly message: string;
+}
+
+/** Where an item starts: seconds from its start, or a fraction (0..1) of its duration once known. */
+export interface StartPosition {
+  readonly seconds?: number;
+  readonly fraction?: number;
 }
 
 /**
@@ -170,7 +183,7 @@ export interface Player {
    * once the duration is known), replacing whatever was loaded. `item` numbers this load: reports
    * about it carry it, so a report about an older item is known as such.
    */
-  load(item: number, url: string, start: { readonly seconds?: number; readonly fraction?: number }): void;
+  load(item: number, url: string, start: StartPosition): void;
   /** 0 pauses, 1 plays at normal speed; other rates where the player can. */
   setRate(rate: number): void;
   /** Moves to `seconds` from the item's start. */

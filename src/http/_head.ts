@@ -56,19 +56,20 @@ const SERVED_VERSIONS: readonly { readonly bytes: Uint8Array; readonly parsed: P
   ] as const
 ).map(([protocol, version]) => ({ bytes: latin1Encode(`${protocol}/${version}`), parsed: { protocol, version } }));
 
+/** The served versions named in a refusal: `HTTP/1.1, HTTP/1.0 or RTSP/1.0` ('or'; 'and' likewise). */
+function servedNames(conjunction: 'or' | 'and'): string {
+  const names = SERVED_VERSIONS.map(({ parsed }) => `${parsed.protocol}/${parsed.version}`);
+  return `${names.slice(0, -1).join(', ')} ${conjunction} ${names[names.length - 1]}`;
+}
+
 /** RFC 9112 2.3 (HTTP-version, case-sensitive name) and RFC 2326 3.1 (RTSP-Version). */
 function parseVersion(bytes: Uint8Array, from: number, to: number): ParsedVersion | HeadProblem {
   for (const served of SERVED_VERSIONS) if (rangeEquals(bytes, from, to, served.bytes)) return served.parsed;
   // Not one of them: the regex says whether it is malformed or a version not supported.
   const text = to - from <= 16 ? latin1Decode(bytes.subarray(from, to)) : '';
-  const match = VERSION_PATTERN.exec(text);
-  if (!match) return new HeadProblem(STATUS.badRequest, `protocol version ${quoteBytes(bytes, from, to)} is malformed (expected HTTP/1.1, HTTP/1.0 or RTSP/1.0)`);
-  const protocol = match[1] as Protocol;
-  const version = `${match[2]}.${match[3]}`;
-  if ((protocol === 'HTTP' && (version === '1.1' || version === '1.0')) || (protocol === 'RTSP' && version === '1.0')) {
-    return { protocol, version: version as ProtocolVersion };
-  }
-  return new HeadProblem(STATUS.versionNotSupported, `protocol version ${text} is not supported (HTTP/1.1, HTTP/1.0 and RTSP/1.0 are)`);
+  if (!VERSION_PATTERN.test(text)) return new HeadProblem(STATUS.badRequest, `protocol version ${quoteBytes(bytes, from, to)} is malformed (expected ${servedNames('or')})`);
+  // Well formed, and not byte for byte one of the served: a version not supported.
+  return new HeadProblem(STATUS.versionNotSupported, `protocol version ${text} is not supported (${servedNames('and')} are)`);
 }
 
 function rangeEquals(bytes: Uint8Array, from: number, to: number, expected: Uint8Array): boolean {

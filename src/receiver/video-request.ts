@@ -16,9 +16,10 @@
 //   it); any other rate, or none, plays.
 
 import { utf8Encode } from '../bytes';
-import { DIALECTS } from '../dialect';
+import { readMakerHeader } from '../dialect';
 import { decodePlist } from '../plist/any';
 import { decodeParameters } from '../plist/parameters';
+import type { StartPosition } from '../platform';
 import { getEntry, isPlistDict, PlistError, PlistReal, type PlistDict, type PlistValue } from '../plist/value';
 
 /** A request whose inputs cannot be used; the message says why. */
@@ -33,12 +34,6 @@ export const PLAY_KEYS = {
   startSeconds: 'Start-Position-Seconds',
   rate: 'rate',
 } as const;
-
-/** Where to start: seconds from the start, or a fraction (0..1) of the duration. */
-export interface StartPosition {
-  readonly seconds?: number;
-  readonly fraction?: number;
-}
 
 /** What a POST /play asks. */
 export interface PlayRequest {
@@ -121,12 +116,15 @@ function readPlistPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest {
   };
 }
 
+/** The session id a plist body carries under the Session-ID header's name (any dialect), if any. */
 function optionalSession(plist: PlistDict): { sessionId?: string } {
-  for (const dialect of Object.values(DIALECTS)) {
-    const value = getEntry(plist, dialect.headers['Session-ID']);
-    if (typeof value === 'string' && value.trim()) return { sessionId: value.trim() };
-  }
-  return {};
+  const sessionId = readMakerHeader({ get: (name) => stringEntry(plist, name) }, 'Session-ID');
+  return sessionId === undefined ? {} : { sessionId };
+}
+
+function stringEntry(plist: PlistDict, name: string): string | undefined {
+  const value = getEntry(plist, name);
+  return typeof value === 'string' ? value : undefined;
 }
 
 function startOf(fraction: number | undefined, seconds: number | undefined): StartPosition {

@@ -23,10 +23,9 @@
 //   open) nothing is fetching and the session stays loading until it is stopped. A player that
 //   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
-import type { Clock, Logger, Player, PlayerReport, RandomSource, TimerHandle } from '../platform';
+import type { Clock, Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimerHandle } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import type { ReceiverLimits } from './limits';
-import type { StartPosition } from './video-request';
 
 /** The states a video reports (spec 3, 6). */
 export type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
@@ -69,13 +68,6 @@ export interface ErrorLogEvent {
   readonly status: number;
   readonly domain: string;
   readonly comment: string;
-}
-
-/** What the player reports as an error (PlayerReport.error). */
-export interface PlayerError {
-  readonly code: number;
-  readonly domain: string;
-  readonly message: string;
 }
 
 /**

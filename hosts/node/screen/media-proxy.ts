@@ -9,13 +9,7 @@
 import http from 'node:http';
 import https from 'node:https';
 import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver/limits';
-
-/** Why a fetch failed, in the shape of PlayerReport.error (src/platform.ts). */
-export interface MediaError {
-  readonly code: number;
-  readonly domain: string;
-  readonly message: string;
-}
+import type { PlayerError } from '../../../src/platform';
 
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
 export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
@@ -60,9 +54,9 @@ export class MediaItem {
   /** Set when URL 0 turned out to be an HLS playlist by its Content-Type. */
   playlistSeen = false;
   /** Why URL 0 could not be fetched; the item cannot play. */
-  failure: MediaError | undefined;
+  failure: PlayerError | undefined;
   /** The last fetch that failed (a segment), for the report's error. */
-  lastError: MediaError | undefined;
+  lastError: PlayerError | undefined;
   private readonly urls = new Map<number, string>();
   private readonly numbers = new Map<string, number>();
   private next = 0;
@@ -117,7 +111,7 @@ export class MediaItem {
    */
   serve(number: number, request: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>): void {
     const url = this.urls.get(number);
-    const fail = (status: number, error: MediaError) => {
+    const fail = (status: number, error: PlayerError) => {
       this.noteError(number, error);
       if (response.headersSent) {
         response.destroy();
@@ -240,7 +234,7 @@ export class MediaItem {
     response: http.ServerResponse,
     extraHeaders: Record<string, string>,
     done: () => void,
-    fail: (status: number, error: MediaError) => void,
+    fail: (status: number, error: PlayerError) => void,
   ): void {
     if (number === 0 && !this.playlistSeen) {
       this.playlistSeen = true;
@@ -301,7 +295,7 @@ export class MediaItem {
       .join('\n');
   }
 
-  private noteError(number: number, error: MediaError): void {
+  private noteError(number: number, error: PlayerError): void {
     this.lastError = error;
     if (number === 0 && this.failure === undefined) this.failure = error;
     this.changed();

@@ -11,15 +11,9 @@
 // opens, which then starts it where it was asked to start; a page that closes after taking it
 // leaves it `loading` until another opens.
 
-import type { Logger, Player, PlayerReport, PlayerState, TimeRange } from '../../../src/platform';
-import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaError, type MediaLimits } from './media-proxy';
+import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
+import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaLimits } from './media-proxy';
 import { DEFAULT_LIMITS } from '../../../src/receiver/limits';
-
-/** Where the page starts an item: seconds, or a fraction of the duration once known. */
-export interface VideoStart {
-  readonly seconds?: number;
-  readonly fraction?: number;
-}
 
 /** What the pages are told to play (the `video` field of the page's state). */
 export interface VideoCommand {
@@ -31,7 +25,7 @@ export interface VideoCommand {
   /** The token of the page that plays it (given to each page on its event stream), or null: no page. */
   readonly player: string | null;
   /** Where a page that (re)loads the item starts it: the asked start, then the last seek or handover. */
-  readonly start: VideoStart;
+  readonly start: StartPosition;
   /** The rate asked for: 0 pauses. */
   readonly rate: number;
   /** The last seek asked for; `version` grows with each, so the page applies each once. */
@@ -48,7 +42,7 @@ export type PageReport = Omit<PlayerReport, 'duration' | 'bytes' | 'requests' | 
   readonly duration: number | null;
   /** A frame of the item has been drawn. */
   readonly frameShown: boolean;
-  readonly error?: MediaError;
+  readonly error?: PlayerError;
 };
 
 /** Largest report body a page may send. */
@@ -62,8 +56,8 @@ interface Current {
   readonly url: string;
   /** Undefined when the URL cannot be fetched at all (`invalid` says why). */
   readonly media: MediaItem | undefined;
-  readonly invalid: MediaError | undefined;
-  start: VideoStart;
+  readonly invalid: PlayerError | undefined;
+  start: StartPosition;
   rate: number;
   seek: { version: number; seconds: number } | null;
   /** Host clock (ms) at load(): startup time counts from here. */
@@ -90,10 +84,10 @@ export class PagePlayer implements Player {
     private readonly mediaLimits: MediaLimits = DEFAULT_LIMITS,
   ) {}
 
-  load(item: number, url: string, start: VideoStart): void {
+  load(item: number, url: string, start: StartPosition): void {
     this.current?.media?.close();
     const checked = checkMediaUrl(url);
-    const invalid: MediaError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
+    const invalid: PlayerError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
     const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, () => this.mediaChanged(item), this.mediaLimits);
     this.current = {
       item,
@@ -267,7 +261,7 @@ export class PagePlayer implements Player {
         ...(failure && { error: failure }),
       };
     }
-    // The proxy knows why a fetch failed better than the element's MediaError does.
+    // The proxy knows why a fetch failed better than the element's PlayerError does.
     const error = page.state === 'failed' ? (media?.lastError ?? page.error) : page.error;
     return {
       item: current.item,
@@ -359,7 +353,7 @@ export function parsePageReport(value: unknown): PageReport | string {
   }
   if (!STATES.includes(r.state as PlayerState)) return `state is not one of ${STATES.join(', ')}`;
   if (typeof r.rate !== 'number' || !Number.isFinite(r.rate)) return 'rate is not a number';
-  let error: MediaError | undefined;
+  let error: PlayerError | undefined;
   if (r.error !== undefined && r.error !== null) {
     const e = r.error as Record<string, unknown>;
     if (typeof e !== 'object' || typeof e.code !== 'number' || !Number.isFinite(e.code) || typeof e.domain !== 'string' || typeof e.message !== 'string') {
