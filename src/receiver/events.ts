@@ -110,9 +110,9 @@ export class EventSender {
     };
   }
 
-  /** Forgets a session's last states, so a new session of the same sender reports afresh. */
-  reset(sessionId: string, category?: EventCategory): void {
-    const session = this.sessions.get(sessionId);
+  /** Forgets a session's last states (undefined: the anonymous one, as in send), so a new session of the same sender reports afresh. */
+  reset(sessionId: string | undefined, category?: EventCategory): void {
+    const session = this.sessions.get(sessionId ?? '');
     if (!session) return;
     if (category) session.lastStates.delete(category);
     else session.lastStates.clear();

@@ -32,8 +32,10 @@ export const TEXT_PARAMETERS = 'text/parameters';
 /** spec 4.2 PUT /setProperty: the properties served, and the end time each sets. */
 export const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
 
-/** spec 4.2 /getProperty: the properties served. */
-export const GET_PROPERTIES = ['playbackAccessLog', 'playbackErrorLog'] as const;
+/** The 404 for a property missing from the query or not served, naming those that are. */
+function unknownProperty(what: string, property: string | undefined, known: readonly string[]): Response {
+  return refuse(STATUS.notFound, `${what}: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${known.join(', ')}`);
+}
 
 /** A CMTime plist is under 200 bytes; a /getProperty body is empty. */
 const PROPERTY_BODY_LIMIT = 4096;
@@ -98,7 +100,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
       }
       const owner = request.sessionId ?? asked.sessionId;
       // A new video reports from `loading` again, even after the same sender's last one did.
-      media.events.reset(owner ?? '', 'video');
+      media.events.reset(owner, 'video');
       media.takeScreen('video', request.order, 'a video took the screen');
       session.play(owner, asked.url, asked.start, asked.startPaused);
       // spec 4.2: 200, empty.
@@ -180,7 +182,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
     handler: (request): Response => {
       const property = propertyOf(request);
       if (property === undefined || !Object.prototype.hasOwnProperty.call(SET_PROPERTIES, property)) {
-        return refuse(STATUS.notFound, `PUT /setProperty: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${Object.keys(SET_PROPERTIES).join(', ')}`);
+        return unknownProperty('PUT /setProperty', property, Object.keys(SET_PROPERTIES));
       }
       if (!session.loaded) return refuse(STATUS.conflict, `PUT /setProperty?${property}: ${NO_VIDEO}`);
       let seconds: number | undefined;
@@ -196,12 +198,18 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
     },
   });
 
+  // spec 4.2, 2.10: the properties a sender reads, and what each reads.
+  const getProperties = {
+    playbackAccessLog: () => session.accessLog().map(accessLogEntry),
+    playbackErrorLog: () => session.errorLog().map(errorLogEntry),
+  };
   // spec 4.2: GET in the reference, POST (binary plist Content-Type, empty body) in the samples.
   const getProperty = (request: Request): Response => {
     const property = propertyOf(request);
-    if (property === 'playbackAccessLog') return binaryPlist(propertyReply(session.accessLog().map(accessLogEntry)));
-    if (property === 'playbackErrorLog') return binaryPlist(propertyReply(session.errorLog().map(errorLogEntry)));
-    return refuse(STATUS.notFound, `${request.method} /getProperty: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${GET_PROPERTIES.join(', ')}`);
+    if (property === undefined || !Object.prototype.hasOwnProperty.call(getProperties, property)) {
+      return unknownProperty(`${request.method} /getProperty`, property, Object.keys(getProperties));
+    }
+    return binaryPlist(propertyReply(getProperties[property as keyof typeof getProperties]()));
   };
   for (const method of ['GET', 'POST']) router.add({ protocol: 'HTTP', method, path: '/getProperty', maxBodyBytes: PROPERTY_BODY_LIMIT, handler: getProperty });
 
