@@ -9,14 +9,15 @@
 
 import { concat, equal } from '../../src/bytes';
 import { buildAvcC, parameterSetsAnnexB, parseAvcC } from '../../src/mirror/avcc';
-import { lengthPrefixed } from '../../src/mirror/annexb-stream';
-import { START_CODE, portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
+import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
+import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import { msToNtp } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
+import { fillerUnit } from '../support/arbitrary';
 import { memoryUdp } from '../support/mirror-ports';
 import type { ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import { WasmNalKernel } from '../../hosts/node/nal-kernel';
@@ -30,25 +31,10 @@ const SOCKET_CHUNK = 64 * 1024;
 const SPS = Uint8Array.of(0x67, 0x64, 0x00, 0x2a, 0xac, 0x2c, 0x6a, 0x81, 0xe0, 0x08, 0x9f, 0x96);
 const PPS = Uint8Array.of(0x68, 0xee, 0x3c, 0xb0);
 
-/** A frame's slices: NAL header (IDR 0x65 or non-IDR 0x41) and pseudo-random slice data. */
+/** A frame's slices: NAL header (IDR 0x65 or non-IDR 0x41) and filler slice data. */
 function frameUnits(index: number, bytes: number, seed: number): Uint8Array[] {
-  const key = index % FPS === 0;
-  const units: Uint8Array[] = [];
-  let state = seed;
-  for (let slice = 0; slice < SLICES; slice++) {
-    const unit = new Uint8Array(Math.floor(bytes / SLICES));
-    unit[0] = key ? 0x65 : 0x41;
-    for (let i = 1; i < unit.length; i++) {
-      state = (Math.imul(state, 1103515245) + 12345) >>> 0;
-      unit[i] = state >>> 24;
-    }
-    units.push(unit);
-  }
-  return units;
-}
-
-function annexB(units: Uint8Array[]): Uint8Array {
-  return concat(...units.flatMap((unit) => [START_CODE, unit]));
+  const header = index % FPS === 0 ? 0x65 : 0x41;
+  return Array.from({ length: SLICES }, (_, slice) => fillerUnit(header, Math.floor(bytes / SLICES), seed + slice));
 }
 
 export function runMirrorHandoffBench(nalKernel: NalKernel = portableNalKernel): void {

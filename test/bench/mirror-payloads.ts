@@ -4,7 +4,8 @@
 // Each comes with its Annex B, built by concatenation (not by a kernel), and the places of its
 // length fields, so a bench can put back what an in-place conversion overwrote. Portable.
 
-import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
+import { annexB, lengthPrefixed, NAL_TYPE, nalType } from '../../src/mirror/annexb-stream';
+import { fillerUnit as unit } from '../support/arbitrary';
 
 export interface MirrorPayload {
   /** Names the workload in the figures: `p-frame` or `idr-frame`. */
@@ -23,25 +24,13 @@ const SEI = 0x06;
 const NON_IDR = 0x41;
 const IDR = 0x65;
 
-/** `bytes` bytes of slice data behind `header` (filler from a small LCG: content does not matter to the walk). */
-function unit(header: number, bytes: number, seed: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  out[0] = header;
-  let x = seed;
-  for (let i = 1; i < bytes; i++) {
-    x = (Math.imul(x, 1664525) + 1013904223) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
-
 function build(kind: string, lengthSize: 1 | 2 | 4, units: Uint8Array[]): MirrorPayload {
   const payload = lengthPrefixed(units, lengthSize);
   const fieldOffsets: number[] = [];
   for (let at = 0, i = 0; i < units.length; at += lengthSize + units[i].length, i++) fieldOffsets.push(at);
   const fieldBytes = new Uint8Array(fieldOffsets.length * lengthSize);
   fieldOffsets.forEach((offset, i) => fieldBytes.set(payload.subarray(offset, offset + lengthSize), i * lengthSize));
-  return { kind, lengthSize, payload, annexB: annexB(units), keyFrame: units.some((nal) => (nal[0] & 0x1f) === 5), nalCount: units.length, fieldOffsets, fieldBytes };
+  return { kind, lengthSize, payload, annexB: annexB(units), keyFrame: units.some((nal) => nalType(nal) === NAL_TYPE.sliceIdr), nalCount: units.length, fieldOffsets, fieldBytes };
 }
 
 /** A P frame of about 42 KB (an SEI and three slices) and an IDR frame of about 200 KB (an SEI and four slices). */

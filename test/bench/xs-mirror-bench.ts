@@ -10,6 +10,7 @@ import { equal } from '../../src/bytes';
 import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import type { NativeNal } from '../../modules/native/natives';
+import { round, spread } from './measure';
 import { mirrorPayloads, restoreLengths, type MirrorPayload } from './mirror-payloads';
 
 declare function print(...values: unknown[]): void;
@@ -20,12 +21,6 @@ const RUNS = 5;
 /** Conversions per run: enough for a few milliseconds at least of the faster build. */
 const BATCH = 200;
 const MB = 1024 * 1024;
-
-function summary(values: number[]): { min: number; median: number; max: number } {
-  const sorted = [...values].sort((a, b) => a - b);
-  const round = (value: number) => Math.round(value * 1000) / 1000;
-  return { min: round(sorted[0]), median: round(sorted[Math.floor(sorted.length / 2)]), max: round(sorted[sorted.length - 1]) };
-}
 
 function emit(figure: Record<string, unknown>): void {
   print(`# bench ${JSON.stringify(figure)}`);
@@ -68,13 +63,13 @@ test('issue 14 NAL kernel figures inside the XS test host', () => {
       const medians: Record<string, number> = {};
       for (const kernel of builds) {
         const figures = measure(kernel, sample);
-        const mb = summary(figures.mbPerSec);
-        const us = summary(figures.usPerFrame);
-        const steps = summary(figures.stepsPerFrame);
+        const mb = spread(figures.mbPerSec);
+        const us = spread(figures.usPerFrame);
+        const steps = spread(figures.stepsPerFrame);
         medians[kernel.name] = mb.median;
         emit({ bench: 'mirror.nal', lib: kernel.name, mbPerSecMin: mb.min, mbPerSecMedian: mb.median, mbPerSecMax: mb.max, usPerFrameMin: us.min, usPerFrameMedian: us.median, usPerFrameMax: us.max, stepsPerFrameMedian: steps.median, ...common });
       }
-      emit({ bench: 'mirror.nal', of: 'native/portable', ratio: Math.round((medians.native / medians.portable) * 1000) / 1000, ...common });
+      emit({ bench: 'mirror.nal', of: 'native/portable', ratio: round(medians.native / medians.portable), ...common });
     }
   }
 });

@@ -12,7 +12,7 @@
 // Each sender has its own loopback address (127.0.0.7x), so each has its own port 7010.
 
 import assert from 'node:assert/strict';
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, statSync } from 'node:fs';
 import net from 'node:net';
@@ -26,10 +26,9 @@ import { NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream
 import { ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
-import { PROJECT_ROOT, ReceiverProcess, delay, within } from './receiver-process';
+import { ReceiverProcess, delay, runSender, within, type SenderRun } from './receiver-process';
 
 const run = promisify(execFile);
-const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
 
 const STREAM_REQUEST = encodeBinaryPlist({
   deviceID: 181221086727016,
@@ -47,21 +46,6 @@ async function frameMd5s(file: string, format?: string): Promise<string[]> {
     .split('\n')
     .filter((line) => line && !line.startsWith('#'))
     .map((line) => line.split(',').pop()!.trim());
-}
-
-interface SenderRun {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-function runSender(args: string[]): { done: Promise<SenderRun> } {
-  const child = spawn(process.execPath, [SEND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  return { done: new Promise((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr }))) };
 }
 
 /** A mirroring connection from `localAddress`, for the tests that play a sender by hand. */
@@ -121,7 +105,7 @@ describe('screen mirroring with the sender tool and --record', () => {
 
   test('ffmpeg decodes the recorded stream to the same frames as the source (framemd5), and the sender answered NTP', async () => {
     assert.equal(sourceMd5s.length, 60);
-    const sender = await within(30_000, 'the sender tool', runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.71']).done);
+    const sender = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.71'], 30_000);
     assert.equal(sender.code, 0, sender.stderr);
     assert.match(sender.stdout, /60 frames at 30\.000 fps/);
     assert.match(sender.stdout, /sent 60 frames; [1-9]\d* NTP requests answered/);
@@ -190,18 +174,18 @@ describe('mirroring sessions on one receiver', () => {
   });
 
   test('a second sender is refused while one streams; the first goes on', async () => {
-    const first = runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.73', '--hold', '1']);
+    const first = runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.73', '--hold', '1'], 30_000);
     let second: SenderRun;
     try {
       await receiver.waitForLog(/127\.0\.0\.73:\d+ mirroring session -?\d+ started/, 10_000);
-      second = await within(20_000, 'the second sender', runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.74']).done);
+      second = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.74'], 20_000);
     } finally {
       // The first sender's session must be over before the next test.
-      await within(30_000, 'the first sender', first.done);
+      await first.catch(() => undefined);
     }
     assert.equal(second.code, 1);
     assert.match(second.stderr, /POST \/stream: the receiver answered 503 Service Unavailable: this receiver is mirroring 127\.0\.0\.73:\d+ .*one mirroring session at a time/);
-    const done = await first.done;
+    const done = await first;
     assert.equal(done.code, 0, done.stderr);
     assert.match(done.stdout, /sent 60 frames/);
   });
@@ -246,7 +230,7 @@ describe('mirroring sessions on one receiver', () => {
     socket.write(concat(postStream(), codecData, writePacketHeader({ payloadSize: 0x7fffffff, payloadType: 0, option: 6, ntpSeconds: 0, ntpFraction: 0 })));
     await within(5000, 'the receiver closing a hostile stream', ended);
     await receiver.waitForLog(/127\.0\.0\.76:\d+ mirroring session 1234 ended: packet 2 \(type 0\) announces a 2147483647-byte payload/, 1000);
-    const next = await within(30_000, 'the next sender', runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.77']).done);
+    const next = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.77'], 30_000);
     assert.equal(next.code, 0, next.stderr);
   });
 });

@@ -11,7 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { real } from '../../src/plist/value';
-import { RawClient, ReceiverProcess, within, runSender as send } from './receiver-process';
+import { exchange, ReceiverProcess, within, runSender as send } from './receiver-process';
 
 const BOUND = { timeout: 60_000 };
 /** Never fetched (no screen page is open); the discard port, on loopback. */
@@ -26,14 +26,8 @@ async function until(output: () => string, pattern: RegExp, what: string): Promi
 
 /** One raw request on a new loopback connection; the response's status and body text. */
 async function raw(port: number, head: string, body: Uint8Array = new Uint8Array(0)): Promise<{ status: number; text: string; type: string | undefined }> {
-  const client = await RawClient.connect(port);
-  try {
-    client.send(Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
-    const response = await client.response();
-    return { status: response.head.status, text: Buffer.from(response.body).toString('utf8'), type: response.head.headers.get('Content-Type') };
-  } finally {
-    client.close();
-  }
+  const response = await exchange(port, Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
+  return { status: response.head.status, text: Buffer.from(response.body).toString('utf8'), type: response.head.headers.get('Content-Type') };
 }
 
 /** Whether the printed features (TXT `features`, spec 9.3 `0xLOW,0xHIGH`) have bit `bit` set. */

@@ -138,3 +138,19 @@ export function randomPlistValue(rng: Rng, options: ArbitraryOptions = {}, depth
     }
   }
 }
+
+/**
+ * A NAL unit of `bytes` bytes: `header`, then filler from an LCG started at `seed`
+ * (x = x * 1103515245 + 12345 mod 2^32, each byte x >>> 24). The NAL vectors' "large" units
+ * (test/vectors/nal-annexb.json) are described this way; the mirroring benches use it too.
+ */
+export function fillerUnit(header: number, bytes: number, seed: number): Uint8Array {
+  const out = new Uint8Array(bytes);
+  out[0] = header;
+  let x = seed;
+  for (let i = 1; i < bytes; i++) {
+    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
+    out[i] = x >>> 24;
+  }
+  return out;
+}

@@ -8,23 +8,11 @@ import { sha256 } from '@noble/hashes/sha2.js';
 import { equal, fromHex, toHex } from '../../src/bytes';
 import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { NalError, portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
-import { makeRng, type Rng } from './arbitrary';
+import { fillerUnit as describedUnit, makeRng, type Rng } from './arbitrary';
 import vectors from '../vectors/nal-annexb.json' with { type: 'json' };
 
 export type NalVectors = typeof vectors;
 export { vectors as nalVectors };
-
-/** The filler of the "large" vectors: header byte, then bytes - 1 bytes of the LCG from `seed`. */
-export function describedUnit(header: number, bytes: number, seed: number): Uint8Array {
-  const out = new Uint8Array(bytes);
-  out[0] = header;
-  let x = seed;
-  for (let i = 1; i < bytes; i++) {
-    x = (Math.imul(x, 1103515245) + 12345) >>> 0;
-    out[i] = x >>> 24;
-  }
-  return out;
-}
 
 /** The units of a described vector as a length-prefixed payload and as Annex B. */
 export function buildDescribed(units: readonly { header: string; bytes: number; seed: number }[], lengthSize: number): { payload: Uint8Array; annexB: Uint8Array } {
