@@ -27,17 +27,10 @@ import { ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
 import { ReceiverProcess, delay, runSender, within, type SenderRun } from './receiver-process';
+import { STREAM_REQUEST, postStream } from '../support/mirror-stream';
 
 const run = promisify(execFile);
 
-const STREAM_REQUEST = encodeBinaryPlist({
-  deviceID: 181221086727016,
-  sessionID: 1234,
-  version: '130.16',
-  latencyMs: 90,
-  fpsInfo: [{ name: 'SubS' }],
-  timestampInfo: [{ name: 'SubSu' }],
-});
 
 /** Per-frame MD5s of a video as ffmpeg decodes it (the checksum column of -f framemd5). */
 async function frameMd5s(file: string, format?: string): Promise<string[]> {
@@ -63,9 +56,8 @@ function closed(socket: net.Socket): Promise<string> {
   return new Promise((resolve) => socket.once('close', () => resolve(received)));
 }
 
-function postStream(): Uint8Array {
-  return concat(latin1Encode(`POST /stream HTTP/1.1\r\nX-Vendor-Device-ID: 0xa4d1d2800b68\r\nContent-Length: ${STREAM_REQUEST.length}\r\n\r\n`), STREAM_REQUEST);
-}
+/** POST /stream of session 1234 (the log lines below name it). */
+const postSession = (): Uint8Array => postStream({ ...STREAM_REQUEST, sessionID: 1234 });
 
 let work: string;
 let clip: string;
@@ -141,7 +133,7 @@ describe('mirroring sessions on one receiver', () => {
     });
     const socket = await connectFrom('127.0.0.72', receiver.mirrorPort!);
     const ended = closed(socket);
-    socket.write(concat(postStream(), codecData));
+    socket.write(concat(postSession(), codecData));
     const heartbeats = setInterval(() => socket.write(writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0))), 1000);
     try {
       const deadline = Date.now() + 12_000;
@@ -194,7 +186,7 @@ describe('mirroring sessions on one receiver', () => {
     const socket = await connectFrom('127.0.0.75', receiver.mirrorPort!);
     const ended = closed(socket);
     const started = performance.now();
-    socket.write(concat(postStream(), codecData));
+    socket.write(concat(postSession(), codecData));
     const received = await within(8000, 'the receiver closing a stalled stream', ended);
     const after = performance.now() - started;
     assert.equal(received, '', 'no HTTP answer to POST /stream');
@@ -211,13 +203,13 @@ describe('mirroring sessions on one receiver', () => {
 
     const garbage = await connectFrom('127.0.0.78', receiver.mirrorPort!);
     const garbageEnded = closed(garbage);
-    garbage.write(concat(postStream(), writePacket(PACKET_TYPE.codecData, latin1Encode('not an avcC record'))));
+    garbage.write(concat(postSession(), writePacket(PACKET_TYPE.codecData, latin1Encode('not an avcC record'))));
     assert.equal(await within(5000, 'the end of the garbage session', garbageEnded), '');
     await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: codec data is not a valid avcC record: avcC version is 110/, 1000);
 
     const truncated = await connectFrom('127.0.0.78', receiver.mirrorPort!);
     const truncatedEnded = closed(truncated);
-    truncated.write(concat(postStream(), codecData, writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)).subarray(0, 90)));
+    truncated.write(concat(postSession(), codecData, writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)).subarray(0, 90)));
     await delay(200);
     truncated.end();
     await within(5000, 'the end of the truncated session', truncatedEnded);
@@ -227,7 +219,7 @@ describe('mirroring sessions on one receiver', () => {
   test('an oversized payload size ends only that session; the next sender mirrors', async () => {
     const socket = await connectFrom('127.0.0.76', receiver.mirrorPort!);
     const ended = closed(socket);
-    socket.write(concat(postStream(), codecData, writePacketHeader({ payloadSize: 0x7fffffff, payloadType: 0, option: 6, ntpSeconds: 0, ntpFraction: 0 })));
+    socket.write(concat(postSession(), codecData, writePacketHeader({ payloadSize: 0x7fffffff, payloadType: 0, option: 6, ntpSeconds: 0, ntpFraction: 0 })));
     await within(5000, 'the receiver closing a hostile stream', ended);
     await receiver.waitForLog(/127\.0\.0\.76:\d+ mirroring session 1234 ended: packet 2 \(type 0\) announces a 2147483647-byte payload/, 1000);
     const next = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.77'], 30_000);

@@ -12,18 +12,13 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, test } from 'node:test';
-import { concat, latin1Encode } from '../../src/bytes';
+import { concat } from '../../src/bytes';
 import { lengthPrefixed } from '../../src/mirror/annexb-stream';
-import { buildAvcC } from '../../src/mirror/avcc';
 import { PACKET_TYPE, writePacket } from '../../src/mirror/packet';
-import { encodeBinaryPlist } from '../../src/plist';
 import { NAL_KERNEL_ENV } from '../../hosts/node/nal-kernel';
 import { ReceiverProcess } from '../e2e/receiver-process';
+import { CODEC_DATA, IDR, postStream } from '../support/mirror-stream';
 
-const SPS = Uint8Array.of(0x67, 0x4d, 0x40, 0x1f, 0xec, 0xa0);
-const PPS = Uint8Array.of(0x68, 0xeb, 0xe3, 0xcb);
-const IDR = Uint8Array.of(0x65, 0x88, 0x84, 0x00, 0x10);
-const STREAM_REQUEST = encodeBinaryPlist({ deviceID: 181221086727016, sessionID: 77, version: '130.16', latencyMs: 90, fpsInfo: [{ name: 'SubS' }], timestampInfo: [{ name: 'SubSu' }] });
 
 let work: string;
 before(() => (work = mkdtempSync(path.join(tmpdir(), 'vendorplay-nal-kernel-'))));
@@ -43,9 +38,8 @@ async function mirrorOneFrame(receiver: ReceiverProcess): Promise<void> {
   assert.ok(receiver.mirrorPort, receiver.stdout);
   const socket = net.connect({ host: '127.0.0.1', port: receiver.mirrorPort });
   await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
-  const head = latin1Encode(`POST /stream HTTP/1.1\r\nX-Vendor-Device-ID: 0xa4d1d2800b68\r\nContent-Length: ${STREAM_REQUEST.length}\r\n\r\n`);
   const frame = writePacket(PACKET_TYPE.video, lengthPrefixed([IDR], 4));
-  await new Promise<void>((resolve) => socket.end(concat(head, STREAM_REQUEST, writePacket(PACKET_TYPE.codecData, buildAvcC([SPS], [PPS], 4)), frame), resolve));
+  await new Promise<void>((resolve) => socket.end(concat(postStream(), CODEC_DATA, frame), resolve));
   await receiver.waitForLog(/mirroring session -?\d+ ended: .*\(1 video packets, 1 codec configurations\)/, 5000);
 }
 

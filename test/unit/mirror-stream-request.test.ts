@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { encodeBinaryPlist, encodeXmlPlist, type PlistDict } from '../../src/plist';
 import { parseStreamRequest, streamCapabilities, StreamRequestError, STREAM_REQUEST_REQUIRED } from '../../src/mirror/stream-request';
 
-export const GOOD_STREAM_REQUEST: PlistDict = {
+const GOOD_STREAM_REQUEST: PlistDict = {
   deviceID: 181221086727016,
   sessionID: -808788724,
   version: '130.16',

@@ -11,31 +11,17 @@ import { buildAvcC } from '../../src/mirror/avcc';
 import { lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
-import { encodeBinaryPlist, type PlistDict } from '../../src/plist';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import type { ReceiverConnection } from '../../src/receiver/connection';
 import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { RecordingDecoder, memoryUdp } from '../support/mirror-ports';
+import { CODEC_DATA, IDR, P_SLICE, PPS, SEI, SPS, STREAM_REQUEST, postStream } from '../support/mirror-stream';
 
 const SENDER = { remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7100 };
 const OTHER_SENDER = { ...SENDER, remoteAddress: '192.0.2.21', remotePort: 50001 };
 const CONTROL = { ...SENDER, remotePort: 50002, localPort: 7000 };
 
-const SPS = Uint8Array.of(0x67, 0x4d, 0x40, 0x1f, 0xec, 0xa0);
-const PPS = Uint8Array.of(0x68, 0xeb, 0xe3, 0xcb);
-const IDR = Uint8Array.of(0x65, 0x88, 0x84, 0x00, 0x10);
-const P_SLICE = Uint8Array.of(0x41, 0x9a, 0x02, 0x03);
-const SEI = Uint8Array.of(0x06, 0x05, 0x01, 0x80);
-
-const STREAM_REQUEST: PlistDict = {
-  deviceID: 181221086727016,
-  sessionID: -808788724,
-  version: '130.16',
-  latencyMs: 90,
-  fpsInfo: [{ name: 'SubS' }],
-  timestampInfo: [{ name: 'SubSu' }],
-};
 
 function setup(options: { limits?: Partial<ReceiverLimits>; decoder?: boolean; udp?: boolean; pinRequired?: boolean } = {}) {
   const clock = new ManualClock();
@@ -59,17 +45,12 @@ function drain(connection: ReceiverConnection): string {
   return text;
 }
 
-function postStream(plist: PlistDict = STREAM_REQUEST): Uint8Array {
-  const body = encodeBinaryPlist(plist);
-  return concat(latin1Encode(`POST /stream HTTP/1.1\r\nX-Vendor-Device-ID: 0xa4d1d2800b68\r\nContent-Length: ${body.length}\r\n\r\n`), body);
-}
 
 function video(units: Uint8Array[], ms: number): Uint8Array {
   const { seconds, fraction } = msToNtp(ms);
   return writePacket(PACKET_TYPE.video, lengthPrefixed(units, 4), seconds, fraction);
 }
 
-const CODEC_DATA = writePacket(PACKET_TYPE.codecData, buildAvcC([SPS], [PPS], 4));
 const HEARTBEAT = writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0));
 
 function closeEvent(connection: ReceiverConnection): string | undefined {
