@@ -15,7 +15,7 @@ import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { equal } from '../../src/bytes';
 import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
-import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
+import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { Logger } from '../../src/platform';
 import { instantiateKernel } from './wasm-module';
 
@@ -134,7 +134,7 @@ export function nalThroughput(kernel: NalKernel, frame: Uint8Array, milliseconds
   // Where the lengths are, to put them back: the conversion overwrites nothing else.
   const fields: { at: number; bytes: Uint8Array }[] = [];
   for (let at = 0; at < payload.length; ) {
-    const length = ((payload[at] << 24) | (payload[at + 1] << 16) | (payload[at + 2] << 8) | payload[at + 3]) >>> 0;
+    const length = readNalLength(payload, at, 4);
     fields.push({ at, bytes: payload.slice(at, at + 4) });
     at += 4 + length;
   }

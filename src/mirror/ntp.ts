@@ -147,7 +147,6 @@ export class NtpClient {
   private outstanding: { readonly transmit: Uint8Array; readonly sentAt: number } | undefined;
   readonly filter: ClockFilter;
   requestsSent = 0;
-  answers = 0;
 
   constructor(now: number, options: NtpClientOptions = {}) {
     this.intervalMs = options.intervalMs ?? NTP_INTERVAL_MS;
@@ -196,7 +195,6 @@ export class NtpClient {
     if (delay < 0) return `NTP answer with a negative delay (${delay.toFixed(3)} ms): the server's timestamps are inconsistent`;
     const sample = { offset, delay, at: now };
     this.filter.add(sample);
-    this.answers++;
     return sample;
   }
 }

@@ -52,7 +52,6 @@ export class MirrorSession implements StreamTakeover {
   private videoBeforeCodecData = 0;
   /** Figures for the log and the tests. */
   videoPackets = 0;
-  keyFrames = 0;
   configurations = 0;
 
   constructor(
@@ -216,7 +215,6 @@ export class MirrorSession implements StreamTakeover {
     this.videoPackets++;
     // Decoders that read a byte stream need the parameter sets before a key frame (VideoDecoder).
     const accessUnit = unit.keyFrame ? concat(this.parameterSets, unit.accessUnit) : unit.accessUnit;
-    if (unit.keyFrame) this.keyFrames++;
     // spec 4.5: the header's timestamp is on the sender's clock; shown latencyMs later (2.13).
     const presentationTime = this.clock.toLocal(ntpMs(header.ntpSeconds, header.ntpFraction), now) + this.request.latencyMs;
     this.context.decoder.decode(accessUnit, presentationTime, unit.keyFrame);

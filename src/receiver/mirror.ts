@@ -45,8 +45,6 @@ export interface MirrorContext {
 
 export class MirrorFeature implements MediaFeature {
   private session: MirrorSession | undefined;
-  /** Sessions started since the receiver started (for the log and tests). */
-  sessionsStarted = 0;
 
   constructor(private readonly context: MirrorContext) {
     context.media.register('mirror', this);
@@ -109,7 +107,6 @@ export class MirrorFeature implements MediaFeature {
       clock.now(),
     );
     this.session = session;
-    this.sessionsStarted++;
     log('info', `${peer} mirroring session ${streamRequest.sessionId} started (device ${deviceHeader ?? streamRequest.deviceId.toString(16)}, sender version ${streamRequest.version}, latency ${streamRequest.latencyMs} ms; NTP from UDP port ${socket.localPort} to ${request.remoteAddress}:${NTP_SENDER_PORT})`);
     media.takeScreen('mirror', request.order, 'screen mirroring took the screen');
     return { status: STATUS.ok, stream: session };
