@@ -17,7 +17,7 @@ import { SLIDESHOW_PURPOSE } from '../../../src/receiver/slideshow';
 import { sendMirror } from './mirror';
 import { NTP_SENDER_PORT } from '../../../src/mirror/ntp';
 import { MIRROR_PORT } from '../../../src/mirror/stream-request';
-import { ControlConnection, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
+import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type VideoCommon } from './video';
 
 const VERSION = '0.1.0';
@@ -192,13 +192,8 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   const where = describeEndpoint(endpoint);
   const control = await ControlConnection.open(endpoint, common.headers);
   let stopping = false;
-  let finish: (error?: Error) => void = () => {};
-  const done = new Promise<void>((resolve, reject) => {
-    finish = (error) => (error ? reject(error) : resolve());
-  });
-  // Awaited only once the show runs; a connection lost before that must not be an unhandled
-  // rejection (a stack trace) after the command already said why it stops.
-  done.catch(() => {});
+  // Awaited only once the show runs; a connection lost before that is said by the command.
+  const { done, finish } = completion();
   control.onClose = (reason) => {
     if (!stopping) finish(new SendError(`control connection to ${where}: ${reason}`));
   };
@@ -208,25 +203,16 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   let lastState = '';
   let stoppedSeen: () => void = () => {};
   const stoppedEvent = new Promise<void>((resolve) => (stoppedSeen = resolve));
-  const serveEvent = (request: Message<RequestHead>): ReverseAnswer => {
-    if (request.head.method !== 'POST' || request.head.target !== '/event') return { status: 404 };
-    try {
-      const event = decodePlist(request.body);
-      if (isPlistDict(event)) {
-        const last = event.lastAssetID !== undefined ? ` (last asset ${String(event.lastAssetID)})` : '';
-        say(`event: ${String(event.category)} ${String(event.state)}${last}`);
-        lastState = String(event.state);
-        if (event.category === 'slideshow' && event.state === 'stopped') {
-          stoppedSeen();
-          // Stopped by someone else (POST /stop, another sender's show): the session is over.
-          if (!stopRequested) setTimeout(() => void end('the receiver stopped the slideshow'), 0);
-        }
-      }
-    } catch (error) {
-      say(`event: unreadable (${(error as Error).message})`);
+  const serveEvent = eventServer(say, (event) => {
+    const last = event.lastAssetID !== undefined ? ` (last asset ${String(event.lastAssetID)})` : '';
+    say(`event: ${String(event.category)} ${String(event.state)}${last}`);
+    lastState = String(event.state);
+    if (event.category === 'slideshow' && event.state === 'stopped') {
+      stoppedSeen();
+      // Stopped by someone else (POST /stop, another sender's show): the session is over.
+      if (!stopRequested) setTimeout(() => void end('the receiver stopped the slideshow'), 0);
     }
-    return { status: 200 };
-  };
+  });
 
   // Pictures (spec 2.8): the folder over and over; each reply a new asset id.
   let nextId = 1;

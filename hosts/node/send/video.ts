@@ -2,10 +2,10 @@
 // come, scrub, change the rate, show the playback information, all as a sender does them.
 
 import { utf8Encode } from '../../../src/bytes';
-import { HEADER, type RequestHead, type ResponseHead } from '../../../src/http';
+import { HEADER, type ResponseHead } from '../../../src/http';
 import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../../../src/plist';
 import { EVENT_PURPOSE } from '../../../src/receiver/events';
-import { ControlConnection, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
+import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
 import type { Dialect } from '../../../src/dialect';
 
 /** What the video commands need from the command line. */
@@ -53,12 +53,8 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
   const where = describeEndpoint(endpoint);
   const control = await ControlConnection.open(endpoint, common.headers);
   let finished = false;
-  let finish: (error?: Error) => void = () => {};
-  const done = new Promise<void>((resolve, reject) => {
-    finish = (error) => (error ? reject(error) : resolve());
-  });
   // Awaited only once the video plays; a connection lost before that is reported by the throw.
-  done.catch(() => {});
+  const { done, finish } = completion();
   let events: ReverseChannel | undefined;
   /** Closes both connections and ends the command (once: closing them calls back here). */
   const end = (why?: string, error?: Error) => {
@@ -93,20 +89,11 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
       end('the receiver stopped the video');
     }
   };
-  const serveEvent = (request: Message<RequestHead>): ReverseAnswer => {
-    if (request.head.method !== 'POST' || request.head.target !== '/event') return { status: 404 };
-    try {
-      const event = decodePlist(request.body);
-      if (isPlistDict(event)) {
-        say(`event: ${String(event.category)} ${String(event.state)}`);
-        // The video is over (ended, failed, stopped here or by someone else): so is the command.
-        if (event.category === 'video' && event.state === 'stopped') setTimeout(() => void over(), 0);
-      }
-    } catch (error) {
-      say(`event: unreadable (${(error as Error).message})`);
-    }
-    return { status: 200 };
-  };
+  const serveEvent = eventServer(say, (event) => {
+    say(`event: ${String(event.category)} ${String(event.state)}`);
+    // The video is over (ended, failed, stopped here or by someone else): so is the command.
+    if (event.category === 'video' && event.state === 'stopped') setTimeout(() => void over(), 0);
+  });
 
   try {
     events = await ReverseChannel.open({ endpoint, common: common.headers, purposeHeader: dialect.headers.Purpose, purpose: EVENT_PURPOSE, serve: serveEvent });

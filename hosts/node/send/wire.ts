@@ -5,6 +5,7 @@
 
 import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
+import { decodePlist, isPlistDict, type PlistDict } from '../../../src/plist';
 import { PTTH } from '../../../src/receiver/reverse-route';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
@@ -280,4 +281,35 @@ export class ReverseChannel {
 function toPairs(headers: HeadersInit): [string, string | number][] {
   if (Symbol.iterator in Object(headers)) return [...(headers as Iterable<readonly [string, string | number]>)].map(([name, value]) => [name, value]);
   return Object.entries(headers as Record<string, string | number>);
+}
+
+/**
+ * How a long-running command ends: `done` settles once, by `finish()` or `finish(error)`. A
+ * rejection nobody awaits yet (a connection lost before the command waits on `done`) is no
+ * unhandled rejection: the command has already said why it stops.
+ */
+export function completion(): { readonly done: Promise<void>; finish(error?: Error): void } {
+  let finish: (error?: Error) => void = () => {};
+  const done = new Promise<void>((resolve, reject) => {
+    finish = (error) => (error ? reject(error) : resolve());
+  });
+  done.catch(() => {});
+  return { done, finish: (error) => finish(error) };
+}
+
+/**
+ * Serves the receiver's requests on an event connection (spec 6): each POST /event's plist
+ * dictionary to `onEvent`, an unreadable one said in a line, anything else 404.
+ */
+export function eventServer(say: (line: string) => void, onEvent: (event: PlistDict) => void): (request: Message<RequestHead>) => ReverseAnswer {
+  return (request) => {
+    if (request.head.method !== 'POST' || request.head.target !== '/event') return { status: 404 };
+    try {
+      const event = decodePlist(request.body);
+      if (isPlistDict(event)) onEvent(event);
+    } catch (error) {
+      say(`event: unreadable (${(error as Error).message})`);
+    }
+    return { status: 200 };
+  };
 }
