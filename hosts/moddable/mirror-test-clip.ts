@@ -7,16 +7,11 @@
 
 import Resource from 'Resource';
 import Timer from 'timer';
-import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { decoderInput } from '../../src/mirror/annexb-stream';
 import type { Clock, Logger } from '../../src/platform';
 import { describeCounts, type ModdableVideoDecoder } from './video-decoder';
 
 export const TEST_CLIP_RESOURCE = 'mirror-test.h264';
-
-interface ClipAccessUnit {
-  readonly bytes: Uint8Array;
-  readonly keyFrame: boolean;
-}
 
 
 export function playTestClip(decoder: ModdableVideoDecoder, options: { clock: Clock; log: Logger; frameMs: number; latency: number; done?: () => void }): void {
@@ -28,12 +23,7 @@ export function playTestClip(decoder: ModdableVideoDecoder, options: { clock: Cl
     log('warn', `mirrorTestClip: no resource ${TEST_CLIP_RESOURCE} (build with hosts/moddable/mirror-test/manifest.json)`);
     return;
   }
-  const units = splitNalUnits(clip);
-  const parameterSets = annexB(units.filter((unit) => nalType(unit) === NAL_TYPE.sps || nalType(unit) === NAL_TYPE.pps));
-  const accessUnits: ClipAccessUnit[] = groupAccessUnits(units).map((group) => ({
-    bytes: annexB(group),
-    keyFrame: group.some((unit) => nalType(unit) === NAL_TYPE.sliceIdr),
-  }));
+  const { parameterSets, accessUnits } = decoderInput(clip);
   log('info', `mirrorTestClip: ${clip.length} bytes, ${accessUnits.length} access units (${accessUnits.filter((unit) => unit.keyFrame).length} key frames), one every ${options.frameMs} ms`);
   decoder.configure({ codec: 'avc1', avcC: new Uint8Array(0), parameterSets });
   const started = clock.now();

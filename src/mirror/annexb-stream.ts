@@ -45,6 +45,24 @@ function isSlice(type: number): boolean {
   return type >= NAL_TYPE.sliceNonIdr && type <= NAL_TYPE.sliceIdr;
 }
 
+/** An access unit written as Annex B, and whether it holds a slice of an IDR picture (a key frame). */
+export interface AnnexBAccessUnit {
+  readonly bytes: Uint8Array;
+  readonly keyFrame: boolean;
+}
+
+/**
+ * An Annex B stream as the mirroring session hands it to a VideoDecoder: the stream's parameter
+ * sets (every SPS and PPS, as Annex B) and its access units with their key-frame flags.
+ */
+export function decoderInput(stream: Uint8Array): { readonly parameterSets: Uint8Array; readonly accessUnits: AnnexBAccessUnit[] } {
+  const units = splitNalUnits(stream);
+  return {
+    parameterSets: annexB(units.filter((unit) => nalType(unit) === NAL_TYPE.sps || nalType(unit) === NAL_TYPE.pps)),
+    accessUnits: groupAccessUnits(units).map((group) => ({ bytes: annexB(group), keyFrame: group.some((unit) => nalType(unit) === NAL_TYPE.sliceIdr) })),
+  };
+}
+
 /**
  * NAL units grouped into access units (H.264 7.4.1.2.3): a new one begins at an access unit
  * delimiter, SPS, PPS or SEI after a picture's slices, or at the first slice of another picture.

@@ -5,7 +5,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { fromHex } from '../../src/bytes';
+import { decoderInput } from '../../src/mirror/annexb-stream';
 import type { NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
 
 interface Clips {
@@ -20,20 +21,11 @@ const clips = (globalThis as { __vpClips?: Clips }).__vpClips;
 if (!video || !clips) throw new Error('globalThis.__vpVideo or __vpClips is missing: not the XS test host run of video-decoder-xs.test.ts');
 const natives = video;
 
-function fromHex(hex: string): Uint8Array {
-  const bytes = new Uint8Array(hex.length / 2);
-  for (let i = 0; i < bytes.length; i++) bytes[i] = parseInt(hex.slice(i * 2, i * 2 + 2), 16);
-  return bytes;
-}
 
 
 /** The clip as the mirroring session hands it over: parameter sets, then access units with key-frame flags. */
-function accessUnitsOf(hex: string): { parameterSets: Uint8Array; accessUnits: { bytes: Uint8Array; keyFrame: boolean }[] } {
-  const units = splitNalUnits(fromHex(hex));
-  return {
-    parameterSets: annexB(units.filter((unit) => nalType(unit) === NAL_TYPE.sps || nalType(unit) === NAL_TYPE.pps)),
-    accessUnits: groupAccessUnits(units).map((group) => ({ bytes: annexB(group), keyFrame: group.some((unit) => nalType(unit) === NAL_TYPE.sliceIdr) })),
-  };
+function accessUnitsOf(hex: string): ReturnType<typeof decoderInput> {
+  return decoderInput(fromHex(hex));
 }
 
 /** [r, g, b] in 0-255 of an RGB565 pixel (little or big endian). */

@@ -8,7 +8,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { buildAvcC, codecString, parseAvcC } from '../../src/mirror/avcc';
-import { annexB, groupAccessUnits, NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { annexB, decoderInput, NAL_TYPE, nalType, splitNalUnits, type AnnexBAccessUnit } from '../../src/mirror/annexb-stream';
 import type { Rgb } from './color-blocks';
 
 export interface ClipOptions {
@@ -19,14 +19,9 @@ export interface ClipOptions {
   readonly fps?: number;
 }
 
-export interface AccessUnit {
-  /** Annex B, 4-byte start codes; SPS and PPS before every key frame. */
-  readonly bytes: Uint8Array;
-  readonly keyFrame: boolean;
-}
-
 export interface H264Clip {
-  readonly accessUnits: AccessUnit[];
+  /** Annex B, 4-byte start codes; the clip's SPS and PPS before every key frame. */
+  readonly accessUnits: AnnexBAccessUnit[];
   readonly fps: number;
   /** RFC 6381 `avc1.PPCCLL` from the SPS's profile, constraint flags and level. */
   readonly codec: string;
@@ -71,9 +66,8 @@ export function makeColourClip(options: ClipOptions): H264Clip {
 
 /** An Annex B stream as access units, with its codec string and avcC. */
 export function splitClip(stream: Uint8Array, fps: number): H264Clip {
-  const groups = groupAccessUnits(splitNalUnits(stream));
-  const accessUnits = groups.map((units) => ({ bytes: annexB(units), keyFrame: units.some((unit) => nalType(unit) === NAL_TYPE.sliceIdr) }));
-  const all = groups.flat();
+  const { accessUnits } = decoderInput(stream);
+  const all = splitNalUnits(stream);
   const sps = all.find((unit) => nalType(unit) === NAL_TYPE.sps);
   const pps = all.find((unit) => nalType(unit) === NAL_TYPE.pps);
   if (!sps || !pps) throw new Error('the clip has no SPS or PPS');

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { groupAccessUnits, lengthPrefixed, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { decoderInput, groupAccessUnits, lengthPrefixed, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
 import { portableNalKernel } from '../../src/mirror/nal-kernel';
 
 const SPS = Uint8Array.of(0x67, 0x42, 0xc0, 0x1e);
@@ -31,6 +31,19 @@ test('groupAccessUnits: parameter sets and SEI open a unit, a second slice of a 
   const units = splitNalUnits(annexB([SPS, PPS, SEI, IDR, IDR_SECOND_SLICE, P1, P2, SPS, PPS, IDR]));
   const groups = groupAccessUnits(units).map((group) => group.map(nalType));
   assert.deepEqual(groups, [[7, 8, 6, 5, 5], [1], [1], [7, 8, 5]]);
+});
+
+test('decoderInput: every SPS and PPS as the parameter sets, access units as Annex B with their key-frame flags', () => {
+  const { parameterSets, accessUnits } = decoderInput(annexB([SPS, PPS, SEI, IDR, IDR_SECOND_SLICE, P1, P2], [0, 0, 1]));
+  assert.deepEqual([...parameterSets], [...annexB([SPS, PPS])]);
+  assert.deepEqual(
+    accessUnits.map((unit) => [[...unit.bytes], unit.keyFrame]),
+    [
+      [[...annexB([SPS, PPS, SEI, IDR, IDR_SECOND_SLICE])], true],
+      [[...annexB([P1])], false],
+      [[...annexB([P2])], false],
+    ],
+  );
 });
 
 test('lengthPrefixed then the NAL kernel gives the Annex B access unit back', () => {
