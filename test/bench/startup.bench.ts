@@ -15,7 +15,7 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { equal } from '../../src/bytes';
-import { exchange, loopbackInterface, PROJECT_ROOT, ReceiverProcess, delay, type RawResponse } from '../e2e/receiver-process';
+import { exchange, loopbackInterface, PROJECT_ROOT, RECEIVER_COMMAND, ReceiverProcess, delay, type RawResponse } from '../e2e/receiver-process';
 import { ratioFigure, report, spreadFields, verify } from './measure';
 
 const ROUNDS = 5;
@@ -94,7 +94,7 @@ export async function runStartupBench(): Promise<void> {
     verify(sample.head.status === 200, 'receiver answers /server-info');
     const flags = ['--no-mdns', '--interface', loopbackInterface(), '--port', '0', '--screen-port', '0', '--data-dir', dataDir, '--log-level', 'info'];
     const servers: Record<string, { args: string[]; env: NodeJS.ProcessEnv }> = {
-      receiver: { args: [path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js'), ...flags], env: process.env },
+      receiver: { args: [RECEIVER_COMMAND, ...flags], env: process.env },
       'node-http': {
         args: ['-e', NODE_HTTP_SCRIPT, 'node-http'],
         env: { ...process.env, BENCH_BODY: Buffer.from(sample.body).toString('base64'), BENCH_TYPE: sample.head.headers.get('Content-Type') ?? '' },

@@ -19,7 +19,7 @@ import { chromium, type Browser, type Page } from 'playwright-core';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg } from '../support/color-blocks';
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 import { colourClipArguments } from '../support/h264-clip';
-import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
+import { ReceiverProcess, SEND_COMMAND } from '../e2e/receiver-process';
 
 const VIEWPORT = { width: 640, height: 480 };
 const TOLERANCE = 40;
@@ -71,7 +71,7 @@ describe('screen mirroring from vendorplay-send to the screen page', () => {
   });
 
   test('the clip\'s colours appear on the page in order, a second each, and the page clears at the end', async () => {
-    const sender = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js'), 'mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', SENDER_ADDRESS, '--hold', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const sender = spawn(process.execPath, [SEND_COMMAND, 'mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', SENDER_ADDRESS, '--hold', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     sender.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
     sender.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));

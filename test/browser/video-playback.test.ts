@@ -9,7 +9,6 @@
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import { chromium, type Browser, type Page } from 'playwright-core';
@@ -17,9 +16,9 @@ import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../..
 import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
 import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
-import { PROJECT_ROOT, ReceiverProcess, within } from '../e2e/receiver-process';
+import { ReceiverProcess, SEND_COMMAND, within } from '../e2e/receiver-process';
 
-const SENDER = path.join(PROJECT_ROOT, 'bin/vendorplay-send.js');
+const SENDER = SEND_COMMAND;
 const VIEWPORT = { width: 640, height: 480 };
 const TOLERANCE = 40;
 const SEEK_TOLERANCE = 0.5;

@@ -6,37 +6,13 @@
 // start-up failures below end before anything listens.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import dgram from 'node:dgram';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { PROJECT_ROOT, ReceiverProcess, within } from './receiver-process';
-
-const RECEIVER = path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js');
-const SEND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
-
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to its end, bounded. */
-function run(command: string, args: string[], timeoutMs = 20_000): Promise<Run> {
-  const child = spawn(process.execPath, [command, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
-  child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<Run>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  return within(timeoutMs, `${path.basename(command)} ${args.join(' ')}`, exited).catch((error: Error) => {
-    child.kill('SIGKILL');
-    throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
-  });
-}
+import { RECEIVER_COMMAND, ReceiverProcess, runCommand, SEND_COMMAND, type CommandRun } from './receiver-process';
 
 /** The lines of `text`, without the empty one after the last newline. */
 function lines(text: string): string[] {
@@ -49,8 +25,8 @@ function said(stderr: string): string[] {
 }
 
 /** A start of the receiver that must fail before it listens: loopback, no mDNS, any port. */
-function startReceiver(args: string[]): Promise<Run> {
-  return run(RECEIVER, ['--no-mdns', '--interface', 'lo', '--port', '0', ...args]);
+function startReceiver(args: string[]): Promise<CommandRun> {
+  return runCommand(RECEIVER_COMMAND, ['--no-mdns', '--interface', 'lo', '--port', '0', ...args]);
 }
 
 describe('vendorplay-send against a receiver without slideshows', () => {
@@ -69,13 +45,13 @@ describe('vendorplay-send against a receiver without slideshows', () => {
   });
 
   test('slideshow ends with one line saying so, exit status 1, no stack trace', async () => {
-    const result = await run(SEND, ['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--stop-after', '5']);
+    const result = await runCommand(SEND_COMMAND, ['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--stop-after', '5']);
     assert.deepEqual(lines(result.stderr), [`vendorplay-send: 127.0.0.1:${receiver.port} does not do slideshows (GET /slideshow-features: 404)`]);
     assert.equal(result.code, 1);
   });
 
   test('a refused photo prints the receiver\'s reason (its one-line text body)', async () => {
-    const result = await run(SEND, ['photo', `127.0.0.1:${receiver.port}`, path.join(pictures, 'a.jpg')]);
+    const result = await runCommand(SEND_COMMAND, ['photo', `127.0.0.1:${receiver.port}`, path.join(pictures, 'a.jpg')]);
     const [line, ...rest] = lines(result.stderr);
     assert.match(line, /the receiver answered 501 Not Implemented: this receiver does not implement this method$/);
     assert.deepEqual(rest, []);
@@ -85,10 +61,10 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
-    const command = await run(SEND, ['show', '127.0.0.1:7000']);
+    const command = await runCommand(SEND_COMMAND, ['show', '127.0.0.1:7000']);
     assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror (see --help)']);
     assert.equal(command.code, 2);
-    const option = await run(SEND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
+    const option = await runCommand(SEND_COMMAND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
     assert.equal(option.code, 2);
   });
@@ -106,27 +82,27 @@ describe('usage errors: one line and a pointer to --help', () => {
       [['info', '127.0.0.1:7000', '--start', '0.5'], '--start: only for play'],
     ];
     for (const [args, message] of cases) {
-      const result = await run(SEND, args);
+      const result = await runCommand(SEND_COMMAND, args);
       assert.deepEqual(lines(result.stderr), [`vendorplay-send: ${message} (see --help)`], args.join(' '));
       assert.equal(result.code, 2);
     }
-    const help = await run(SEND, ['--help']);
+    const help = await runCommand(SEND_COMMAND, ['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^ {2}vendorplay-send play HOST:PORT URL \[--start FRACTION \| --start-seconds SECONDS\]$/m);
     assert.match(help.stdout, /^ {2}info {8}prints the playback information/m);
   });
 
   test('vendorplay-receiver with an unknown option or a bad value', async () => {
-    const option = await run(RECEIVER, ['--bogus']);
+    const option = await runCommand(RECEIVER_COMMAND, ['--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-receiver: unknown option --bogus (see --help)']);
     assert.equal(option.code, 2);
-    const value = await run(RECEIVER, ['--port', 'seven']);
+    const value = await runCommand(RECEIVER_COMMAND, ['--port', 'seven']);
     assert.deepEqual(lines(value.stderr), ['vendorplay-receiver: --port "seven" is not a port number (0 to 65535) (see --help)']);
     assert.equal(value.code, 2);
   });
 
   test('--help says when the mirroring port is served', async () => {
-    const help = await run(RECEIVER, ['--help']);
+    const help = await runCommand(RECEIVER_COMMAND, ['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: a profile with mirroring and the screen page\n +\(which decodes it\), or --record FILE/);
   });

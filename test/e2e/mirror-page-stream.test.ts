@@ -7,14 +7,13 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
 import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, PageDecoder, parseMirrorSize, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-decoder';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { PROJECT_ROOT, ReceiverProcess, within } from './receiver-process';
+import { RECEIVER_COMMAND, ReceiverProcess, within } from './receiver-process';
 
 const GEOMETRY = { width: 1280, height: 720, refreshRate: 1 / 30, overscanned: false };
 const CONFIG = { codec: 'avc1.42c01f', avcC: new Uint8Array(0), parameterSets: new Uint8Array(0) };
@@ -244,7 +243,7 @@ describe('--mirror-size', () => {
   });
 
   test('a bad value stops the receiver at start, in one line', async () => {
-    const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js'), '--no-mdns', '--interface', 'lo', '--port', '0', '--mirror-size', '1920by1080'], { stdio: ['ignore', 'ignore', 'pipe'] });
+    const child = spawn(process.execPath, [RECEIVER_COMMAND, '--no-mdns', '--interface', 'lo', '--port', '0', '--mirror-size', '1920by1080'], { stdio: ['ignore', 'ignore', 'pipe'] });
     let stderr = '';
     child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
     const code = await within(20_000, 'the receiver exits', new Promise((resolve) => child.once('exit', resolve)));

@@ -26,7 +26,7 @@ import { NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream
 import { ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
-import { ReceiverProcess, delay, runSender, within, type SenderRun } from './receiver-process';
+import { ReceiverProcess, delay, runSender, within, type CommandRun } from './receiver-process';
 import { STREAM_REQUEST, postStream } from '../support/mirror-stream';
 
 const run = promisify(execFile);
@@ -167,7 +167,7 @@ describe('mirroring sessions on one receiver', () => {
 
   test('a second sender is refused while one streams; the first goes on', async () => {
     const first = runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.73', '--hold', '1'], 30_000);
-    let second: SenderRun;
+    let second: CommandRun;
     try {
       await receiver.waitForLog(/127\.0\.0\.73:\d+ mirroring session -?\d+ started/, 10_000);
       second = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.74'], 20_000);

@@ -17,7 +17,8 @@ import { MessageParser, type ResponseHead } from '../../src/http';
 
 /** The project root (where bin/vendorplay-receiver.js lives). */
 export const PROJECT_ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const COMMAND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js');
+/** The receiver command the tests run (the compiled build, as a person runs it). */
+export const RECEIVER_COMMAND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-receiver.js');
 
 /** One service line the command printed: `not advertising (--no-mdns) "NAME" TYPE port N: k=v ...`. */
 export interface PrintedService {
@@ -91,7 +92,7 @@ export class ReceiverProcess {
     const ownsDataDir = options.dataDir === undefined;
     const dataDir = options.dataDir ?? freshDataDir();
     const args = [
-      COMMAND,
+      RECEIVER_COMMAND,
       '--no-mdns',
       '--interface',
       loopbackInterface(),
@@ -422,8 +423,8 @@ export async function exchange(port: number, message: string | Uint8Array, host 
   }
 }
 
-/** What a `vendorplay-send` run printed, and how it ended. */
-export interface SenderRun {
+/** What a command run printed, and how it ended. */
+export interface CommandRun {
   code: number | null;
   stdout: string;
   stderr: string;
@@ -432,17 +433,22 @@ export interface SenderRun {
 /** The sender command the tests run (the compiled build, as a person runs it). */
 export const SEND_COMMAND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
 
-/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
-export function runSender(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<SenderRun> {
-  const child = spawn(process.execPath, [SEND_COMMAND, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Runs the Node script `command` (one of the bin/ commands) to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
+export function runCommand(command: string, args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<CommandRun> {
+  const child = spawn(process.execPath, [command, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
-  const exited = new Promise<SenderRun>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
+  const exited = new Promise<CommandRun>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
   const side = whileRunning?.(() => stdout) ?? Promise.resolve();
-  return within(timeoutMs, `vendorplay-send ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
+  return within(timeoutMs, `${path.basename(command)} ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
     child.kill('SIGKILL');
     throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
   });
+}
+
+/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
+export function runSender(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<CommandRun> {
+  return runCommand(SEND_COMMAND, args, timeoutMs, whileRunning);
 }
