@@ -9,7 +9,7 @@
 // clip's first (red) and every direct round that the element decoded the 320x240 clip.
 
 import type net from 'node:net';
-import { chromium, type Page } from 'playwright-core';
+import type { Page } from 'playwright-core';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { nodeClock, nodeRandom } from '../../hosts/node/ports';
@@ -17,7 +17,7 @@ import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer } from '../../hosts/node/screen/server';
 import { listen } from '../../hosts/node/tcp';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { launchChromium, VIEWPORT } from '../support/chromium';
 import { colourDistance, decodeJpeg } from '../support/color-blocks';
 import { clipColourAt, CLIP_SIZE, makeMediaFixtures, MediaServer } from '../support/media-fixtures';
 import { MemoryStore } from '../support/memory-ports';
@@ -25,7 +25,6 @@ import { ratioFigure, report, spreadFields, verify } from './measure';
 
 const ROUNDS = 11;
 const WARM_UP_ROUNDS = 2;
-const VIEWPORT = { width: 640, height: 480 };
 
 /** Wall-clock milliseconds, comparable with the page's performance.timeOrigin + now(). */
 const wallNow = () => performance.timeOrigin + performance.now();
@@ -68,7 +67,7 @@ export async function runVideoBench(): Promise<void> {
   });
   const server = await listen(0, '127.0.0.1', (connection) => receiver.accept(connection));
   const port = (server.address() as net.AddressInfo).port;
-  const browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+  const browser = await launchChromium();
   try {
     // The direct side loads from the media server's origin, which the page's policy forbids.
     const context = await browser.newContext({ viewport: VIEWPORT, bypassCSP: true });

@@ -15,13 +15,12 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg } from '../support/color-blocks';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { CHROMIUM, launchChromium, openScreenPage } from '../support/chromium';
 import { colourClipArguments } from '../support/h264-clip';
 import { ReceiverProcess, SEND_COMMAND } from '../e2e/receiver-process';
 
-const VIEWPORT = { width: 640, height: 480 };
 const TOLERANCE = 40;
 const COLOURS = [RED, GREEN, BLUE];
 const SENDER_ADDRESS = '127.0.0.61';
@@ -46,10 +45,8 @@ describe('screen mirroring from vendorplay-send to the screen page', () => {
     execFileSync('ffmpeg', colourClipArguments({ colours: COLOURS, fps: 30 }, clip, 'mp4'), { stdio: ['ignore', 'ignore', 'pipe'] });
     receiver = await ReceiverProcess.start({ args: ['--name', 'Mirror Room'] });
     assert.ok(receiver.mirrorPort, 'the receiver listens for screen mirroring');
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await page.goto(receiver.screenUrl!);
-    await page.waitForSelector('body[data-mirror-link="open"]', { timeout: 10_000 });
+    browser = await launchChromium();
+    page = await openScreenPage(browser, receiver.screenUrl!, 'body[data-mirror-link="open"]', 10_000);
   });
   after(async () => {
     await browser?.close();

@@ -10,17 +10,16 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/page-decoder';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { makeColourClip, type H264Clip } from '../support/h264-clip';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { CHROMIUM, launchChromium, VIEWPORT } from '../support/chromium';
 
 /** 4:3 like the clip, so the picture fills the page. */
-const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: 4:2:0 H.264 of a solid colour (BT.709, tagged), scaling, and a JPEG screenshot. */
 const TOLERANCE = 30;
 const BLACK: Rgb = [0, 0, 0];
@@ -62,7 +61,7 @@ describe('screen mirroring on the virtual screen page', () => {
     );
     decoder = new PageDecoder({ geometry: DEFAULT_MIRROR_GEOMETRY, now, log, maxQueueBytes: 4 * 1024 * 1024 });
     server = await startScreenServer({ screen: new VirtualScreen('Mirror Wall'), port: 0, log, mirror: decoder });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     first = await openPage();
   });
   after(async () => {

@@ -13,7 +13,7 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import {
   BLUE,
   CYAN,
@@ -31,7 +31,7 @@ import {
   type Rgb,
 } from '../support/color-blocks';
 import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { CHROMIUM, launchChromium, openScreenPage, VIEWPORT } from '../support/chromium';
 
 /** Runs the sender command to its end (bounded) and returns its exit code and output. */
 function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
@@ -52,7 +52,6 @@ function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null
 }
 
 /** The page's size; the pictures are 4:3 too, so they fill it. */
-const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: the picture went through a JPEG encoder, the browser's decoder and scaling, and a JPEG screenshot. */
 const TOLERANCE = 40;
 const SESSION = '0f9e8d7c-6b5a-4c3d-9e2f-1a0b9c8d7e6f';
@@ -144,11 +143,9 @@ describe('the virtual screen page', () => {
   before(async () => {
     assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     receiver = await ReceiverProcess.start({ args: ['--name', 'Hall Frame', '--profile', 'photo-frame'] });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
-    page = await browser.newPage({ viewport: VIEWPORT });
-    await page.goto(receiver.screenUrl!);
+    browser = await launchChromium();
     // Connected for live updates before anything is sent.
-    await page.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
+    page = await openScreenPage(browser, receiver.screenUrl!);
   });
   after(async () => {
     await browser?.close();

@@ -11,15 +11,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { CHROMIUM, launchChromium, openScreenPage } from '../support/chromium';
 import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 import { ReceiverProcess, SEND_COMMAND, within } from '../e2e/receiver-process';
 
 const SENDER = SEND_COMMAND;
-const VIEWPORT = { width: 640, height: 480 };
 const TOLERANCE = 40;
 const SEEK_TOLERANCE = 0.5;
 const BOUND = { timeout: 120_000 };
@@ -74,7 +73,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     media = await MediaServer.start(fixtures.dir);
     receiver = await ReceiverProcess.start({ args: ['--name', 'Video Room', '--dialect', 'apple'] });
     target = `127.0.0.1:${receiver.port}`;
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await openPage();
   });
   after(async () => {
@@ -84,12 +83,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     fixtures?.remove();
   });
 
-  async function openPage(query = ''): Promise<Page> {
-    const opened = await browser.newPage({ viewport: VIEWPORT });
-    await opened.goto(`${receiver.screenUrl!}${query}`);
-    await opened.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
-    return opened;
-  }
+  const openPage = (query = ''): Promise<Page> => openScreenPage(browser, `${receiver.screenUrl!}${query}`);
 
   async function playbackInfo(): Promise<PlistDict> {
     const response = await fetch(`http://${target}/playback-info`);

@@ -7,16 +7,15 @@
 import assert from 'node:assert/strict';
 import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
 import type { PlayerReport } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { CHROMIUM, CHROMIUM_ARGS } from '../support/chromium';
+import { CHROMIUM, launchChromium, openScreenPage } from '../support/chromium';
 import { colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 
-const VIEWPORT = { width: 640, height: 480 };
 /** Per channel: H.264 in 4:2:0, the browser's colour conversion and scaling, a JPEG screenshot. */
 const TOLERANCE = 40;
 /** How close a seek must land (the issue's bound). */
@@ -87,7 +86,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     player = new PagePlayer();
     reports = new Reports(player);
     server = await startScreenServer({ screen, player, port: 0, log: () => {} });
-    browser = await chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+    browser = await launchChromium();
     page = await openPage();
   });
   after(async () => {
@@ -97,12 +96,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     fixtures?.remove();
   });
 
-  async function openPage(query = ''): Promise<Page> {
-    const opened = await browser.newPage({ viewport: VIEWPORT });
-    await opened.goto(`${server.urls[0]}${query}`);
-    await opened.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
-    return opened;
-  }
+  const openPage = (query = ''): Promise<Page> => openScreenPage(browser, `${server.urls[0]}${query}`);
 
   function load(file: string, start: { seconds?: number; fraction?: number } = { seconds: 0 }): number {
     item++;

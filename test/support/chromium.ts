@@ -1,6 +1,9 @@
 // Debian's Chromium for the browser tests and benches (driven by playwright-core): where it is and
 // how it runs: headless, and with the browser's own network services off (loopback only).
 
+import { existsSync } from 'node:fs';
+import { chromium, type Browser, type Page } from 'playwright-core';
+
 export const CHROMIUM = '/usr/bin/chromium';
 
 export const CHROMIUM_ARGS = [
@@ -13,3 +16,20 @@ export const CHROMIUM_ARGS = [
   '--disable-component-update',
   '--disable-sync',
 ];
+
+/** The page size every browser test and bench opens the screen page at. */
+export const VIEWPORT = { width: 640, height: 480 };
+
+/** Debian's Chromium, headless; a clear failure when it is not installed. */
+export async function launchChromium(): Promise<Browser> {
+  if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
+}
+
+/** A new page of VIEWPORT size at `url`, once `ready` (a selector) matches; by default, once the screen page's link is live. */
+export async function openScreenPage(browser: Browser, url: string, ready = '#status .link:text-is("live")', timeoutMs = 5000): Promise<Page> {
+  const page = await browser.newPage({ viewport: VIEWPORT });
+  await page.goto(url);
+  await page.waitForSelector(ready, { timeout: timeoutMs });
+  return page;
+}
