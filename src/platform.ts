@@ -74,10 +74,19 @@ export interface Store {
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';
 
-export type Logger = (level: LogLevel, message: string) => void;
+/**
+ * A sink for log lines. A host's logger that drops the lines past a level names that level, so
+ * a path run for every request can skip building a line nobody would see (logsAt).
+ */
+export type Logger = ((level: LogLevel, message: string) => void) & { readonly level?: LogLevel };
 
 /** Severity order, for filtering by a configured level. */
 export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
+
+/** Whether `log` keeps lines of `level` (a logger that names no level keeps them all). */
+export function logsAt(log: Logger, level: LogLevel): boolean {
+  return log.level === undefined || LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(log.level);
+}
 
 /** What the receiver is doing, for a status line on the screen. */
 export interface DisplayStatus {

@@ -16,8 +16,9 @@ export const moddableClock: Clock = {
 /** Log lines through `trace` (xsbug, the serial console, or the simulator's standard output). */
 export function traceLogger(level: LogLevel): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
-  return (lineLevel, message) => {
+  const log = (lineLevel: LogLevel, message: string): void => {
     if (LOG_LEVELS.indexOf(lineLevel) > threshold) return;
     trace(`${lineLevel.padEnd(5)} ${message}\n`);
   };
+  return Object.assign(log, { level });
 }

@@ -23,10 +23,11 @@ export const nodeRandom: RandomSource = (length) => new Uint8Array(randomBytes(l
 /** Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`. */
 export function consoleLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
   const threshold = LOG_LEVELS.indexOf(level);
-  return (lineLevel, message) => {
+  const log = (lineLevel: LogLevel, message: string): void => {
     if (LOG_LEVELS.indexOf(lineLevel) > threshold) return;
     write(`${new Date().toISOString()} ${lineLevel.padEnd(5)} ${message}`);
   };
+  return Object.assign(log, { level });
 }
 
 /** Where the receiver keeps its identity and pairings unless --data-dir says otherwise. */

@@ -2,7 +2,8 @@
 // The parser (parser.ts) finds where a head ends; these functions read the bytes in place.
 
 import { latin1Decode, latin1Encode } from '../bytes';
-import { COLON, CR, DEL, HTAB, LF, SP, isTokenByte, quoteBytes, quoteText } from './_chars';
+import { COLON, CR, HTAB, LF, SP, isTokenByte, quoteBytes, quoteText } from './_chars';
+import { headText } from './_head-text';
 import { Headers, listTokens } from './headers';
 import type { BodyFraming, Protocol, ProtocolVersion } from './message';
 import { STATUS, statusForbidsBody } from './status';
@@ -85,18 +86,16 @@ function findByte(bytes: Uint8Array, byte: number, from: number, to: number): nu
 
 /**
  * `method SP request-target SP protocol/x.y` (RFC 9112 3, RFC 2326 6.1) from bytes [from, to),
- * line ending excluded. One accommodation: an empty RTSP request-target (`TEARDOWN  RTSP/1.0`,
- * two spaces), which some RTSP senders send; it becomes ''.
+ * line ending excluded, after the parser's byte-by-byte scan of it (parser.ts readHead): the
+ * line has no CR and no control byte but HTAB, its method is a token when it has a space, and
+ * `space1` and `space2` are its first two spaces (-1: none). So what is left is read once. One
+ * accommodation: an empty RTSP request-target (`TEARDOWN  RTSP/1.0`, two spaces), which some
+ * RTSP senders send; it becomes ''.
  */
-export function parseRequestLine(bytes: Uint8Array, from: number, to: number, maxTargetLength: number): RequestLine | HeadProblem {
-  if (findByte(bytes, CR, from, to) >= 0) return new HeadProblem(STATUS.badRequest, 'request line has a bare CR (RFC 9112 2.2)');
-  const space1 = findByte(bytes, SP, from, to);
+export function parseRequestLine(bytes: Uint8Array, from: number, to: number, space1: number, space2: number, maxTargetLength: number): RequestLine | HeadProblem {
   if (space1 < 0) {
     return new HeadProblem(STATUS.badRequest, `request line ${quoteBytes(bytes, from, to)} has no spaces (expected METHOD SP target SP version)`);
   }
-  const method = checkMethod(bytes, from, space1);
-  if (method) return method;
-  const space2 = findByte(bytes, SP, space1 + 1, to);
   const targetLength = (space2 < 0 ? to : space2) - space1 - 1;
   if (targetLength > maxTargetLength) return new HeadProblem(STATUS.uriTooLong, `request-target exceeds ${maxTargetLength} bytes`);
   if (space2 < 0) {
@@ -110,17 +109,14 @@ export function parseRequestLine(bytes: Uint8Array, from: number, to: number, ma
   if (targetLength === 0 && version.protocol !== 'RTSP') {
     return new HeadProblem(STATUS.badRequest, 'request-target is empty (only RTSP senders are allowed that)');
   }
-  for (let i = space1 + 1; i < space2; i++) {
-    const byte = bytes[i];
-    // RFC 9112 3.2: no whitespace or controls in the target. Bytes above 0x7f are kept
-    // (decoded as Latin-1) for the router to judge: some clients send raw UTF-8 paths.
-    if (byte < 0x21 || byte === DEL) {
-      return new HeadProblem(STATUS.badRequest, `request-target has control byte 0x${byte.toString(16).padStart(2, '0')} at offset ${i - space1 - 1}`);
-    }
-  }
+  // RFC 9112 3.2: no whitespace or controls in the target. The scan refused every control but
+  // HTAB; spaces end the target. Bytes above 0x7f are kept (decoded as Latin-1) for the router
+  // to judge: some clients send raw UTF-8 paths.
+  const tab = findByte(bytes, HTAB, space1 + 1, space2);
+  if (tab >= 0) return new HeadProblem(STATUS.badRequest, `request-target has control byte 0x09 at offset ${tab - space1 - 1}`);
   return {
-    method: latin1Decode(bytes.subarray(from, space1)),
-    target: latin1Decode(bytes.subarray(space1 + 1, space2)),
+    method: headText(bytes, from, space1),
+    target: headText(bytes, space1 + 1, space2),
     protocol: version.protocol,
     version: version.version,
   };
@@ -219,7 +215,7 @@ export function parseFieldLines(
       if (byte === 0) return new HeadProblem(STATUS.badRequest, `${what} line ${line} value contains a NUL byte`);
       if (byte === CR) return new HeadProblem(STATUS.badRequest, `${what} line ${line} value contains a bare CR`);
     }
-    headers.append(latin1Decode(bytes.subarray(lineStart, nameEnd)), latin1Decode(bytes.subarray(valueStart, valueEnd)));
+    headers.append(headText(bytes, lineStart, nameEnd), headText(bytes, valueStart, valueEnd));
     lineStart = lf + 1;
   }
   return undefined;
@@ -240,8 +236,8 @@ const DIGITS = /^[0-9]+$/;
  * a list (`5, 5`) are accepted when every value is the same number, and refused otherwise.
  */
 function readContentLength(headers: Headers): number | undefined | HeadProblem {
+  if (!headers.has('content-length')) return undefined;
   const values = headers.getAll('content-length');
-  if (values.length === 0) return undefined;
   let length: number | undefined;
   let lengthText = '';
   for (const value of values) {
@@ -332,6 +328,7 @@ export function responseFraming(
 
 /** RFC 9112 9.3 and RFC 2326 12.8: whether the connection persists after this message. */
 export function isKeepAlive(headers: Headers, protocol: Protocol, version: ProtocolVersion): boolean {
+  if (!headers.has('connection')) return protocol !== 'HTTP' || version !== '1.0';
   const tokens = listTokens(headers, 'connection');
   if (tokens.includes('close')) return false;
   if (protocol === 'HTTP' && version === '1.0') return tokens.includes('keep-alive');

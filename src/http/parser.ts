@@ -338,7 +338,9 @@ export class MessageParser<K extends MessageKind = MessageKind> {
       this.startLineEnd = i - base;
       const lineEnd = i > base && bytes[i - 1] === CR ? i - 1 : i;
       if (request) {
-        const line = parseRequestLine(bytes, base, lineEnd, limits.maxTargetLength);
+        const space1 = this.space1 < 0 ? -1 : base + this.space1;
+        const space2 = this.space2 < 0 ? -1 : base + this.space2;
+        const line = parseRequestLine(bytes, base, lineEnd, space1, space2, limits.maxTargetLength);
         if (line instanceof HeadProblem) return this.fail(line.status, line.reason);
         this.protocol = line.protocol;
         this.version = line.version;

@@ -33,9 +33,9 @@ import {
   type RequestHead,
 } from '../http';
 import { utf8Encode } from '../bytes';
-import type { Logger } from '../platform';
+import { logsAt, type Logger } from '../platform';
 import type { ReceiverLimits } from './limits';
-import { LATER, sessionIdOf, splitTarget, type Request, type Response, type Route, type Router, type StreamTakeover } from './router';
+import { LATER, sessionIdOf, splitTarget, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { ReverseConnection } from './reverse';
 
 export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
@@ -109,6 +109,8 @@ export class ReceiverConnection implements SansIoConnection {
   private assembler: MessageAssembler<'request'>;
   /** The route of the request whose body is being read (undefined: refused, being skipped). */
   private route: Route | undefined;
+  /** That request's target, split once when its head is routed. */
+  private target: SplitTarget | undefined;
   private order = 0;
   /** A handler answers later: later requests wait in the assembler, answered in order. */
   private answering: Answering | undefined;
@@ -132,6 +134,10 @@ export class ReceiverConnection implements SansIoConnection {
   private stream: StreamTakeover | undefined;
   /** The latest time the connection was given (receive, handleTimeout), for deadlines set later. */
   private now: number;
+  /** Whether the log keeps debug lines: the line of every answer is built only then. */
+  private readonly logsDebug: boolean;
+  /** `address:port` of the sender, for log lines. */
+  readonly peer: string;
 
   constructor(
     readonly addresses: ConnectionAddresses,
@@ -140,6 +146,8 @@ export class ReceiverConnection implements SansIoConnection {
   ) {
     this.now = now;
     this.lastActivity = now;
+    this.logsDebug = logsAt(context.log, 'debug');
+    this.peer = hostPort(addresses.remoteAddress, addresses.remotePort);
     this.assembler = this.newAssembler();
     this.timers.idle = now + context.limits.idleTimeoutMs;
   }
@@ -151,10 +159,6 @@ export class ReceiverConnection implements SansIoConnection {
       maxHeaderCount: limits.maxHeaderCount,
       maxBodyBytes: limits.maxBodyBytes,
     });
-  }
-
-  get peer(): string {
-    return hostPort(this.addresses.remoteAddress, this.addresses.remotePort);
   }
 
   get wantsRead(): boolean {
@@ -392,12 +396,13 @@ export class ReceiverConnection implements SansIoConnection {
     const { router, limits, log } = this.context;
     this.order = this.context.nextRequestOrder();
     this.sessionId ??= sessionIdOf(head);
-    const { path } = splitTarget(head.target);
-    const match = router.match(head.protocol, head.method, path);
+    const target = splitTarget(head.target);
+    const match = router.match(head.protocol, head.method, target.path);
     let refusal: Response;
     if (match.kind === 'route') {
       if (!this.context.pairingRequired || match.route.open || this.state.encrypted) {
         this.route = match.route;
+        this.target = target;
         this.assembler.readBody('whole', match.route.maxBodyBytes ?? limits.maxBodyBytes);
         if (head.framing !== 'none') this.beginBody(head);
         return;
@@ -435,9 +440,11 @@ export class ReceiverConnection implements SansIoConnection {
 
   private complete(head: RequestHead, body: Uint8Array): void {
     const route = this.route;
+    const target = this.target;
     this.route = undefined;
-    if (!route) return; // refused on its head, already answered
-    const { path, query } = splitTarget(head.target);
+    this.target = undefined;
+    if (!route || !target) return; // refused on its head, already answered
+    const { path, query } = target;
     const id = this.nextRequestId++;
     const request: Request = {
       head,
@@ -500,7 +507,7 @@ export class ReceiverConnection implements SansIoConnection {
     const reused = this.sendReused(head, response, releaseEvents);
     if (response.reason !== undefined) {
       log(response.status >= STATUS.internalServerError ? 'warn' : 'info', `${this.peer} ${head.protocol} ${head.method} ${head.target}: ${response.status} (${response.reason})`);
-    } else {
+    } else if (this.logsDebug) {
       log('debug', `${this.peer} ${head.protocol} ${head.method} ${head.target} -> ${response.status}${reused ? ' (kept bytes)' : ''}`);
     }
     if (reused) {

@@ -46,7 +46,11 @@ export type EventDelivered = (delivered: boolean) => void;
 export class EventSender {
   /** Per sender session (key '' for none): its number, and the last state sent per category. */
   private readonly sessions = new Map<string, { readonly number: number; readonly lastStates: Map<EventCategory, string> }>();
-  /** Sessions with requests being handled now: how many, and the events waiting for their answers. */
+  /**
+   * Per session that has sent requests: how many are being handled now, and the events waiting
+   * for their answers. A record stays when its count is back at 0 (the next request of that
+   * session reuses it, with no Map churn per request); idle records go when the Map is full.
+   */
   private readonly holds = new Map<string, { count: number; readonly waiting: (() => void)[] }>();
   private nextNumber = 1;
 
@@ -81,7 +85,7 @@ export class EventSender {
     body.state = state;
     const deliver = () => this.deliver(sessionId, `${category} ${state}`, this.context.mime[EVENT_CATEGORIES[category].mime], encodeXmlPlistBytes(body), delivered);
     const hold = this.holds.get(key);
-    if (hold) hold.waiting.push(deliver);
+    if (hold && hold.count > 0) hold.waiting.push(deliver);
     else deliver();
   }
 
@@ -95,6 +99,9 @@ export class EventSender {
     const key = sessionId ?? '';
     let hold = this.holds.get(key);
     if (!hold) {
+      if (this.holds.size >= this.context.maxSessions) {
+        for (const [idleKey, idle] of this.holds) if (idle.count === 0) this.holds.delete(idleKey);
+      }
       hold = { count: 0, waiting: [] };
       this.holds.set(key, hold);
     }
@@ -104,8 +111,7 @@ export class EventSender {
     return () => {
       if (done) return;
       done = true;
-      if (--current.count > 0) return;
-      this.holds.delete(key);
+      if (--current.count > 0 || current.waiting.length === 0) return;
       for (const deliver of current.waiting.splice(0)) deliver();
     };
   }

@@ -150,13 +150,16 @@ const PROTOCOLS: readonly Protocol[] = ['HTTP', 'RTSP'];
 /** The query of a target without one: shared, never written. */
 const NO_QUERY: ReadonlyMap<string, string> = new Map();
 
+/** The routes of exact paths, by protocol, path and method. */
+type ExactIndex = Record<Protocol, Map<string, Map<string, RouteMatch>>>;
+
 export class Router {
   private readonly routes: Route[] = [];
   /**
    * The answer for every (protocol, method, exact path) a route serves, built on the first
-   * match after a change: the common case is one Map lookup and no allocation per request.
+   * match after a change: the common case is two Map lookups and no allocation per request.
    */
-  private exact: Map<string, Map<string, RouteMatch>> | undefined;
+  private exact: ExactIndex | undefined;
 
   add(route: Route): this {
     this.routes.push(route);
@@ -173,20 +176,19 @@ export class Router {
 
   match(protocol: Protocol, method: string, path: string): RouteMatch {
     this.exact ??= this.indexExact();
-    return this.exact.get(path)?.get(`${protocol} ${method}`) ?? this.search(protocol, method, path);
+    return this.exact[protocol].get(path)?.get(method) ?? this.search(protocol, method, path);
   }
 
-  /** path -> `protocol method` -> the route: found without building a key from the path. */
-  private indexExact(): Map<string, Map<string, RouteMatch>> {
-    const index = new Map<string, Map<string, RouteMatch>>();
+  /** protocol -> path -> method -> the route: found without building a key per request. */
+  private indexExact(): ExactIndex {
+    const index: ExactIndex = { HTTP: new Map(), RTSP: new Map() };
     for (const route of this.routes) {
       if (route.path === ANY_PATH) continue;
-      let byMethod = index.get(route.path);
-      if (!byMethod) index.set(route.path, (byMethod = new Map()));
       for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
-        const key = `${protocol} ${route.method}`;
-        // The first route added for a key wins, as in search().
-        if (!byMethod.has(key)) byMethod.set(key, { kind: 'route', route });
+        let byMethod = index[protocol].get(route.path);
+        if (!byMethod) index[protocol].set(route.path, (byMethod = new Map()));
+        // The first route added for a method wins, as in search().
+        if (!byMethod.has(route.method)) byMethod.set(route.method, { kind: 'route', route });
       }
     }
     return index;
@@ -217,12 +219,18 @@ export class Router {
   }
 }
 
+/** A request-target as routes see it: the path, and the query's parameters. */
+export interface SplitTarget {
+  readonly path: string;
+  readonly query: ReadonlyMap<string, string>;
+}
+
 /**
  * Splits a request-target into path and query. Absolute targets (`rtsp://host:7000/123`, which
  * RTSP senders use for SETUP) lose their scheme and authority; an empty RTSP target (some
  * senders send `TEARDOWN  RTSP/1.0`) is `/`.
  */
-export function splitTarget(target: string): { path: string; query: ReadonlyMap<string, string> } {
+export function splitTarget(target: string): SplitTarget {
   // The common case, `/server-info`: nothing to take apart.
   if (target.startsWith('/') && !target.includes('?') && !target.includes('://')) return { path: target, query: NO_QUERY };
   let rest = target;

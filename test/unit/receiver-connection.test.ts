@@ -6,7 +6,10 @@ import { test } from 'node:test';
 import { MessageParser, type ResponseHead } from '../../src/http';
 import type { ReceiverLimits } from '../../src/receiver/config';
 import type { SecureChannel } from '../../src/http';
-import { MemoryConnection } from '../support/memory-ports';
+import { makeConfig } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import type { LogLevel } from '../../src/platform';
+import { ManualClock, MemoryConnection, MemoryStore, seededRandom } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
 
 function setup(limits: Partial<ReceiverLimits> = {}) {
@@ -57,6 +60,23 @@ test('answers GET /server-info with Date, Server and Content-Length, head and bo
   assert.equal(response.head.headers.get('Content-Type'), 'text/x-vendor-plist+xml');
   assert.match(connection.text, /\r\nContent-Length: \d+\r\n/);
   assert.equal(connection.closed, false);
+});
+
+test('with a logger that keeps info and above, answers build and log no debug line', () => {
+  const lines: { level: string; message: string }[] = [];
+  const log = Object.assign((level: LogLevel, message: string) => lines.push({ level, message }), { level: 'info' as const });
+  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88' }), { clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log });
+  const connection = new MemoryConnection();
+  receiver.accept(connection);
+  connection.send('GET /server-info HTTP/1.1\r\nHost: frame\r\n\r\nGET /nowhere HTTP/1.1\r\n\r\n');
+  assert.deepEqual(responses(connection).map((response) => response.head.status), [200, 404]);
+  assert.deepEqual(lines.filter((line) => line.level === 'debug'), []);
+  // A refusal is still told at info.
+  assert.ok(lines.some((line) => line.level === 'info' && line.message.includes('GET /nowhere: 404')));
+  // A logger that names no level is given the debug line of every answer.
+  const { log: everything, open } = setup();
+  open().send('GET /server-info HTTP/1.1\r\nHost: frame\r\n\r\n');
+  assert.ok(everything.lines.some((line) => line.level === 'debug' && line.message.includes('GET /server-info -> 200')));
 });
 
 test('answers pipelined requests fed one byte at a time, in order', async () => {
