@@ -53,6 +53,18 @@ function keyOf(name: string): string {
   return KEYS.get(name) ?? name.toLowerCase();
 }
 
+/** Whether `name` (any case) is `key` (its lower case), compared in place for ASCII names. */
+function sameName(key: string, name: string): boolean {
+  if (key.length !== name.length) return false;
+  for (let i = 0; i < key.length; i++) {
+    const code = name.charCodeAt(i);
+    // Not a token: leave case to toLowerCase, as the key was made.
+    if (code > 0x7f) return key === name.toLowerCase();
+    if (key.charCodeAt(i) !== (code >= 0x41 && code <= 0x5a ? code + 0x20 : code)) return false;
+  }
+  return true;
+}
+
 /** The canonical spelling of a well-known header name (any case in), else `name` unchanged. */
 export function canonicalHeaderName(name: string): string {
   return CANONICAL.get(name.toLowerCase()) ?? name;
@@ -103,20 +115,19 @@ export class Headers implements Iterable<[string, string]> {
 
   /** The first value of `name`, or undefined. List fields: see getAll. */
   get(name: string): string | undefined {
-    const index = this.keys.indexOf(keyOf(name));
+    const index = this.indexOf(name, 0);
     return index < 0 ? undefined : this.values[index];
   }
 
   /** Every value of `name`, in order (a field may be repeated, RFC 9110 5.3). */
   getAll(name: string): string[] {
-    const key = keyOf(name);
     const out: string[] = [];
-    for (let i = 0; i < this.keys.length; i++) if (this.keys[i] === key) out.push(this.values[i]);
+    for (let i = this.indexOf(name, 0); i >= 0; i = this.indexOf(name, i + 1)) out.push(this.values[i]);
     return out;
   }
 
   has(name: string): boolean {
-    return this.keys.indexOf(keyOf(name)) >= 0;
+    return this.indexOf(name, 0) >= 0;
   }
 
   /**
@@ -160,6 +171,19 @@ export class Headers implements Iterable<[string, string]> {
 
   [Symbol.iterator](): IterableIterator<[string, string]> {
     return this.entries();
+  }
+
+  /**
+   * The index of the first field of `name` at or after `from`, or -1. Looking up a name that is
+   * not well known lower-cases nothing (a request is asked for names it mostly does not carry,
+   * such as the session id of either dialect).
+   */
+  private indexOf(name: string, from: number): number {
+    const keys = this.keys;
+    const key = KEYS.get(name);
+    if (key !== undefined) return keys.indexOf(key, from);
+    for (let i = from; i < keys.length; i++) if (sameName(keys[i], name)) return i;
+    return -1;
   }
 
   private removeAt(index: number): void {

@@ -37,14 +37,16 @@ export interface WrkRound {
 /**
  * Runs one wrk thread with `connections` keep-alive connections sending `GET requestPath` to
  * 127.0.0.1:`port` for `ms` milliseconds (whole seconds: wrk's unit), and returns the answers
- * checked and the time wrk measured them over.
+ * checked and the time wrk measured them over. `cpu`: wrk runs on that CPU only (taskset).
  */
-export async function wrkRound(port: number, requestPath: string, expected: WrkExpected, connections: number, ms: number): Promise<WrkRound> {
+export async function wrkRound(port: number, requestPath: string, expected: WrkExpected, connections: number, ms: number, cpu?: number): Promise<WrkRound> {
   const work = mkdtempSync(path.join(tmpdir(), 'vendorplay-wrk-'));
   try {
     const bodyFile = path.join(work, 'body');
     writeFileSync(bodyFile, expected.body);
-    const child = spawn('wrk', ['-t1', `-c${connections}`, `-d${Math.max(1, Math.round(ms / 1000))}s`, '-s', CHECK_SCRIPT, `http://127.0.0.1:${port}${requestPath}`], {
+    const wrk = ['wrk', '-t1', `-c${connections}`, `-d${Math.max(1, Math.round(ms / 1000))}s`, '-s', CHECK_SCRIPT, `http://127.0.0.1:${port}${requestPath}`];
+    const command = cpu === undefined ? wrk : ['taskset', '-c', String(cpu), ...wrk];
+    const child = spawn(command[0], command.slice(1), {
       env: { ...process.env, BENCH_STATUS: String(expected.status), BENCH_CONTENT_TYPE: expected.contentType, BENCH_SERVER: expected.server, BENCH_BODY_FILE: bodyFile },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
@@ -62,5 +64,33 @@ export async function wrkRound(port: number, requestPath: string, expected: WrkE
     return { requests: checked, seconds: us / 1e6 };
   } finally {
     rmSync(work, { recursive: true, force: true });
+  }
+}
+
+/** Whether `taskset` (util-linux) runs here, to put processes on chosen CPUs. */
+export function tasksetInstalled(): boolean {
+  return spawnSync('taskset', ['-p', String(process.pid)], { encoding: 'utf8' }).status === 0;
+}
+
+/**
+ * Runs `body` with every thread of each process in `pids` on `cpu` alone, then gives them back
+ * the CPUs they had.
+ */
+export async function onOneCpu<T>(pids: readonly number[], cpu: number, body: () => Promise<T>): Promise<T> {
+  const masks = pids.map((pid) => {
+    const shown = spawnSync('taskset', ['-p', String(pid)], { encoding: 'utf8' });
+    const mask = /mask:\s*([0-9a-f]+)/i.exec(shown.stdout)?.[1];
+    if (shown.status !== 0 || !mask) throw new Error(`taskset -p ${pid}: ${shown.stderr || shown.stdout}`);
+    return mask;
+  });
+  const setAffinity = (pid: number, args: string[]) => {
+    const run = spawnSync('taskset', [...args, String(pid)], { encoding: 'utf8' });
+    if (run.status !== 0) throw new Error(`taskset ${args.join(' ')} ${pid}: ${run.stderr}`);
+  };
+  try {
+    for (const pid of pids) setAffinity(pid, ['-a', '-p', '-c', String(cpu)]);
+    return await body();
+  } finally {
+    pids.forEach((pid, i) => setAffinity(pid, ['-a', '-p', masks[i]]));
   }
 }
