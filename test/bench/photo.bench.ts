@@ -4,9 +4,9 @@
 // node:http server receiving the same request and doing the same work with it: joining the
 // body's chunks into one buffer and handing that on (the receiver builds one body too; it also
 // checks the JPEG's structure, src/receiver/jpeg.ts, which Node's side does not). One client,
-// one keep-alive connection per server, rounds alternating between them; min/median/max per
-// server and the ratio (receiver / node-http: above 1 means the receiver takes longer).
-// Every round checks that the bytes handed on are the picture sent.
+// one keep-alive connection per server, rounds alternating between them (and which goes first);
+// min/median/max per server and the ratio (receiver / node-http: above 1 means the receiver
+// takes longer). Every round checks that the bytes handed on are the picture sent.
 
 import http from 'node:http';
 import net from 'node:net';
@@ -22,17 +22,25 @@ import { MemoryStore } from '../support/memory-ports';
 import { ratioFigure, report, spreadFields, verify } from './measure';
 
 export interface PhotoLoad {
-  /** Picture sizes in bytes. */
-  sizes: number[];
-  /** Measured rounds per server (odd, so there is a median). */
-  rounds: number;
+  /** Picture sizes in bytes, each with its measured rounds per server (odd, so there is a median). */
+  sizes: { bytes: number; rounds: number }[];
   warmUpRounds: number;
 }
 
-// 61 rounds: a 1 MB round takes about 1 ms, in which one garbage collection or a neighbour on the
-// machine moves a round by up to 3x; with 21 the medians of the two servers swapped places from
-// run to run (ratio 0.95 to 1.28), with 61 they hold (0.91, 0.94). 16 MB rounds take ~20 ms.
-export const DEFAULT_PHOTO_LOAD: PhotoLoad = { sizes: [1, 4, 16].map((mb) => mb * 1024 * 1024), rounds: 61, warmUpRounds: 10 };
+// A 1 MB round takes about 1 ms, in which a neighbour on the machine moves a round by up to 3x:
+// with 61 rounds the ratio of the medians still moved from 0.77 to 1.25 between runs of the same
+// code. The small sizes are cheap, so they get more rounds: 201 at 1 MB, 101 at 4 MB; 16 MB rounds
+// take ~20 ms, and 61 of them hold. (A full garbage collection before every round, tried to make
+// rounds independent, made it worse: each 16 MB round then faulted its pages in afresh, and the
+// two servers allocate their bodies differently.)
+export const DEFAULT_PHOTO_LOAD: PhotoLoad = {
+  sizes: [
+    { bytes: 1 * 1024 * 1024, rounds: 201 },
+    { bytes: 4 * 1024 * 1024, rounds: 101 },
+    { bytes: 16 * 1024 * 1024, rounds: 61 },
+  ],
+  warmUpRounds: 10,
+};
 
 /** When and what a server handed on: the display's picture, or Node's joined body. */
 interface Handed {
@@ -73,14 +81,19 @@ function arrivals(): { next: Arrival; arrived: (bytes: Uint8Array) => void } {
   };
 }
 
+function largest(load: PhotoLoad): number {
+  return Math.max(...load.sizes.map((size) => size.bytes));
+}
+
 async function startReceiver(load: PhotoLoad): Promise<Target> {
   const { next, arrived } = arrivals();
   const display: Display = { showPhoto: (jpeg) => arrived(jpeg), clear() {}, showStatus() {}, showPin() {}, hidePin() {} };
-  const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop', limits: { maxPhotoBytes: Math.max(...load.sizes) + 1024, photoCacheBytes: 4 * Math.max(...load.sizes) } }), {
+  const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop', limits: { maxPhotoBytes: largest(load) + 1024, photoCacheBytes: 4 * largest(load) } }), {
     clock: nodeClock,
     random: nodeRandom,
     store: new MemoryStore(),
-    log: () => {},
+    // Lines are dropped as at the default log level (info), where a line nobody sees is not built.
+    log: Object.assign(() => {}, { level: 'info' as const }),
     display,
   });
   const server = await listen(0, '127.0.0.1', (connection) => receiver.accept(connection));
@@ -193,12 +206,13 @@ export async function runPhotoBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promi
   const targets = [await startReceiver(load), await startNodeHttp()];
   const clients = await Promise.all(targets.map((target) => PhotoClient.connect(target.port)));
   try {
-    for (const bytes of load.sizes) {
+    for (const { bytes, rounds } of load.sizes) {
       const jpeg = sampleJpeg(bytes, 11);
       const request = photoRequest(jpeg);
       const samples: Record<Target['name'], number[]> = { receiver: [], 'node-http': [] };
-      for (let round = 0; round < load.warmUpRounds + load.rounds; round++) {
-        for (let i = 0; i < targets.length; i++) {
+      for (let round = 0; round < load.warmUpRounds + rounds; round++) {
+        // Turn about: neither server always runs right after the other's garbage.
+        for (const i of round % 2 === 0 ? [0, 1] : [1, 0]) {
           const arrival = targets[i].nextArrival();
           const { firstByteAt } = await clients[i].send(request);
           const handed = await arrival;
@@ -206,7 +220,7 @@ export async function runPhotoBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promi
           if (round >= load.warmUpRounds) samples[targets[i].name].push(handed.at - firstByteAt);
         }
       }
-      const common = { bytes, rounds: load.rounds };
+      const common = { bytes, rounds };
       for (const name of ['receiver', 'node-http'] as const) {
         report({ bench: 'photo.put-first-byte-to-handoff', server: name, ...spreadFields('ms', samples[name], 3), ...common });
       }
