@@ -36,6 +36,7 @@ import { utf8Encode } from '../bytes';
 import { logsAt, type Logger } from '../platform';
 import type { ReceiverLimits } from './limits';
 import { LATER, sessionIdOf, splitTarget, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
+import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
 
 export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
@@ -528,9 +529,7 @@ export class ReceiverConnection implements SansIoConnection {
       body = undefined;
     }
     const bytes = this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
-    if (response.reusable && bytes && head.protocol === 'HTTP' && head.method !== 'HEAD' && !this.assembler.encrypted) {
-      SERIALIZED.set(response, { date: httpDate(this.context.wallTime()), version: head.version, close, bytes });
-    }
+    if (this.mayReuse(head, response)) keepAnswer(response, head, close, httpDate(this.context.wallTime()), bytes);
     if (close) {
       this.close('request asked to close');
       return;
@@ -540,18 +539,22 @@ export class ReceiverConnection implements SansIoConnection {
   }
 
   /**
-   * Sends the bytes kept for a reusable response (a cached reply) when they still fit: the same
-   * HTTP version and keep-alive, the same Date (formatted per second), no HEAD, in the clear.
-   * Returns whether it did; the caller then builds the response as usual.
+   * Sends the bytes kept for a reusable response (a cached reply, kept-answers.ts) when they
+   * still fit: the same version and keep-alive, the same Date (formatted per second). Returns
+   * whether it did; the caller then builds the response as usual.
    */
   private sendReused(head: RequestHead, response: Response, releaseEvents: (() => void) | undefined): boolean {
-    if (!response.reusable || head.protocol !== 'HTTP' || head.method === 'HEAD' || this.assembler.encrypted) return false;
-    const kept = SERIALIZED.get(response);
-    if (!kept) return false;
+    if (!this.mayReuse(head, response)) return false;
     const close = response.close === true || !head.keepAlive;
-    if (kept.version !== head.version || kept.close !== close || kept.date !== httpDate(this.context.wallTime())) return false;
-    this.outgoing.push({ bytes: kept.bytes, sent: releaseEvents });
+    const bytes = keptAnswer(response, head, close, httpDate(this.context.wallTime()));
+    if (!bytes) return false;
+    this.outgoing.push({ bytes, sent: releaseEvents });
     return true;
+  }
+
+  /** A reusable response is answered from kept bytes, except to HEAD and on an encrypted connection. */
+  private mayReuse(head: RequestHead, response: Response): boolean {
+    return response.reusable === true && head.method !== 'HEAD' && !this.assembler.encrypted;
   }
 
   /** Hands the bytes to a ReverseConnection (spec 1.6); this object only forwards to it. */
@@ -634,12 +637,6 @@ export class ReceiverConnection implements SansIoConnection {
 }
 
 const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn'];
-
-/**
- * Serialized answers of reusable responses (Response.reusable), shared by every connection: a
- * cached reply is written once per second (its Date) instead of once per request.
- */
-const SERIALIZED = new WeakMap<Response, { readonly date: string; readonly version: string; readonly close: boolean; readonly bytes: Uint8Array }>();
 
 /** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
 const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');

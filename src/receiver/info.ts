@@ -122,6 +122,7 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     // connection: one reply per sender address, up to ReplyCache's bound.
     handler: (request): Response =>
       infoReplies.get([receiver.activity, receiver.activityFields().gid, receiver.config.port, receiver.config.name], hostPort(request.remoteAddress, request.remotePort), () => ({
+        reusable: true,
         status: STATUS.ok,
         headers: { [HEADER.contentType]: mime.plistBinary },
         body: encodeBinaryPlist(audioServiceInfo(receiver, request)),
@@ -136,6 +137,6 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     // RFC 2326 10.1: Public lists the methods the receiver serves (only those it really does).
     // Routes are all added while the Receiver is built, before any request: the table, and so
     // the reply, is fixed for the router's life.
-    handler: (): Response => optionsReplies.get([router], 'options', () => ({ status: STATUS.ok, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } })),
+    handler: (): Response => optionsReplies.get([router], 'options', () => ({ reusable: true, status: STATUS.ok, headers: { [HEADER.public]: router.methods('RTSP').join(', ') } })),
   });
 }

@@ -236,3 +236,36 @@ test('a cached reply is written once per second: the same bytes while the Date h
   feed(connection, 'GET /server-info HTTP/1.0\r\n\r\n', clock.now());
   assert.match(latin1Decode(connection.pollTransmit()!), /^HTTP\/1\.0 200 OK\r\n/);
 });
+
+test('RTSP cached replies are kept too: each answer carries its own CSeq, byte for byte as written afresh', () => {
+  // `kept` answers from kept bytes after its first answer; every answer of `fresh` is its first
+  // for that request (a new receiver each time), so written afresh.
+  const { receiver: kept } = setup();
+  const connection = kept.open(ADDRESSES, 0)!;
+  const afresh = (request: string) => {
+    const { receiver } = setup();
+    const other = receiver.open(ADDRESSES, 0)!;
+    feed(other, request, 0);
+    return drain(other);
+  };
+  const requests = [
+    'OPTIONS * RTSP/1.0\r\nCSeq: 1\r\n\r\n',
+    'OPTIONS * RTSP/1.0\r\nCSeq: 2\r\n\r\n',
+    'OPTIONS * RTSP/1.0\r\nCSeq: 1234567\r\n\r\n',
+    // Some senders send no CSeq: the answer has none.
+    'OPTIONS * RTSP/1.0\r\n\r\n',
+    'GET /info RTSP/1.0\r\nCSeq: 3\r\n\r\n',
+    'GET /info RTSP/1.0\r\nCSeq: 44\r\n\r\n',
+    'GET /info RTSP/1.0\r\n\r\n',
+    // The same reply over HTTP: no CSeq, kept apart from the RTSP bytes.
+    'GET /info HTTP/1.1\r\nCSeq: 5\r\n\r\n',
+    'GET /info RTSP/1.0\r\nCSeq: 6\r\n\r\n',
+  ];
+  for (const request of requests) {
+    feed(connection, request, 0);
+    const answer = drain(connection);
+    assert.equal(answer, afresh(request), request.split('\r\n').join(' | '));
+  }
+  feed(connection, 'OPTIONS * RTSP/1.0\r\nCSeq: 9\r\n\r\n', 0);
+  assert.match(drain(connection), /^RTSP\/1\.0 200 OK\r\n(?:[^\r]*\r\n)*CSeq: 9\r\n/);
+});

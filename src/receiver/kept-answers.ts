@@ -1,0 +1,79 @@
+// Serialized answers of reusable responses (Response.reusable: a cached reply, reply-cache.ts),
+// shared by every connection: such a reply is written once per second (its Date) instead of once
+// per request (issue 11).
+//
+// An RTSP answer carries the request's CSeq (RFC 2326 12.17), which differs from request to
+// request: it is kept with that line cut out, and each answer puts the request's line back where
+// it was. A request without CSeq gets the kept bytes as they are, which is what writing its
+// answer afresh gives (the connection then writes no CSeq line).
+
+import { indexOf, latin1Encode } from '../bytes';
+import { HEADER, Headers, type RequestHead } from '../http';
+import type { Response } from './router';
+
+interface KeptAnswer {
+  /** The Date header the bytes carry. */
+  readonly date: string;
+  readonly version: string;
+  /** Whether the answer closed the connection (HTTP/1.1 says so in a header). */
+  readonly close: boolean;
+  readonly bytes: Uint8Array;
+  /** RTSP: where the CSeq line goes in `bytes`; -1 for HTTP. */
+  readonly cseqAt: number;
+}
+
+const KEPT = new WeakMap<Response, KeptAnswer>();
+
+/** `\r\n\r\n`, the end of a head. */
+const HEAD_END = latin1Encode('\r\n\r\n');
+
+/**
+ * Keeps `bytes`, the answer to `head` just written afresh for the reusable `response`, with
+ * `date` its Date header. An RTSP answer is kept only when the request had a CSeq (so where the
+ * line goes is known) and the response did not set one itself.
+ */
+export function keepAnswer(response: Response, head: RequestHead, close: boolean, date: string, bytes: Uint8Array): void {
+  if (head.protocol === 'HTTP') {
+    KEPT.set(response, { date, version: head.version, close, bytes, cseqAt: -1 });
+    return;
+  }
+  const cseq = head.headers.get(HEADER.cseq);
+  if (cseq === undefined || hasCSeq(response)) return;
+  // The line with the CRLFs around it, so no other field can match; what is cut is the CRLF
+  // before the line and the line, and that goes back at `at`.
+  const line = cseqLine(cseq);
+  const at = indexOf(bytes, latin1Encode(`\r\n${HEADER.cseq}: ${cseq}\r\n`));
+  if (at < 0 || at > indexOf(bytes, HEAD_END)) return;
+  const kept = new Uint8Array(bytes.length - line.length);
+  kept.set(bytes.subarray(0, at));
+  kept.set(bytes.subarray(at + line.length), at);
+  KEPT.set(response, { date, version: head.version, close, bytes: kept, cseqAt: at });
+}
+
+/**
+ * The bytes of `response`'s answer to `head` from what was kept, or undefined when nothing
+ * kept fits: another HTTP version, keep-alive or Date (a new second) than the kept answer's.
+ */
+export function keptAnswer(response: Response, head: RequestHead, close: boolean, date: string): Uint8Array | undefined {
+  const kept = KEPT.get(response);
+  if (!kept || kept.version !== head.version || kept.close !== close || kept.date !== date) return undefined;
+  if ((kept.cseqAt < 0) !== (head.protocol === 'HTTP')) return undefined;
+  if (kept.cseqAt < 0) return kept.bytes;
+  const cseq = head.headers.get(HEADER.cseq);
+  if (cseq === undefined) return kept.bytes;
+  const line = cseqLine(cseq);
+  const bytes = new Uint8Array(kept.bytes.length + line.length);
+  bytes.set(kept.bytes.subarray(0, kept.cseqAt));
+  bytes.set(line, kept.cseqAt);
+  bytes.set(kept.bytes.subarray(kept.cseqAt), kept.cseqAt + line.length);
+  return bytes;
+}
+
+/** The CRLF before a CSeq line, and the line without its own CRLF. */
+function cseqLine(cseq: string): Uint8Array {
+  return latin1Encode(`\r\n${HEADER.cseq}: ${cseq}`);
+}
+
+function hasCSeq(response: Response): boolean {
+  return response.headers !== undefined && new Headers(response.headers).has(HEADER.cseq);
+}
