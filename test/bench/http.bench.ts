@@ -54,6 +54,30 @@ const WARM_UP_CONNECTIONS = 10;
 // that near 2%.
 export const DEFAULT_HTTP_LOAD: HttpLoad = { connections: [1, 10, 100], pipeline: 1, roundMs: 1000, rounds: 9, singleConnectionRounds: 25, warmUpMs: 500 };
 
+/** Request rates and CPU per request of each server, one value per round. */
+interface Measured {
+  rates: Record<string, number[]>;
+  cpu: Record<string, number[]>;
+}
+
+/** Runs `rounds` rounds of `measure` on each server, the servers taking turns (inTurn). */
+async function inRounds<S extends { readonly name: string }>(servers: readonly S[], rounds: number, measure: (server: S) => Promise<RoundResult>): Promise<Measured> {
+  const measured: Measured = { rates: {}, cpu: {} };
+  for (const server of servers) {
+    measured.rates[server.name] = [];
+    measured.cpu[server.name] = [];
+  }
+  for (let i = 0; i < rounds; i++) {
+    for (const server of inTurn(servers, i)) {
+      const result = await measure(server);
+      measured.rates[server.name].push(result.requestsPerSec);
+      measured.cpu[server.name].push(result.cpuUsPerRequest);
+      await delay(50);
+    }
+  }
+  return measured;
+}
+
 /** The rounds of a shape. */
 function roundsAt(load: HttpLoad, connections: number): number {
   return connections === 1 ? load.singleConnectionRounds : load.rounds;
@@ -329,84 +353,53 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
     ] as const;
     for (const server of servers) await requestRate(server.port, server.pid, SERVER_INFO, server.expected, WARM_UP_CONNECTIONS, load.pipeline, load.warmUpMs);
     const responseBytes = { receiver: responseSize(sample), 'node-http': responseSize(nodeSample) };
-    for (const connections of load.connections) {
-      const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
-      const cpu: Record<string, number[]> = { receiver: [], 'node-http': [] };
-      const rounds = roundsAt(load, connections);
-      for (let i = 0; i < rounds; i++) {
-        for (const server of inTurn(servers, i)) {
-          const result = await requestRate(server.port, server.pid, SERVER_INFO, server.expected, connections, load.pipeline, load.roundMs);
-          rates[server.name].push(result.requestsPerSec);
-          cpu[server.name].push(result.cpuUsPerRequest);
-          await delay(50);
-        }
-      }
-      const common = { generator: 'js-client', connections, pipeline: load.pipeline, rounds, roundMs: load.roundMs };
+    const reportShape = (measured: Measured, common: Record<string, string | number>) => {
       for (const server of servers) {
         report({
           bench: 'http.server-info',
           server: server.name,
-          ...spreadFields('requestsPerSec', rates[server.name], 0),
-          ...spreadFields('cpuUsPerRequest', cpu[server.name], 1),
+          ...spreadFields('requestsPerSec', measured.rates[server.name], 0),
+          ...spreadFields('cpuUsPerRequest', measured.cpu[server.name], 1),
           responseBytes: responseBytes[server.name],
           ...common,
         });
       }
-      report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
-      report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(cpu.receiver, cpu['node-http']), ...common });
+      report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(measured.rates.receiver, measured.rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
+      report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(measured.cpu.receiver, measured.cpu['node-http']), ...common });
+    };
+    for (const connections of load.connections) {
+      const rounds = roundsAt(load, connections);
+      const measured = await inRounds(servers, rounds, (server) => requestRate(server.port, server.pid, SERVER_INFO, server.expected, connections, load.pipeline, load.roundMs));
+      reportShape(measured, { generator: 'js-client', connections, pipeline: load.pipeline, rounds, roundMs: load.roundMs });
     }
 
     // The same shapes again with wrk (C) as the load generator, when it is installed: see wrk-load.ts.
     if (wrkInstalled()) {
       const contentType = sample.head.headers.get('Content-Type') ?? '';
       const expected: WrkExpected = { status: 200, contentType, server: sample.head.headers.get('Server') ?? '', body: sample.body };
+      const wrkRoundMs = Math.max(1000, Math.round(load.roundMs / 1000) * 1000);
+      /** One wrk round on `server`, wrk on CPU `cpu` when given, with the server's CPU time from /proc. */
+      const wrkMeasure = async (server: (typeof servers)[number], connections: number, cpu?: number): Promise<RoundResult> => {
+        const cpuBefore = cpuSeconds(server.pid);
+        const round = await wrkRound(server.port, '/server-info', expected, connections, load.roundMs, cpu);
+        return { requestsPerSec: round.requests / round.seconds, cpuUsPerRequest: ((cpuSeconds(server.pid) - cpuBefore) * 1e6) / round.requests };
+      };
       for (const connections of load.connections) {
-        const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
-        const cpu: Record<string, number[]> = { receiver: [], 'node-http': [] };
         const rounds = roundsAt(load, connections);
-        for (let i = 0; i < rounds; i++) {
-          for (const server of inTurn(servers, i)) {
-            const cpuBefore = cpuSeconds(server.pid);
-            const round = await wrkRound(server.port, '/server-info', expected, connections, load.roundMs);
-            rates[server.name].push(round.requests / round.seconds);
-            cpu[server.name].push(((cpuSeconds(server.pid) - cpuBefore) * 1e6) / round.requests);
-            await delay(50);
-          }
-        }
-        const common = { generator: 'wrk', connections, rounds, roundMs: Math.max(1000, Math.round(load.roundMs / 1000) * 1000) };
-        for (const server of servers) {
-          report({ bench: 'http.server-info', server: server.name, ...spreadFields('requestsPerSec', rates[server.name], 0), ...spreadFields('cpuUsPerRequest', cpu[server.name], 1), responseBytes: responseBytes[server.name], ...common });
-        }
-        report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
-        report({ bench: 'http.server-info', of: 'receiver/node-http CPU per request (below 1: the receiver uses less)', ...ratioFigure(cpu.receiver, cpu['node-http']), ...common });
+        const measured = await inRounds(servers, rounds, (server) => wrkMeasure(server, connections));
+        reportShape(measured, { generator: 'wrk', connections, rounds, roundMs: wrkRoundMs });
       }
       // One connection again with wrk and the server sharing one CPU: no core goes idle between
       // request and answer, so no wake-up stands in the round trip and the servers' own work per
       // request decides the rate. Not the P3 shape (that is the one above, on the machine as it
       // schedules); it shows what the wake-ups hide.
       if (tasksetInstalled() && availableParallelism() >= 2) {
-        const rates: Record<string, number[]> = { receiver: [], 'node-http': [] };
-        const cpu: Record<string, number[]> = { receiver: [], 'node-http': [] };
-        await onOneCpu(
+        const measured = await onOneCpu(
           servers.map((server) => server.pid),
           0,
-          async () => {
-            for (let i = 0; i < load.rounds; i++) {
-              for (const server of inTurn(servers, i)) {
-                const cpuBefore = cpuSeconds(server.pid);
-                const round = await wrkRound(server.port, '/server-info', expected, 1, load.roundMs, 0);
-                rates[server.name].push(round.requests / round.seconds);
-                cpu[server.name].push(((cpuSeconds(server.pid) - cpuBefore) * 1e6) / round.requests);
-                await delay(50);
-              }
-            }
-          },
+          () => inRounds(servers, load.rounds, (server) => wrkMeasure(server, 1, 0)),
         );
-        const common = { generator: 'wrk', connections: 1, cpus: 'one, shared by wrk and the server', rounds: load.rounds, roundMs: Math.max(1000, Math.round(load.roundMs / 1000) * 1000) };
-        for (const server of servers) {
-          report({ bench: 'http.server-info', server: server.name, ...spreadFields('requestsPerSec', rates[server.name], 0), ...spreadFields('cpuUsPerRequest', cpu[server.name], 1), responseBytes: responseBytes[server.name], ...common });
-        }
-        report({ bench: 'http.server-info', of: 'receiver/node-http requests per second', ...ratioFigure(rates.receiver, rates['node-http']), ...common, nodeExtraHeaders: extra.join(',') });
+        reportShape(measured, { generator: 'wrk', connections: 1, cpus: 'one, shared by wrk and the server', rounds: load.rounds, roundMs: wrkRoundMs });
       } else {
         report({ bench: 'http.server-info', generator: 'wrk', cpus: 'one', skipped: 'taskset is not installed or this machine has one CPU' });
       }
