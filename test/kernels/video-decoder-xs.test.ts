@@ -12,7 +12,7 @@ import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { buildXsHost } from '../../modules/native/xs-host/build.mjs';
 import { bundlePortableSuites } from '../xs/bundle';
-import { runInXs } from '../xs/xsnap';
+import { runInXs, suiteResult } from '../xs/xsnap';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const run = promisify(execFile);
@@ -37,12 +37,7 @@ test('the video decoder native decodes ffmpeg clips inside the XS test host (lib
     const clips = { landscape: await makeClip(path.join(dir, 'landscape.h264'), 320, 180), portrait: await makeClip(path.join(dir, 'portrait.h264'), 180, 320) };
     const script = `globalThis.__vpClips = ${JSON.stringify(clips)};\n${await bundlePortableSuites([path.join(HERE, 'video-decoder-suite.ts')])}`;
     const result = await runInXs(script, 120_000, worker);
-    const lines = result.stdout.split('\n');
-    const failures = lines.filter((line) => line.startsWith('not ok'));
-    const summaryLine = lines.find((line) => line.startsWith('# xs-summary '));
-    assert.equal(result.error, undefined, `XS threw: ${result.error}\n${result.stdout.slice(-2000)}`);
-    assert.ok(summaryLine, `no summary; output:\n${result.stdout.slice(-2000)}\n${result.stderr}`);
-    const summary = JSON.parse(summaryLine.slice('# xs-summary '.length)) as { passed: number; failed: number };
+    const { summary, failures } = suiteResult(result);
     assert.deepEqual(failures, [], `failures inside the XS test host:\n${result.stdout.slice(-4000)}`);
     assert.equal(summary.passed, 5, `the five native video tests ran:\n${result.stdout}`);
   } finally {

@@ -10,7 +10,7 @@ import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import { buildXsHost } from '../../modules/native/xs-host/build.mjs';
 import { bundlePortableSuites, portableSuites } from '../xs/bundle';
-import { runInXs } from '../xs/xsnap';
+import { runInXs, suiteResult } from '../xs/xsnap';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
@@ -19,12 +19,7 @@ test('the shared vectors and the pairing suites pass inside the XS test host, on
   const pairingSuites = portableSuites().filter((file) => path.basename(file).startsWith('pairing-'));
   const files = [path.join(HERE, 'xs-host-suite.ts'), ...pairingSuites];
   const run = await runInXs(await bundlePortableSuites(files), 300_000, worker);
-  const lines = run.stdout.split('\n');
-  const failures = lines.filter((line) => line.startsWith('not ok'));
-  const summaryLine = lines.find((line) => line.startsWith('# xs-summary '));
-  assert.equal(run.error, undefined, `XS threw: ${run.error}\n${run.stdout.slice(-2000)}`);
-  assert.ok(summaryLine, `no summary; output:\n${run.stdout.slice(-2000)}\n${run.stderr}`);
-  const summary = JSON.parse(summaryLine.slice('# xs-summary '.length)) as { passed: number; failed: number };
+  const { summary, failures, lines } = suiteResult(run);
   console.log(`XS test host: ${summary.passed} passed, ${summary.failed} failed (${files.length} files); compute ${run.meter.compute} steps`);
   assert.deepEqual(failures, [], `failures inside the XS test host:\n${failures.join('\n')}`);
   assert.ok(lines.some((line) => line.startsWith('ok') && line.includes('native: frame kernel')), 'the native vectors did not run');

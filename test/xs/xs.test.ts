@@ -4,19 +4,14 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { bundlePortableSuites, portableSuites } from './bundle';
-import { runInXs } from './xsnap';
+import { runInXs, suiteResult } from './xsnap';
 
 test('every portable suite passes inside the XS engine', async () => {
   const files = portableSuites();
   assert.ok(files.length > 0, 'test/unit has no suites');
   const script = await bundlePortableSuites(files);
   const run = await runInXs(script);
-  const lines = run.stdout.split('\n');
-  const failures = lines.filter((line) => line.startsWith('not ok'));
-  const summaryLine = lines.find((line) => line.startsWith('# xs-summary '));
-  assert.equal(run.error, undefined, `XS threw: ${run.error}`);
-  assert.ok(summaryLine, `XS printed no summary; output:\n${run.stdout.slice(-2000)}\n${run.stderr}`);
-  const summary = JSON.parse(summaryLine.slice('# xs-summary '.length)) as { passed: number; failed: number; skipped: number };
+  const { summary, failures } = suiteResult(run);
   // The meter figures of the whole suite, for the record (issue notes quote them).
   console.log(
     `XS suite: ${summary.passed} passed, ${summary.failed} failed, ${summary.skipped} skipped in ${files.length} files; ` +

@@ -2,6 +2,7 @@
 // Speaks the worker's own pipe protocol (netstrings on fds 3 and 4), so nothing of that
 // package's Node API (which installs SES lockdown) enters the test process.
 
+import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
@@ -91,3 +92,24 @@ export function runInXs(script: string, timeoutMs = 120_000, workerPath = xsnapW
     toWorker.write(netstring(`e${script}`));
   });
 }
+
+/** What the shim (test/xs/shim/test.ts) printed: its `# xs-summary` line, its `not ok` lines, every line. */
+export interface XsSuiteResult {
+  summary: { passed: number; failed: number; skipped: number };
+  failures: string[];
+  lines: string[];
+}
+
+/**
+ * The suite result a run printed. Throws (an assertion error) when XS threw or printed no summary,
+ * with the end of its output.
+ */
+export function suiteResult(run: XsRun): XsSuiteResult {
+  const lines = run.stdout.split('\n');
+  const summaryLine = lines.find((line) => line.startsWith(SUMMARY));
+  assert.equal(run.error, undefined, `XS threw: ${run.error}\n${run.stdout.slice(-2000)}`);
+  assert.ok(summaryLine, `XS printed no summary; output:\n${run.stdout.slice(-2000)}\n${run.stderr}`);
+  return { summary: JSON.parse(summaryLine.slice(SUMMARY.length)) as XsSuiteResult['summary'], failures: lines.filter((line) => line.startsWith('not ok')), lines };
+}
+
+const SUMMARY = '# xs-summary ';
