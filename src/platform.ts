@@ -83,6 +83,18 @@ export type Logger = ((level: LogLevel, message: string) => void) & { readonly l
 /** Severity order, for filtering by a configured level. */
 export const LOG_LEVELS: readonly LogLevel[] = ['error', 'warn', 'info', 'debug'];
 
+/**
+ * A Logger that keeps the lines at `level` and above (in LOG_LEVELS order), names that level,
+ * and hands each kept line to `write`: a host only says how a line is written.
+ */
+export function leveledLogger(level: LogLevel, write: (level: LogLevel, message: string) => void): Logger {
+  const threshold = LOG_LEVELS.indexOf(level);
+  const log = (lineLevel: LogLevel, message: string): void => {
+    if (LOG_LEVELS.indexOf(lineLevel) <= threshold) write(lineLevel, message);
+  };
+  return Object.assign(log, { level });
+}
+
 /** Whether `log` keeps lines of `level` (a logger that names no level keeps them all). */
 export function logsAt(log: Logger, level: LogLevel): boolean {
   return log.level === undefined || LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(log.level);

@@ -3,7 +3,7 @@
 
 import Time from 'time';
 import Timer from 'timer';
-import { LOG_LEVELS, type Clock, type Logger, type LogLevel } from '../../src/platform';
+import { leveledLogger, type Clock, type Logger, type LogLevel } from '../../src/platform';
 
 /** Time.ticks: milliseconds since start, monotonic. Date.now(): the wall clock (set by SNTP on boards). */
 export const moddableClock: Clock = {
@@ -15,10 +15,5 @@ export const moddableClock: Clock = {
 
 /** Log lines through `trace` (xsbug, the serial console, or the simulator's standard output). */
 export function traceLogger(level: LogLevel): Logger {
-  const threshold = LOG_LEVELS.indexOf(level);
-  const log = (lineLevel: LogLevel, message: string): void => {
-    if (LOG_LEVELS.indexOf(lineLevel) > threshold) return;
-    trace(`${lineLevel.padEnd(5)} ${message}\n`);
-  };
-  return Object.assign(log, { level });
+  return leveledLogger(level, (lineLevel, message) => trace(`${lineLevel.padEnd(5)} ${message}\n`));
 }

@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { LOG_LEVELS, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../src/platform';
+import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../src/platform';
 
 export const nodeClock: Clock = {
   now: () => performance.now(),
@@ -22,12 +22,7 @@ export const nodeRandom: RandomSource = (length) => new Uint8Array(randomBytes(l
 
 /** Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`. */
 export function consoleLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
-  const threshold = LOG_LEVELS.indexOf(level);
-  const log = (lineLevel: LogLevel, message: string): void => {
-    if (LOG_LEVELS.indexOf(lineLevel) > threshold) return;
-    write(`${new Date().toISOString()} ${lineLevel.padEnd(5)} ${message}`);
-  };
-  return Object.assign(log, { level });
+  return leveledLogger(level, (lineLevel, message) => write(`${new Date().toISOString()} ${lineLevel.padEnd(5)} ${message}`));
 }
 
 /** Where the receiver keeps its identity and pairings unless --data-dir says otherwise. */

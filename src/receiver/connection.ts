@@ -529,7 +529,8 @@ export class ReceiverConnection implements SansIoConnection {
       body = undefined;
     }
     const bytes = this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
-    if (this.mayReuse(head, response)) keepAnswer(response, head, close, httpDate(this.context.wallTime()), bytes);
+    // Labelled with the Date the answer carries (write set it), not one formatted again.
+    if (this.mayReuse(head, response)) keepAnswer(response, head, close, headers.get(HEADER.date) ?? '', bytes);
     if (close) {
       this.close('request asked to close');
       return;
