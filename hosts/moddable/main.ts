@@ -157,6 +157,8 @@ function start(): void {
       mirrorPort = listen(config.mirrorPort, (to, connection) => to.acceptMirror(connection)).port;
     } catch (error) {
       log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${error instanceof Error ? error.message : String(error)}; Screen not advertised`);
+      // Its decoder and picture ring are not needed without the port.
+      mirroring.videoDecoder.close();
       mirroring = undefined;
     }
   }

@@ -11,6 +11,7 @@ import Bitmap from 'commodetto/Bitmap';
 import Poco, { type PocoPrototype } from 'commodetto/Poco';
 import type PixelsOut from 'commodetto/PixelsOut';
 import Timer from 'timer';
+import { placePicture } from './screen-layout';
 import type { Clock, Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import type { DecoderHandle, NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
 
@@ -201,8 +202,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
 
   private draw(width: number, height: number): void {
     const screen = this.geometry;
-    const x = (screen.width - width) >> 1;
-    const y = (screen.height - height) >> 1;
+    const { x, y } = placePicture(width, height, { x: 0, y: 0, width: screen.width, height: screen.height });
     const bitmap = new Bitmap(width, height, this.pixelFormat as ConstructorParameters<typeof Bitmap>[2], this.pixels, 0);
     const poco = this.poco;
     if (width !== this.lastWidth || height !== this.lastHeight) {

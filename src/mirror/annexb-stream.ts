@@ -3,11 +3,12 @@
 // sends them (spec 2.14: avcC's NAL unit length size). The sender tool and the tests use it; the
 // receiver goes the other way with the NAL kernel (nal-kernel.ts).
 
-import { NAL_TYPE, START_CODE, nalType } from './nal-kernel';
+import { NAL_TYPE, annexB, nalType } from './nal-kernel';
 
-// The NAL unit types live with the NAL kernel, the lowest of the mirroring modules; the sender
-// tool and the tests find them here too.
-export { NAL_TYPE, nalType };
+// The NAL unit types and annexB() live with the NAL kernel, the lowest of the mirroring modules
+// (the receiver's avcc.ts uses them without this module); the sender tool and the tests find
+// them here too.
+export { NAL_TYPE, annexB, nalType };
 
 /**
  * The NAL units of an Annex B stream, as views into it (start codes of 3 or 4 bytes removed;
@@ -101,20 +102,6 @@ export function lengthPrefixed(units: readonly Uint8Array[], lengthSize: 1 | 2 |
     for (let i = lengthSize - 1; i >= 0; i--) out[at + lengthSize - 1 - i] = Math.floor(unit.length / 2 ** (8 * i)) & 0xff;
     out.set(unit, at + lengthSize);
     at += lengthSize + unit.length;
-  }
-  return out;
-}
-
-/** NAL units behind 4-byte start codes: an Annex B access unit (or parameter sets) again. */
-export function annexB(units: readonly Uint8Array[]): Uint8Array {
-  let total = 0;
-  for (const unit of units) total += START_CODE.length + unit.length;
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const unit of units) {
-    out.set(START_CODE, at);
-    out.set(unit, at + START_CODE.length);
-    at += START_CODE.length + unit.length;
   }
   return out;
 }

@@ -2,8 +2,7 @@
 // read into what a decoder is configured with (RFC 6381 codec string, NAL length size, SPS and
 // PPS as Annex B), and built from SPS and PPS (the sender tool).
 
-import { annexB } from './annexb-stream';
-import { NAL_TYPE, nalType } from './nal-kernel';
+import { NAL_TYPE, annexB, nalType } from './nal-kernel';
 
 /** A codec data payload that is not an avcC record, said in words. */
 export class AvcCError extends Error {

@@ -22,6 +22,20 @@ export function nalType(nal: Uint8Array): number {
 /** The 4-byte start code Annex B puts before each NAL unit. */
 export const START_CODE = Uint8Array.of(0, 0, 0, 1);
 
+/** NAL units behind 4-byte start codes: an Annex B access unit (or parameter sets) again. */
+export function annexB(units: readonly Uint8Array[]): Uint8Array {
+  let total = 0;
+  for (const unit of units) total += START_CODE.length + unit.length;
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const unit of units) {
+    out.set(START_CODE, at);
+    out.set(unit, at + START_CODE.length);
+    at += START_CODE.length + unit.length;
+  }
+  return out;
+}
+
 /** A malformed payload: a length field cut short, a length that runs past the end, or a zero length. */
 export class NalError extends Error {
   override name = 'NalError';
