@@ -80,6 +80,15 @@ describe('the media proxy of the screen page', () => {
     assert.equal(counted.serverAddress, '127.0.0.1');
   });
 
+  test('a URL the sender spells otherwise than URL parsing does is still the item\'s URL 0', async () => {
+    media.reset();
+    // `HTTP://` comes back from new URL as `http://`: the page must still fetch number 0, where
+    // the proxy keeps the item's own facts (playlist seen, failure).
+    const { id, src } = load(media.url(fixtures.mp4).replace(/^http:/, 'HTTP:'));
+    assert.match(src, new RegExp(`/media/${id}/0$`));
+    assert.deepEqual(Buffer.from(await (await fetch(src)).arrayBuffer()), file('clip.mp4'));
+  });
+
   test('an HLS playlist is rewritten to this item\'s paths, and the segments come through them', async () => {
     media.reset();
     const { id, src } = load(media.url(fixtures.hls));

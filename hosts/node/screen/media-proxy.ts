@@ -63,6 +63,9 @@ export class MediaItem {
   private readonly active = new Set<http.ClientRequest>();
   private closed = false;
 
+  /** The path the page fetches the item's own URL at (URL 0, as `new URL` wrote it). */
+  readonly src: string;
+
   /** `changed` is called when a fact the report carries changes (not for every byte). */
   constructor(
     readonly item: number,
@@ -70,7 +73,7 @@ export class MediaItem {
     private readonly changed: () => void,
     private readonly limits: MediaLimits = DEFAULT_LIMITS,
   ) {
-    this.number(url.href);
+    this.src = this.pathOf(url.href);
   }
 
   /** The path the page fetches for `url` (numbered on first sight). */

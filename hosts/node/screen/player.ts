@@ -142,7 +142,9 @@ export class PagePlayer implements Player {
     if (!current?.media) return null;
     return {
       item: current.item,
-      src: current.media.pathOf(current.url),
+      // URL 0 as the proxy numbered it: the sender's spelling (`http://host` for `http://host/`)
+      // would be numbered anew, and the facts kept for URL 0 (playlist seen, failure) missed.
+      src: current.media.src,
       kind: current.media.playlistSeen || looksLikePlaylist(current.url) ? 'hls' : 'file',
       player: this.playerPage() ?? null,
       start: current.start,
