@@ -13,9 +13,9 @@ import { MIRROR_PORT } from '../../src/mirror/stream-request';
 import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
-import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { CONTROL_PORT, ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { isProfileName, profileMirrors, PROFILES } from '../../src/receiver/profiles';
+import { isProfileName, profileMirrors, profilePlaysVideo, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './nal-kernel';
@@ -197,7 +197,7 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...(values['pin-required'] && { pinRequired: true }),
     ...readAuthFiles(values['auth-key'], values['auth-certificate']),
     deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
-    port: parsePort('port', values.port, 7000),
+    port: parsePort('port', values.port, CONTROL_PORT),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], MIRROR_PORT),
     ntpPort: parsePort('ntp-port', values['ntp-port'], NTP_RECEIVER_PORT),
     limits: parseLimits(values.limit ?? []),
@@ -298,7 +298,7 @@ async function main(): Promise<void> {
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   // Video plays in the same page, for profiles that play video (photo-frame and speaker do not).
-  const player = display && PROFILES[config.profile].intended.includes('Video') ? new PagePlayer(log, undefined, config.limits) : undefined;
+  const player = display && profilePlaysVideo(config.profile) ? new PagePlayer(log, undefined, config.limits) : undefined;
   let receiver: Receiver | undefined;
   // The screen first: a receiver that advertises photos must be able to show them. A taken
   // --screen-port stops start-up (rather than advertising photo features nobody can see, or

@@ -8,6 +8,9 @@ import { MIRROR_PORT } from '../mirror/stream-request';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
+/** spec 1.4: the usual port of the HTTP/RTSP service, advertised by mDNS; senders try it when told only a host. */
+export const CONTROL_PORT = 7000;
+
 export { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 
 export interface ReceiverConfig {
@@ -83,7 +86,7 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     password: '',
     pin: '3939',
     pinRequired: false,
-    port: 7000,
+    port: CONTROL_PORT,
     mirrorPort: MIRROR_PORT,
     ntpPort: NTP_RECEIVER_PORT,
     dialect: DEFAULT_DIALECT,

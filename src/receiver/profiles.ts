@@ -167,6 +167,14 @@ export function profileMirrors(name: ProfileName): boolean {
 }
 
 /**
+ * Whether a host should give this profile a player (the Player port) where it can: the profile
+ * means to play video by URL. Photo frames and speakers do not.
+ */
+export function profilePlaysVideo(name: ProfileName): boolean {
+  return PROFILES[name].intended.some((feature) => PLAYER_FEATURES.includes(feature));
+}
+
+/**
  * Whether a host should give this profile a screen (the Display port) where it has one: the
  * profile means to show pictures. A speaker on a board with a panel still shows none.
  */

@@ -11,7 +11,7 @@ import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
 import { real, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist/value';
 import { decodeXmlPlist, encodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
-import type { ProfileName } from '../../src/receiver/profiles';
+import { PROFILES, profilePlaysVideo, type ProfileName } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { ManualClock, MemoryStore, RecordingAdvertiser, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
@@ -130,6 +130,15 @@ test('a photo frame given a player still offers no video (its profile does not),
     assert.equal(receiver.features & featureMask(['Video', 'VideoHTTPLiveStreams']), 0n, profile);
     assert.equal(play().head.status, 404, profile);
   }
+});
+
+test('a host gives a player to the profiles that mean to play video: desktop and media board', () => {
+  const names = Object.keys(PROFILES) as ProfileName[];
+  assert.deepEqual(names.filter(profilePlaysVideo), names.filter((name) => PROFILES[name].intended.includes('Video')));
+  assert.equal(profilePlaysVideo('photo-frame'), false);
+  assert.equal(profilePlaysVideo('speaker'), false);
+  assert.equal(profilePlaysVideo('desktop'), true);
+  assert.equal(profilePlaysVideo('media-board'), true);
 });
 
 test('a media board with a player advertises both bits', () => {

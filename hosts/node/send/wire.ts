@@ -6,6 +6,7 @@
 import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
 import { decodePlist, isPlistDict, type PlistDict } from '../../../src/plist';
+import { CONTROL_PORT } from '../../../src/receiver/config';
 import { PTTH } from '../../../src/receiver/reverse-route';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
@@ -23,8 +24,8 @@ export interface Message<H> {
   readonly body: Uint8Array;
 }
 
-/** `HOST:PORT`, `[v6]:PORT`, or `HOST` (then `defaultPort`: 7000, spec 1.4's usual port, unless said). */
-export function parseEndpoint(text: string, defaultPort = 7000): Endpoint {
+/** `HOST:PORT`, `[v6]:PORT`, or `HOST` (then `defaultPort`: CONTROL_PORT, spec 1.4's usual port, unless said). */
+export function parseEndpoint(text: string, defaultPort = CONTROL_PORT): Endpoint {
   const bracketed = /^\[([^\]]+)\](?::(\d+))?$/.exec(text);
   const plain = /^([^:[\]]+)(?::(\d+))?$/.exec(text);
   const match = bracketed ?? plain;
