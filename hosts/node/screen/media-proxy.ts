@@ -16,7 +16,20 @@ export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItem
 
 
 /** HLS playlist types (RFC 8216 4), and the path endings that name one when the type does not. */
-const PLAYLIST_TYPES = new Set(['application/vnd.apple.mpegurl', 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
+/** The HLS playlist type (RFC 8216 4): what a rewritten playlist is served as. */
+const HLS_TYPE = 'application/vnd.apple.mpegurl';
+const PLAYLIST_TYPES = new Set([HLS_TYPE, 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
+
+/** The screen server's path of URL `number` of `item`. */
+export function mediaPath(item: number, number: number): string {
+  return `/media/${item}/${number}`;
+}
+
+/** The item and URL number of a mediaPath(), or undefined for any other path. */
+export function parseMediaPath(path: string): { readonly item: number; readonly number: number } | undefined {
+  const match = /^\/media\/(\d{1,15})\/(\d{1,15})$/.exec(path);
+  return match ? { item: Number(match[1]), number: Number(match[2]) } : undefined;
+}
 const PLAYLIST_PATH = /\.m3u8?$/i;
 /** Types a server sends when it does not know; then the path decides. */
 const VAGUE_TYPES = new Set(['', 'text/plain', 'application/octet-stream', 'binary/octet-stream']);
@@ -78,7 +91,7 @@ export class MediaItem {
 
   /** The path the page fetches for `url` (numbered on first sight). */
   pathOf(url: string): string {
-    return `/media/${this.item}/${this.number(url)}`;
+    return mediaPath(this.item, this.number(url));
   }
 
   urlOf(number: number): string | undefined {
@@ -262,7 +275,7 @@ export class MediaItem {
       const text = this.rewritePlaylist(Buffer.concat(chunks).toString('utf8'), base);
       response.writeHead(200, {
         ...extraHeaders,
-        'Content-Type': 'application/vnd.apple.mpegurl',
+        'Content-Type': HLS_TYPE,
         'Content-Length': Buffer.byteLength(text),
         'Cache-Control': 'no-store',
       });

@@ -25,6 +25,7 @@ import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Logger } from '../../../src/platform';
 import type { ScreenSnapshot, VirtualScreen } from './display';
+import { parseMediaPath } from './media-proxy';
 import type { PageDecoder } from './page-decoder';
 import { MAX_PAGE_REPORT_BYTES, type PagePlayer, type VideoCommand } from './player';
 
@@ -204,13 +205,13 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       answer(200, 'text/javascript; charset=utf-8', hlsLibraryBody(), { 'Cache-Control': 'private, max-age=3600' });
       return;
     }
-    const media = /^\/media\/(\d{1,15})\/(\d{1,15})$/.exec(path);
+    const media = parseMediaPath(path);
     if (player && media) {
-      const item = player.media(Number(media[1]));
+      const item = player.media(media.item);
       // GET only: a HEAD would cost the media server a request the page does not need.
       if (request.method !== 'GET') answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET' });
       else if (!item) answer(404, 'text/plain; charset=utf-8', 'not the item playing now\n');
-      else item.serve(Number(media[2]), request, response, COMMON_HEADERS);
+      else item.serve(media.number, request, response, COMMON_HEADERS);
       return;
     }
     if (path === '/state') {
