@@ -8,7 +8,6 @@
 // Loopback only: the screen server binds 127.0.0.1 and ::1.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { LogLevel } from '../../src/platform';
@@ -17,7 +16,7 @@ import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/pa
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { makeColourClip, type H264Clip } from '../support/h264-clip';
-import { CHROMIUM, launchChromium, VIEWPORT } from '../support/chromium';
+import { launchChromium, VIEWPORT } from '../support/chromium';
 
 /** 4:3 like the clip, so the picture fills the page. */
 /** Per channel: 4:2:0 H.264 of a solid colour (BT.709, tagged), scaling, and a JPEG screenshot. */
@@ -51,7 +50,6 @@ describe('screen mirroring on the virtual screen page', () => {
   const log = (level: LogLevel, message: string) => lines.push(`${level} ${message}`);
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     clip = makeColourClip({ colours: COLOURS, fps: 30 });
     assert.equal(clip.accessUnits.length, 90);
     assert.deepEqual(

@@ -9,7 +9,7 @@
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
@@ -31,7 +31,7 @@ import {
   type Rgb,
 } from '../support/color-blocks';
 import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
-import { CHROMIUM, launchChromium, openScreenPage, VIEWPORT } from '../support/chromium';
+import { launchChromium, openScreenPage, VIEWPORT } from '../support/chromium';
 
 /** Runs the sender command to its end (bounded) and returns its exit code and output. */
 function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
@@ -141,7 +141,6 @@ describe('the virtual screen page', () => {
   let page: Page;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     receiver = await ReceiverProcess.start({ args: ['--name', 'Hall Frame', '--profile', 'photo-frame'] });
     browser = await launchChromium();
     // Connected for live updates before anything is sent.

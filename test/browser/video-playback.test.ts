@@ -7,52 +7,30 @@
 // (the library speaks only that) and --no-mdns; everything is on loopback.
 
 import assert from 'node:assert/strict';
-import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import type { Browser, Page } from 'playwright-core';
 import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist';
-import { CHROMIUM, launchChromium, openScreenPage } from '../support/chromium';
+import { launchChromium, openScreenPage } from '../support/chromium';
 import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
-import { ReceiverProcess, SEND_COMMAND, within } from '../e2e/receiver-process';
+import { ReceiverProcess, delay, runSender, until, within } from '../e2e/receiver-process';
 
-const SENDER = SEND_COMMAND;
 const TOLERANCE = 40;
 const SEEK_TOLERANCE = 0.5;
 const BOUND = { timeout: 120_000 };
 
-/** A sender command that runs on (play): its output so far, and waits for lines in it. */
-class SenderRun {
-  output = '';
-  readonly exited: Promise<number | null>;
-
-  constructor(readonly child: ChildProcess) {
-    child.stdout?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    child.stderr?.on('data', (chunk: Buffer) => (this.output += chunk.toString()));
-    this.exited = new Promise((resolve) => child.on('close', (code) => resolve(code)));
-  }
-
-  /** Waits until `pattern` has matched `count` times in the output. */
-  async waitFor(pattern: RegExp, count = 1, timeoutMs = 15_000): Promise<void> {
-    const global = new RegExp(pattern.source, 'g');
-    await within(timeoutMs, `${count} x ${pattern} in the sender's output:\n${this.output}`, (async () => {
-      while ((this.output.match(global) ?? []).length < count) await new Promise((resolve) => setTimeout(resolve, 25));
-    })());
-  }
+/** Waits until `pattern` has matched `count` times in a running sender's `output()`. */
+function untilSaid(output: () => string, pattern: RegExp, count = 1, timeoutMs = 15_000): Promise<void> {
+  const global = new RegExp(pattern.source, 'g');
+  return until(() => `${count} x ${pattern} in the sender's output:\n${output()}`, () => (output().match(global) ?? []).length >= count, timeoutMs, 25);
 }
 
-function startSender(args: string[]): SenderRun {
-  return new SenderRun(spawn(process.execPath, [SENDER, ...args], { stdio: ['ignore', 'pipe', 'pipe'] }));
-}
-
-/** Runs a sender command to its end (bounded). */
-async function send(args: string[]): Promise<string> {
-  const run = startSender(args);
-  const code = await within(20_000, `vendorplay-send ${args.join(' ')}`, run.exited);
-  assert.equal(code, 0, run.output);
-  return run.output;
+/** Runs a sender command to its end (bounded), which must succeed; `whileRunning` as runSender's. */
+async function send(args: string[], timeoutMs?: number, whileRunning?: (output: () => string) => Promise<void>): Promise<string> {
+  const run = await runSender(args, timeoutMs, whileRunning);
+  assert.equal(run.code, 0, `${run.stdout}${run.stderr}`);
+  return run.stdout;
 }
 
 function numberOf(value: PlistValue | undefined): number {
@@ -68,7 +46,6 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
   let target: string;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     fixtures = await makeMediaFixtures();
     media = await MediaServer.start(fixtures.dir);
     receiver = await ReceiverProcess.start({ args: ['--name', 'Video Room', '--dialect', 'apple'] });
@@ -96,13 +73,9 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
   /** Polls GET /playback-info until `match` holds. */
   async function infoUntil(what: string, match: (info: PlistDict) => boolean, timeoutMs = 10_000): Promise<PlistDict> {
     let last: PlistDict = {};
-    return within(timeoutMs, `playback-info ${what} (last: ${JSON.stringify(last, (_, v) => (typeof v === 'bigint' ? Number(v) : v))})`, (async () => {
-      for (;;) {
-        last = await playbackInfo();
-        if (match(last)) return last;
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
-    })());
+    const shown = () => `playback-info ${what} (last: ${JSON.stringify(last, (_, v) => (typeof v === 'bigint' ? Number(v) : v))})`;
+    await until(shown, async () => match((last = await playbackInfo())), timeoutMs, 100);
+    return last;
   }
 
   async function property(name: 'playbackAccessLog' | 'playbackErrorLog'): Promise<PlistDict[]> {
@@ -135,18 +108,17 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
 
   test('vendorplay-send plays an MP4: position advances, scrub, rate 0 pauses (frozen), rate 1 resumes, the access log counts the bytes, stop clears the screen', async () => {
     media.reset();
-    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
-    try {
-      await play.waitFor(/event: video playing/);
+    await send(['play', target, media.url(fixtures.mp4), '--dialect', 'apple'], 60_000, async (output) => {
+      await untilSaid(output, /event: video playing/);
       const first = await infoUntil('position past 0.3 s', (info) => numberOf(info.position) > 0.3);
       assert.ok(Math.abs(numberOf(first.duration) - CLIP_DURATION) < 0.1, `duration ${String(first.duration)}`);
       await infoUntil('position advancing', (info) => numberOf(info.position) > numberOf(first.position) + 0.3);
 
       await send(['rate', target, '0', '--dialect', 'apple']);
-      await play.waitFor(/event: video paused/);
+      await untilSaid(output, /event: video paused/);
       const paused = await playbackInfo();
       assert.equal(numberOf(paused.rate), 0);
-      await new Promise((resolve) => setTimeout(resolve, 600));
+      await delay(600);
       assert.equal(numberOf((await playbackInfo()).position), numberOf(paused.position), 'the position is frozen while paused');
 
       await send(['scrub', target, '3', '--dialect', 'apple']);
@@ -156,7 +128,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       assert.ok(colourDistance(colour, clipColourAt(3)) <= TOLERANCE, `at 3 s: rgb(${colour.join(',')})`);
 
       await send(['rate', target, '1', '--dialect', 'apple']);
-      await play.waitFor(/event: video playing/, 2);
+      await untilSaid(output, /event: video playing/, 2);
       await infoUntil('playing on from 3 s', (info) => numberOf(info.rate) === 1 && numberOf(info.position) > numberOf(scrubbed.position) + 0.3);
 
       const [entry] = (await property('playbackAccessLog')).slice(-1);
@@ -167,44 +139,39 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       assert.equal(entry.uri, media.url(fixtures.mp4));
 
       await send(['stop', target, '--dialect', 'apple']);
-      await play.waitFor(/event: video stopped/);
-      assert.equal(await within(5000, 'the play command ends', play.exited), 0, play.output);
-      await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
-    } finally {
-      play.child.kill();
-    }
+      await untilSaid(output, /event: video stopped/);
+    });
+    // The play command has ended (0) after the stop.
+    await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
   });
 
   test('Start-Position 0.5 starts mid-way', async () => {
-    const play = startSender(['play', target, media.url(fixtures.mp4), '--start', '0.5', '--dialect', 'apple']);
-    try {
-      await play.waitFor(/event: video playing/);
+    await send(['play', target, media.url(fixtures.mp4), '--start', '0.5', '--dialect', 'apple'], 30_000, async (output) => {
+      await untilSaid(output, /event: video playing/);
       const info = await playbackInfo();
       assert.ok(numberOf(info.position) >= CLIP_DURATION / 2 - 0.1 && numberOf(info.position) < CLIP_DURATION / 2 + 1.5, `position ${String(info.position)}`);
       await send(['stop', target, '--dialect', 'apple']);
-      await play.waitFor(/event: video stopped/);
-    } finally {
-      play.child.kill();
-    }
+      await untilSaid(output, /event: video stopped/);
+    });
   });
 
   test('an HLS stream plays (with hls.js, in a page opened with ?hls=library), and its access log counts the playlist and segments', async () => {
     media.reset();
     // Opened last, so it plays: hls.js served by the built receiver from node_modules.
     const library = await openPage('?hls=library');
-    const play = startSender(['play', target, media.url(fixtures.hls), '--dialect', 'apple']);
     try {
-      await play.waitFor(/event: video playing/);
-      assert.equal(await library.getAttribute('body', 'data-video-hls'), 'library');
-      const info = await infoUntil('position past 0.5 s', (i) => numberOf(i.position) > 0.5);
-      assert.ok(Math.abs(numberOf(info.duration) - CLIP_DURATION) < 0.2, `duration ${String(info.duration)}`);
-      await send(['scrub', target, '5', '--dialect', 'apple']);
-      await play.waitFor(/event: video stopped/, 1, 15_000);
+      await runSender(['play', target, media.url(fixtures.hls), '--dialect', 'apple'], 30_000, async (output) => {
+        await untilSaid(output, /event: video playing/);
+        assert.equal(await library.getAttribute('body', 'data-video-hls'), 'library');
+        const info = await infoUntil('position past 0.5 s', (i) => numberOf(i.position) > 0.5);
+        assert.ok(Math.abs(numberOf(info.duration) - CLIP_DURATION) < 0.2, `duration ${String(info.duration)}`);
+        await send(['scrub', target, '5', '--dialect', 'apple']);
+        await untilSaid(output, /event: video stopped/, 1, 15_000);
+      });
       const [entry] = (await property('playbackAccessLog')).slice(-1);
       assert.equal(numberOf(entry.bytes), media.bytesServed('/hls/'));
       assert.ok(media.bytesServed('/hls/seg') > 0);
     } finally {
-      play.child.kill();
       await library.close();
     }
   });
@@ -218,10 +185,8 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     client.on('error', (error: Error) => errors.push(error));
     const call = <T>(what: string, run: (callback: (error: Error | undefined, response: { statusCode?: number }, body: unknown) => void) => void) =>
       within(10_000, what, new Promise<T>((resolve, reject) => run((error, response, body) => (error ? reject(error) : response.statusCode === 200 ? resolve(body as T) : reject(new Error(`${what}: ${response.statusCode}`))))));
-    const eventState = async (state: string, count = 1) =>
-      within(10_000, `${count} video event(s) ${state} (have ${JSON.stringify(events)})`, (async () => {
-        while (events.filter((event) => event.category === 'video' && event.state === state).length < count) await new Promise((resolve) => setTimeout(resolve, 25));
-      })());
+    const eventState = (state: string, count = 1) =>
+      until(() => `${count} video event(s) ${state} (have ${JSON.stringify(events)})`, () => events.filter((event) => event.category === 'video' && event.state === state).length >= count, 10_000, 25);
     try {
       await call('play', (callback) => client.play(media.url(fixtures.mp4), 0, callback));
       await eventState('playing');
@@ -250,37 +215,32 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
   });
 
   test('a photo sent while the video plays takes the screen: the video stops and the page shows the photo', async () => {
-    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
-    try {
-      await play.waitFor(/event: video playing/);
+    // The play command ends with the video (its status is not what this test is about).
+    await runSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple'], 30_000, async (output) => {
+      await untilSaid(output, /event: video playing/);
       await page.waitForSelector('body.has-video', { timeout: 5000 });
       const photo = await fetch(`http://${target}/photo`, { method: 'PUT', body: blockPicture([[WHITE]]).jpeg, headers: { 'Content-Type': 'image/jpeg' } });
       assert.equal(photo.status, 200);
-      await play.waitFor(/event: video stopped/);
+      await untilSaid(output, /event: video stopped/);
       await page.waitForSelector('body.has-photo:not(.has-video)', { timeout: 5000 });
       const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
       const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
       assert.ok(colourDistance(seen, WHITE) <= TOLERANCE, `the photo's white, saw rgb(${seen.join(',')})`);
       await send(['stop', target, '--dialect', 'apple']);
-    } finally {
-      play.child.kill();
-    }
+    });
   });
 
   test('with no page open, /play answers 200 and the video stays loading until a page opens', async () => {
     await page.close();
-    const play = startSender(['play', target, media.url(fixtures.mp4), '--dialect', 'apple']);
-    try {
-      await play.waitFor(/event: video loading/);
-      await new Promise((resolve) => setTimeout(resolve, 1000));
-      assert.doesNotMatch(play.output, /event: video (playing|stopped)/);
+    await send(['play', target, media.url(fixtures.mp4), '--dialect', 'apple'], 30_000, async (output) => {
+      await untilSaid(output, /event: video loading/);
+      await delay(1000);
+      assert.doesNotMatch(output(), /event: video (playing|stopped)/);
       page = await openPage();
-      await play.waitFor(/event: video playing/);
+      await untilSaid(output, /event: video playing/);
       await send(['stop', target, '--dialect', 'apple']);
-      await play.waitFor(/event: video stopped/);
-    } finally {
-      play.child.kill();
-    }
+      await untilSaid(output, /event: video stopped/);
+    });
   });
 
   for (const [what, file, domain] of [
@@ -288,20 +248,16 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     ['a file that is not video', '/not-video.mp4', 'media'],
   ] as const) {
     test(`${what}: the video stops and the error log says why (${domain})`, async () => {
-      const play = startSender(['play', target, media.url(file), '--dialect', 'apple']);
-      try {
-        await play.waitFor(/event: video stopped/);
-        // The sender says why, from the error log, and ends with status 1.
-        assert.equal(await within(5000, 'the play command ends', play.exited), 1, play.output);
-        if (domain === 'http') assert.match(play.output, /404/);
-        const [entry] = (await property('playbackErrorLog')).slice(-1);
-        assert.ok(entry, 'an error log entry');
-        assert.equal(entry.domain, domain);
-        if (domain === 'http') assert.equal(numberOf(entry.status), 404);
-        assert.equal(entry.uri, media.url(file));
-      } finally {
-        play.child.kill();
-      }
+      const play = await runSender(['play', target, media.url(file), '--dialect', 'apple'], 30_000, (output) => untilSaid(output, /event: video stopped/));
+      // The sender says why, from the error log, and ends with status 1.
+      const said = `${play.stdout}${play.stderr}`;
+      assert.equal(play.code, 1, said);
+      if (domain === 'http') assert.match(said, /404/);
+      const [entry] = (await property('playbackErrorLog')).slice(-1);
+      assert.ok(entry, 'an error log entry');
+      assert.equal(entry.domain, domain);
+      if (domain === 'http') assert.equal(numberOf(entry.status), 404);
+      assert.equal(entry.uri, media.url(file));
     });
   }
 });

@@ -5,16 +5,16 @@
 // for 2 s each, so a screenshot says which second is on the screen. Loopback only.
 
 import assert from 'node:assert/strict';
-import { existsSync } from 'node:fs';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import type { PlayerReport } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { CHROMIUM, launchChromium, openScreenPage } from '../support/chromium';
+import { launchChromium, openScreenPage } from '../support/chromium';
 import { colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
+import { delay } from '../e2e/receiver-process';
 
 /** Per channel: H.264 in 4:2:0, the browser's colour conversion and scaling, a JPEG screenshot. */
 const TOLERANCE = 40;
@@ -79,7 +79,6 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
   let item = 0;
 
   before(async () => {
-    assert.ok(existsSync(CHROMIUM), `${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
     fixtures = await makeMediaFixtures();
     media = await MediaServer.start(fixtures.dir);
     screen = new VirtualScreen('Video Test');
@@ -162,7 +161,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     const paused = await reports.next('paused', (report) => report.item === id && report.state === 'paused');
     assert.equal(paused.rate, 0);
     const frozenAt = await videoTime(page);
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await delay(700);
     assert.equal(await videoTime(page), frozenAt);
     assert.ok(paused.position >= moving.position);
     player.setRate(1);
@@ -204,7 +203,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     await reports.next('playing at rate 2', (r) => r.item === id && r.state === 'playing' && r.rate === 2);
     const from = await videoTime(page);
     const started = performance.now();
-    await new Promise((resolve) => setTimeout(resolve, 1000));
+    await delay(1000);
     const speed = ((await videoTime(page)) - from) / ((performance.now() - started) / 1000);
     assert.ok(speed > 1.5 && speed < 2.5, `played ${speed.toFixed(2)} s a second`);
     player.setRate(0);
@@ -274,7 +273,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     const id = load(fixtures.mp4, { seconds: 2.5 });
     const waiting = await reports.next('idle', (r) => r.item === id && r.state === 'idle');
     assert.equal(waiting.bytes, 0);
-    await new Promise((resolve) => setTimeout(resolve, 300));
+    await delay(300);
     assert.equal(reports.last?.state, 'idle');
     assert.equal(media.requests, 0, 'nothing fetched without a page');
     // Paused before the page opens: it loads the item paused where asked, however busy the machine.

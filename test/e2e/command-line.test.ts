@@ -12,7 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RECEIVER_COMMAND, ReceiverProcess, runCommand, SEND_COMMAND, type CommandRun } from './receiver-process';
+import { RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, type CommandRun } from './receiver-process';
 
 /** The lines of `text`, without the empty one after the last newline. */
 function lines(text: string): string[] {
@@ -45,13 +45,13 @@ describe('vendorplay-send against a receiver without slideshows', () => {
   });
 
   test('slideshow ends with one line saying so, exit status 1, no stack trace', async () => {
-    const result = await runCommand(SEND_COMMAND, ['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--stop-after', '5']);
+    const result = await runSender(['slideshow', `127.0.0.1:${receiver.port}`, pictures, '--stop-after', '5']);
     assert.deepEqual(lines(result.stderr), [`vendorplay-send: 127.0.0.1:${receiver.port} does not do slideshows (GET /slideshow-features: 404)`]);
     assert.equal(result.code, 1);
   });
 
   test('a refused photo prints the receiver\'s reason (its one-line text body)', async () => {
-    const result = await runCommand(SEND_COMMAND, ['photo', `127.0.0.1:${receiver.port}`, path.join(pictures, 'a.jpg')]);
+    const result = await runSender(['photo', `127.0.0.1:${receiver.port}`, path.join(pictures, 'a.jpg')]);
     const [line, ...rest] = lines(result.stderr);
     assert.match(line, /the receiver answered 501 Not Implemented: this receiver does not implement this method$/);
     assert.deepEqual(rest, []);
@@ -61,10 +61,10 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
-    const command = await runCommand(SEND_COMMAND, ['show', '127.0.0.1:7000']);
+    const command = await runSender(['show', '127.0.0.1:7000']);
     assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror (see --help)']);
     assert.equal(command.code, 2);
-    const option = await runCommand(SEND_COMMAND, ['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
+    const option = await runSender(['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
     assert.equal(option.code, 2);
   });
@@ -82,11 +82,11 @@ describe('usage errors: one line and a pointer to --help', () => {
       [['info', '127.0.0.1:7000', '--start', '0.5'], '--start: only for play'],
     ];
     for (const [args, message] of cases) {
-      const result = await runCommand(SEND_COMMAND, args);
+      const result = await runSender(args);
       assert.deepEqual(lines(result.stderr), [`vendorplay-send: ${message} (see --help)`], args.join(' '));
       assert.equal(result.code, 2);
     }
-    const help = await runCommand(SEND_COMMAND, ['--help']);
+    const help = await runSender(['--help']);
     assert.equal(help.code, 0);
     assert.match(help.stdout, /^ {2}vendorplay-send play HOST:PORT URL \[--start FRACTION \| --start-seconds SECONDS\]$/m);
     assert.match(help.stdout, /^ {2}info {8}prints the playback information/m);

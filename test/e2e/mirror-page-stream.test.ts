@@ -13,7 +13,7 @@ import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, PageDecoder, parseMirrorSize, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-decoder';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { RECEIVER_COMMAND, ReceiverProcess, within } from './receiver-process';
+import { RECEIVER_COMMAND, ReceiverProcess, until, within } from './receiver-process';
 
 const GEOMETRY = { width: 1280, height: 720, refreshRate: 1 / 30, overscanned: false };
 const CONFIG = { codec: 'avc1.42c01f', avcC: new Uint8Array(0), parameterSets: new Uint8Array(0) };
@@ -61,10 +61,8 @@ class TestPage {
     return page;
   }
 
-  async waitFor(count: number): Promise<void> {
-    await within(10_000, `${count} messages reach the page`, (async () => {
-      while (this.messages.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
-    })());
+  waitFor(count: number): Promise<void> {
+    return until(() => `${count} messages reach the page`, () => this.messages.length >= count, 10_000, 10);
   }
 }
 
@@ -200,10 +198,7 @@ describe('the screen page\'s mirroring stream', () => {
     const reportLog = (level: LogLevel, message: string) => reportLines.push(`${level} ${message}`);
     const reported = new PageDecoder({ geometry: GEOMETRY, now: () => times.shift() ?? 30_000, log: reportLog, maxQueueBytes: QUEUE_LIMIT });
     const reportServer = await startScreenServer({ screen: new VirtualScreen('Reports'), port: 0, log: reportLog, mirror: reported });
-    const logged = (count: number) =>
-      within(5000, `${count} lines logged`, (async () => {
-        while (reportLines.length < count) await new Promise((resolve) => setTimeout(resolve, 10));
-      })());
+    const logged = (count: number) => until(() => `${count} lines logged`, () => reportLines.length >= count, 5000, 10);
     try {
       const page = await TestPage.open(`ws://127.0.0.1:${reportServer.port}/mirror`, { Origin: `http://127.0.0.1:${reportServer.port}` });
       page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: Decoding error.' }));

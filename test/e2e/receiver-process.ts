@@ -253,6 +253,18 @@ export function delay(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
+/**
+ * Checks `check` every `stepMs` until it holds; rejects after `timeoutMs` naming `what()` (asked
+ * then, so it can show the last state seen).
+ */
+export async function until(what: () => string, check: () => boolean | Promise<boolean>, timeoutMs = 10_000, stepMs = 20): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  while (!(await check())) {
+    if (performance.now() >= deadline) throw new Error(`timed out after ${timeoutMs} ms: ${what()}`);
+    await delay(stepMs);
+  }
+}
+
 /** Rejects with `what` when `promise` has not settled within `ms`. */
 export function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
   let timer: NodeJS.Timeout | undefined;

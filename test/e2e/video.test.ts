@@ -11,17 +11,15 @@ import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { real } from '../../src/plist/value';
-import { exchange, ReceiverProcess, within, runSender as send } from './receiver-process';
+import { exchange, ReceiverProcess, until, within, runSender as send } from './receiver-process';
 
 const BOUND = { timeout: 60_000 };
 /** Never fetched (no screen page is open); the discard port, on loopback. */
 const MOVIE = 'http://127.0.0.1:9/movies/clip.mp4';
 
 /** Waits until `output()` matches `pattern`. */
-async function until(output: () => string, pattern: RegExp, what: string): Promise<void> {
-  await within(10_000, what, (async () => {
-    while (!pattern.test(output())) await new Promise((resolve) => setTimeout(resolve, 20));
-  })());
+function untilMatch(output: () => string, pattern: RegExp, what: string): Promise<void> {
+  return until(() => what, () => pattern.test(output()));
 }
 
 /** One raw request on a new loopback connection; the response's status and body text. */
@@ -65,7 +63,7 @@ describe('video by URL with no screen page open', BOUND, () => {
   test('vendorplay-send play: 200, event loading, info not ready to play, then stopped after POST /stop', async () => {
     const from = receiver.stderr.length;
     const run = await send(['play', `127.0.0.1:${receiver.port}`, MOVIE, '--start', '0.3', '--stop-after', '3', '--dialect', 'apple'], 20_000, async (output) => {
-      await until(output, /^event: video loading$/m, 'the loading event');
+      await untilMatch(output, /^event: video loading$/m, 'the loading event');
       const info = await send(['info', `127.0.0.1:${receiver.port}`]);
       assert.equal(info.code, 0, info.stderr);
       assert.match(info.stdout, /^ready to play: no$/m);
@@ -133,7 +131,7 @@ describe('video by URL with no screen page open', BOUND, () => {
       assert.equal(response.status, status, head);
       assert.match(response.text, reason);
       const [method, target] = head.split(' ');
-      await until(() => receiver.stderr.slice(from), reason, `the log line for ${reason}`);
+      await untilMatch(() => receiver.stderr.slice(from), reason, `the log line for ${reason}`);
       const lines = receiver.stderr.slice(from).split('\n').filter((candidate) => reason.test(candidate));
       assert.equal(lines.length, 1, `one log line for ${reason}`);
       assert.ok(lines[0].includes(`HTTP ${method} ${target}: ${status} (`), lines[0]);
