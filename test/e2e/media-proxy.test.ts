@@ -32,6 +32,12 @@ describe('the media proxy of the screen page', () => {
     player = new PagePlayer();
     server = await startScreenServer({ screen: new VirtualScreen('Proxy'), player, port: 0, log: () => {} });
     other = http.createServer((request, response) => {
+      if (request.url === '/by-type') {
+        // A playlist whose URL does not say so: only its Content-Type does.
+        response.writeHead(200, { 'Content-Type': 'application/vnd.apple.mpegurl' });
+        response.end('#EXTM3U\n#EXTINF:1,\nseg.ts\n');
+        return;
+      }
       if (request.url === '/big.m3u8') {
         response.writeHead(200, { 'Content-Type': 'application/vnd.apple.mpegurl' });
         response.end(`#EXTM3U\n${'#EXTINF:1,\nseg.ts\n'.repeat(DEFAULT_LIMITS.mediaPlaylistBytes / 15)}`);
@@ -103,6 +109,21 @@ describe('the media proxy of the screen page', () => {
     }
     assert.equal(player.media(id)!.bytes, media.bytesServed('/hls/'));
     assert.equal(player.media(id)!.requests, 7);
+  });
+
+  test('a playlist found by its Content-Type makes the item HLS; the pages are told that, and not the server\'s address', async () => {
+    let told = 0;
+    const stop = player.subscribe(() => told++);
+    try {
+      const { src } = load(`http://127.0.0.1:${otherPort}/by-type`);
+      const afterLoad = told;
+      assert.equal(player.command()?.kind, 'file');
+      assert.match(await (await fetch(src)).text(), /^#EXTM3U\n/);
+      assert.equal(player.command()?.kind, 'hls');
+      assert.equal(told - afterLoad, 1, 'one change of the command: its kind');
+    } finally {
+      stop();
+    }
   });
 
   test('URI attributes of tags are rewritten, resolved against the playlist; data: URIs are left alone', () => {

@@ -79,11 +79,15 @@ export class MediaItem {
   /** The path the page fetches the item's own URL at (URL 0, as `new URL` wrote it). */
   readonly src: string;
 
-  /** `changed` is called when a fact the report carries changes (not for every byte). */
+  /**
+   * `changed` is called when a fact the report carries changes (not for every byte);
+   * `playsAs` true when the change is how the page plays the item (a playlist found by its
+   * Content-Type), which the pages are told.
+   */
   constructor(
     readonly item: number,
     url: URL,
-    private readonly changed: () => void,
+    private readonly changed: (playsAs: boolean) => void,
     private readonly limits: MediaLimits = DEFAULT_LIMITS,
   ) {
     this.src = this.pathOf(url.href);
@@ -173,7 +177,7 @@ export class MediaItem {
         this.requests++;
         if (this.serverAddress === undefined && answer.socket.remoteAddress) {
           this.serverAddress = answer.socket.remoteAddress;
-          this.changed();
+          this.changed(false);
         }
         const status = answer.statusCode ?? 502;
         const location = answer.headers.location;
@@ -254,7 +258,7 @@ export class MediaItem {
   ): void {
     if (number === 0 && !this.playlistSeen) {
       this.playlistSeen = true;
-      this.changed();
+      this.changed(true);
     }
     const chunks: Buffer[] = [];
     let length = 0;
@@ -314,6 +318,6 @@ export class MediaItem {
   private noteError(number: number, error: PlayerError): void {
     this.lastError = error;
     if (number === 0 && this.failure === undefined) this.failure = error;
-    this.changed();
+    this.changed(false);
   }
 }

@@ -88,7 +88,7 @@ export class PagePlayer implements Player {
     this.current?.media?.close();
     const checked = checkMediaUrl(url);
     const invalid: PlayerError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
-    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, () => this.mediaChanged(item), this.mediaLimits);
+    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, (playsAs) => this.mediaChanged(item, playsAs), this.mediaLimits);
     this.current = {
       item,
       url,
@@ -226,12 +226,14 @@ export class PagePlayer implements Player {
     if (current) this.report();
   }
 
-  private mediaChanged(item: number): void {
+  private mediaChanged(item: number, playsAs: boolean): void {
     if (this.current?.item !== item) return;
     const failure = this.current.media?.failure;
     if (failure && this.current.page?.report.state !== 'failed') this.log?.('warn', `video: item ${item} failed: ${failure.message}`);
-    // A playlist found by its Content-Type changes how the page plays it.
-    this.changed();
+    // A playlist found by its Content-Type changes how the page plays it: the pages are told.
+    // The rest (the server's address, a failed fetch, each segment of a live stream's) is the
+    // report's alone.
+    if (playsAs) this.changed();
     this.report();
   }
 
