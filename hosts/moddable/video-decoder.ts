@@ -61,7 +61,8 @@ export class ModdableVideoDecoder implements VideoDecoder {
   /** One screen's worth of pixels: every picture is copied here to be drawn (no allocation per picture). */
   private readonly pixels: ArrayBuffer;
   /** The natives write [time, width, height] of the next picture here (peek). */
-  private readonly infoBuffer = new ArrayBuffer(24);
+  /** [time, width, height] of the oldest pending picture and the next one's time (peek). */
+  private readonly infoBuffer = new ArrayBuffer(32);
   private readonly info = new Float64Array(this.infoBuffer);
   private readonly black: number;
   private pending = 0;
@@ -184,10 +185,17 @@ export class ModdableVideoDecoder implements VideoDecoder {
     let width = 0;
     let height = 0;
     let read = false;
+    // Due: by now, or so far ahead that the clock must have jumped (shown rather than held).
+    const isDue = (time: number) => time <= due || time > now + MAX_AHEAD_MS;
     while ((this.pending = this.natives.peek(this.handle, this.infoBuffer)) > 0) {
-      if (this.info[0] > due && this.info[0] <= now + MAX_AHEAD_MS) break;
+      if (!isDue(this.info[0])) break;
       if (this.info[0] > due) this.counts.early++;
-      if (read) this.counts.late++;
+      if (this.pending > 1 && isDue(this.info[3])) {
+        // A newer picture is due too: this one is late, dropped without its copy.
+        this.natives.drop(this.handle);
+        this.counts.late++;
+        continue;
+      }
       width = this.info[1];
       height = this.info[2];
       this.natives.read(this.handle, this.pixels);

@@ -101,10 +101,14 @@ test('native video: at most `pending` pictures wait; a full ring refuses the nex
   const counts = accessUnits.slice(0, 2).map((unit, i) => natives.push(decoder, unit.bytes, i));
   assert.deepEqual(counts, [1, 2]);
   assert.throws(() => natives.push(decoder, accessUnits[2].bytes, 2), (error: unknown) => error instanceof RangeError && /2 pictures pending \(the most\): show or drop one first/.test(error.message));
+  // Given 32 bytes, peek also tells the next picture's time (NaN: none).
+  const info = new ArrayBuffer(32);
+  assert.equal(natives.peek(decoder, info), 2);
+  assert.deepEqual([new Float64Array(info)[0], new Float64Array(info)[3]], [0, 1]);
   natives.drop(decoder);
-  const info = new ArrayBuffer(24);
   assert.equal(natives.peek(decoder, info), 1);
   assert.equal(new Float64Array(info)[0], 1, 'the oldest went');
+  assert.ok(Number.isNaN(new Float64Array(info)[3]), 'no picture after it');
   assert.equal(natives.push(decoder, accessUnits[2].bytes, 2), 2);
   natives.flush(decoder);
   assert.equal(natives.peek(decoder, info), 0, 'flush drops what is pending');

@@ -24,8 +24,9 @@ export interface NativeVideoDecoder {
   push(decoder: DecoderHandle, accessUnit: Uint8Array, time: number): number;
   /**
    * Pictures pending (0: none); when some are, info (24 bytes: three float64 in the machine's
-   * order, read through a Float64Array on it) = [time, width, height] of the oldest. An
-   * ArrayBuffer, because Moddable's xsmc takes typed arrays of 1-byte elements only.
+   * order, read through a Float64Array on it) = [time, width, height] of the oldest; given 32
+   * bytes, also the time of the next one (NaN: none), so a late picture can be dropped without
+   * being read. An ArrayBuffer, because Moddable's xsmc takes typed arrays of 1-byte elements only.
    */
   peek(decoder: DecoderHandle, info: ArrayBuffer): number;
   /** Copies the oldest picture (width x height, rows packed) into pixels, drops it, returns its time. */

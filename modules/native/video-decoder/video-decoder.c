@@ -16,6 +16,7 @@
 
 #include "xsmc.h"
 
+#include <math.h>
 #include <string.h>
 
 #include <libavcodec/avcodec.h>
@@ -323,7 +324,8 @@ void xs_vp_video_push(xsMachine *the)
 /*
  * peek(decoder, info): how many pictures are pending (after taking what libavcodec decoded since);
  * when some are, info (an ArrayBuffer of 24 bytes: xsmc takes no Float64Array) gets the oldest
- * one's time, width and height (its size on the screen) as three doubles.
+ * one's time, width and height (its size on the screen) as three doubles; an info of 32 bytes
+ * also the time of the picture after it (NaN: none), so a late picture can be dropped unread.
  */
 void xs_vp_video_peek(xsMachine *the)
 {
@@ -344,6 +346,8 @@ void xs_vp_video_peek(xsMachine *the)
 	info[0] = picture->time;
 	info[1] = picture->width;
 	info[2] = picture->height;
+	if (length >= 4 * sizeof(double))
+		info[3] = (decoder->count > 1) ? decoder->ring[(decoder->first + 1) % decoder->capacity].time : NAN;
 }
 
 static void vpDropOldest(vpVideoDecoder *decoder)
