@@ -17,8 +17,8 @@ import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer } from '../../hosts/node/screen/server';
 import { listen } from '../../hosts/node/tcp';
-import { launchChromium, VIEWPORT } from '../support/chromium';
-import { colourDistance, decodeJpeg } from '../support/color-blocks';
+import { launchChromium, VIEWPORT, pictureCentre } from '../support/chromium';
+import { colourDistance } from '../support/color-blocks';
 import { clipColourAt, CLIP_SIZE, makeMediaFixtures, MediaServer } from '../support/media-fixtures';
 import { MemoryStore } from '../support/memory-ports';
 import { ratioFigure, report, spreadFields, verify } from './measure';
@@ -124,8 +124,7 @@ async function playThroughReceiver(page: Page, port: number, url: string): Promi
   const frameAt = (await handle.jsonValue()) as number;
   // Paused at once, so the screenshot shows the first seconds (red) whatever it costs.
   verify((await fetch(`http://127.0.0.1:${port}/rate?value=0`, { method: 'POST' })).status === 200, 'POST /rate?value=0');
-  const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 90 }));
-  const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
+  const seen = await pictureCentre(page, 90);
   verify(colourDistance(seen, clipColourAt(0)) <= 40, `the receiver's first frame is the clip's red (saw rgb(${seen.join(',')}))`);
   verify((await fetch(`http://127.0.0.1:${port}/stop`, { method: 'POST' })).status === 200, 'POST /stop');
   await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).document.body.classList.contains('has-video'), undefined, { timeout: 5000 });

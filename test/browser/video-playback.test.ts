@@ -11,8 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import type { Browser, Page } from 'playwright-core';
 import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../../src/plist';
-import { launchChromium, openScreenPage } from '../support/chromium';
-import { blockPicture, colourDistance, decodeJpeg, WHITE } from '../support/color-blocks';
+import { launchChromium, openScreenPage, pictureCentre } from '../support/chromium';
+import { blockPicture, colourDistance, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 import { ReceiverProcess, delay, runSender, until, within } from '../e2e/receiver-process';
 
@@ -100,8 +100,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       { timeout: 5000 },
     );
     await page.waitForTimeout(100);
-    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-    return shot.pixel(shot.width / 2, shot.height / 2 - 40);
+    return pictureCentre(page);
   }
 
   const near = (info: PlistDict, seconds: number) => Math.abs(numberOf(info.position) - seconds) <= SEEK_TOLERANCE;
@@ -223,8 +222,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
       assert.equal(photo.status, 200);
       await untilSaid(output, /event: video stopped/);
       await page.waitForSelector('body.has-photo:not(.has-video)', { timeout: 5000 });
-      const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-      const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
+      const seen = await pictureCentre(page);
       assert.ok(colourDistance(seen, WHITE) <= TOLERANCE, `the photo's white, saw rgb(${seen.join(',')})`);
       await send(['stop', target, '--dialect', 'apple']);
     });

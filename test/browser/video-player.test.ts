@@ -11,8 +11,8 @@ import type { PlayerReport } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { launchChromium, openScreenPage } from '../support/chromium';
-import { colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
+import { launchChromium, openScreenPage, pictureCentre } from '../support/chromium';
+import { colourDistance, type Rgb } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
 import { delay } from '../e2e/receiver-process';
 
@@ -120,8 +120,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     );
     // Two animation frames: the decoded frame is composited.
     await on.evaluate(() => new Promise<void>((resolve) => (globalThis as unknown as PageGlobals).requestAnimationFrame(() => (globalThis as unknown as PageGlobals).requestAnimationFrame(resolve))));
-    const shot = decodeJpeg(await on.screenshot({ type: 'jpeg', quality: 95 }));
-    return shot.pixel(shot.width / 2, shot.height / 2 - 40);
+    return pictureCentre(on);
   }
 
   function assertColour(seen: Rgb, expected: Rgb, what: string): void {
@@ -217,8 +216,7 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
     assert.equal(await page.getAttribute('body', 'data-video-item'), null);
     // The idle screen: dark, nothing of the clip's colours.
-    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-    const seen = shot.pixel(shot.width / 2, shot.height / 2 - 40);
+    const seen = await pictureCentre(page);
     for (const colour of [clipColourAt(0), clipColourAt(2), clipColourAt(4)]) assert.ok(colourDistance(seen, colour) > TOLERANCE, `rgb(${seen.join(',')}) after stop`);
   });
 

@@ -3,6 +3,7 @@
 
 import { existsSync } from 'node:fs';
 import { chromium, type Browser, type Page } from 'playwright-core';
+import { decodeJpeg, type Rgb } from './color-blocks';
 
 const CHROMIUM = '/usr/bin/chromium';
 
@@ -32,4 +33,13 @@ export async function openScreenPage(browser: Browser, url: string, ready = '#st
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: timeoutMs });
   return page;
+}
+
+/**
+ * The colour in the middle of the screen page's picture (40 px above the window's middle: the
+ * status bar takes the bottom), from a JPEG screenshot of `page` at `quality`.
+ */
+export async function pictureCentre(page: Page, quality = 95): Promise<Rgb> {
+  const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality }));
+  return shot.pixel(shot.width / 2, shot.height / 2 - 40);
 }
