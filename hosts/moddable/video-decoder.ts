@@ -21,11 +21,13 @@ import type { DecoderHandle, NativePixelFormat, NativeVideoDecoder } from '../..
  */
 const MAX_AHEAD_MS = 2000;
 
-/** Screen pixel formats the natives convert to, by commodetto format. */
-const PIXEL_FORMATS = new Map<number, { native: NativePixelFormat; bytes: number }>([
-  [Bitmap.RGB565LE, { native: 'rgb565le', bytes: 2 }],
-  [Bitmap.RGB565BE, { native: 'rgb565be', bytes: 2 }],
-  [Bitmap.Gray256, { native: 'gray8', bytes: 1 }],
+type PixelFormat = ConstructorParameters<typeof Bitmap>[2];
+
+/** Screen pixel formats the natives convert to, by commodetto format (whose depth Bitmap.depth gives). */
+const PIXEL_FORMATS = new Map<number, NativePixelFormat>([
+  [Bitmap.RGB565LE, 'rgb565le'],
+  [Bitmap.RGB565BE, 'rgb565be'],
+  [Bitmap.Gray256, 'gray8'],
 ]);
 
 export interface ModdableVideoDecoderOptions {
@@ -57,7 +59,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
   readonly counts: VideoDecoderCounts = { accessUnits: 0, drawn: 0, late: 0, early: 0, overflow: 0, skippedUntilKeyFrame: 0, errors: 0 };
   private readonly poco: PocoPrototype;
   private readonly handle: DecoderHandle;
-  private readonly pixelFormat: number;
+  private readonly pixelFormat: PixelFormat;
   /** One screen's worth of pixels: every picture is copied here to be drawn (no allocation per picture). */
   private readonly pixels: ArrayBuffer;
   /** The natives write [time, width, height] of the next picture here (peek). */
@@ -80,14 +82,14 @@ export class ModdableVideoDecoder implements VideoDecoder {
     this.poco = new Poco(screen);
     const format = PIXEL_FORMATS.get(screen.pixelFormat);
     if (!format) throw new Error(`video decoder: screen pixel format ${screen.pixelFormat} not supported (RGB565LE, RGB565BE, Gray256)`);
-    this.pixelFormat = screen.pixelFormat;
+    this.pixelFormat = screen.pixelFormat as PixelFormat;
     const { width, height } = this.poco;
     this.geometry = { width, height, refreshRate: options.refreshRate, overscanned: false };
     let handle: DecoderHandle | undefined;
     const failures: string[] = [];
     for (const codec of options.codecs) {
       try {
-        handle = natives.open(codec, width, height, format.native, options.pending);
+        handle = natives.open(codec, width, height, format, options.pending);
         break;
       } catch (error) {
         failures.push(error instanceof Error ? error.message : String(error));
@@ -97,7 +99,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
     if (failures.length > 0) options.log('warn', `${failures.join('; ')}: using the next decoder`);
     this.handle = handle;
     this.codecName = natives.name(handle);
-    this.pixels = new ArrayBuffer(width * height * format.bytes);
+    this.pixels = new ArrayBuffer((width * height * Bitmap.depth(this.pixelFormat)) >> 3);
     this.black = this.poco.makeColor(0, 0, 0);
   }
 
@@ -211,7 +213,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
   private draw(width: number, height: number): void {
     const screen = this.geometry;
     const { x, y } = placePicture(width, height, { x: 0, y: 0, width: screen.width, height: screen.height });
-    const bitmap = new Bitmap(width, height, this.pixelFormat as ConstructorParameters<typeof Bitmap>[2], this.pixels, 0);
+    const bitmap = new Bitmap(width, height, this.pixelFormat, this.pixels, 0);
     const poco = this.poco;
     if (width !== this.lastWidth || height !== this.lastHeight) {
       // A new size: black around it once (the letterbox or pillarbox bars).
