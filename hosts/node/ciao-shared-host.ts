@@ -21,7 +21,7 @@
 // shape they expect; if ciao changes that shape, nothing is replaced and the advertiser falls back
 // to one host name per service (and logs why).
 
-import { Prober } from '@homebridge/ciao/lib/responder/Prober';
+import { Prober } from '@homebridge/ciao/lib/responder/Prober.js';
 
 /** RFC 1035 3.2.2, RFC 3596, RFC 4034 4: the record types of a host name. */
 const RTYPE_A = 1;

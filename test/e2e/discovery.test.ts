@@ -1,7 +1,9 @@
 // Discovery end to end: the desktop receiver advertises in one network namespace, and Debian's
 // python-zeroconf, a browser nobody here wrote, finds, resolves and follows it from another.
-// The receiver starts as a user starts it, with no --interface, on a veth whose peer lives in the
-// other namespace, so `ip link` names it `X@ifN` (as in containers).
+// The receiver is the built command (bin/vendorplay-receiver.js, as `npm start` runs it: a start
+// that crashed on loading the mDNS library once passed a suite that ran the TypeScript source),
+// started with no --interface, on a veth whose peer lives in the other namespace, so `ip link`
+// names it `X@ifN` (as in containers).
 
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
@@ -21,9 +23,9 @@ import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/pa
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { memoryUdp } from '../support/mirror-ports';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
+import { RECEIVER_COMMAND } from './receiver-process';
 
 const ROOT = fileURLToPath(new URL('../../', import.meta.url));
-const MAIN = path.join(ROOT, 'hosts/node/main.ts');
 const BROWSE = path.join(ROOT, 'test/e2e/zeroconf_browse.py');
 /** Debian's python, which has python3-zeroconf; `python3` on PATH may be another one. */
 const DEBIAN_PYTHON = '/usr/bin/python3';
@@ -62,6 +64,8 @@ interface BrowseEvent {
   questions_echoed?: boolean;
   max_ttl?: number;
   cache_flush?: boolean;
+  /** The reply to the PTR question alone: its size, TC bit, and records as `TYPE name`. */
+  ptr_reply?: { size: number; truncated: boolean; records: string[] };
 }
 
 /** A child process whose output is kept line by line, with bounded waits on it. */
@@ -207,7 +211,7 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
     receiver = spawnChild(
       'receiver',
       pair.exec(pair.receiver, process.execPath, [
-        '--import', 'tsx', MAIN,
+        RECEIVER_COMMAND,
         '--name', NAME,
         '--port', String(PORT),
         '--device-id', DEVICE_ID,
@@ -216,7 +220,7 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
         '--activity-signal',
       ]),
     );
-    // main.ts prints what it advertises once the receiver has started (and stored its identity).
+    // The command prints what it advertises once the receiver has started (and stored its identity).
     await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
       lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
     );
@@ -315,6 +319,15 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
       assert.equal(event.questions_echoed, true, 'the reply repeats the question');
       assert.ok(event.max_ttl! <= 10, `legacy TTLs at most 10 s, got ${event.max_ttl}`);
       assert.equal(event.cache_flush, false, 'no cache-flush bit in a legacy reply');
+      // A sender that asks only the PTR question (pyatv --scan-hosts) must find everything it
+      // needs in that one reply: the TXT record (features, pk) and the SRV record, within the
+      // 512 bytes of a legacy unicast answer (RFC 6762 6.7), without truncation.
+      const reply = event.ptr_reply!;
+      assert.ok(reply.size <= 512, `PTR reply of ${reply.size} bytes: ${JSON.stringify(reply)}`);
+      assert.equal(reply.truncated, false, JSON.stringify(reply));
+      for (const type of ['PTR', 'TXT', 'SRV']) {
+        assert.ok(reply.records.some((record) => record.startsWith(`${type} `)), `the PTR reply holds a ${type} record: ${JSON.stringify(reply)}`);
+      }
     }
   });
 
@@ -372,7 +385,7 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
     const before = media.txt!;
     const oldGid = txtValue(before, 'gid')!;
     const seen = browseEvents(browser!.lines).length;
-    // main.ts --activity-signal: SIGUSR2 toggles idle <-> receiving video.
+    // --activity-signal: SIGUSR2 toggles idle <-> receiving video.
     receiver!.process.kill('SIGUSR2');
     const changed = (type: string) => (event: BrowseEvent): boolean =>
       event.event === 'updated' && event.type === type && txtValue(event.txt ?? [], 'gid') !== oldGid;

@@ -16,7 +16,10 @@ With --unicast ADDRESS it browses nothing by multicast: it asks ADDRESS:5353 dir
 sender's "scan this host" does (RFC 6762 5.5, 6.7), and prints per type
   {"event": "unicast-resolved", "type": ..., "instance": ..., "port": ..., "server": ...,
    "addresses": [...], "txt": [...], "source_port": ..., "ids_echoed": true,
-   "questions_echoed": true, "max_ttl": 10, "cache_flush": false}
+   "questions_echoed": true, "max_ttl": 10, "cache_flush": false,
+   "ptr_reply": {"size": 478, "truncated": false, "records": ["PTR _x._tcp.local.", "TXT ...", ...]}}
+(ptr_reply: the reply to the PTR question alone, as one packet: what a sender that asks only
+that, like pyatv's --scan-hosts, has to go on)
 or {"event": "unicast-unanswered", "type": ..., "question": ..., "source_port": ...}.
 The queries go from an ephemeral port (legacy unicast) or, with --from-5353 BIND_ADDRESS, from
 BIND_ADDRESS:5353 with the QU bit set; records are parsed by python-zeroconf's DNSIncoming.
@@ -41,7 +44,7 @@ import random
 import socket
 
 from zeroconf import DNSIncoming, DNSOutgoing, DNSQuestion, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
-from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_A, _TYPE_PTR, _TYPE_SRV, _TYPE_TXT
+from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_A, _TYPE_PTR, _TYPE_SRV, _TYPE_TXT, _TYPES
 
 
 def txt_pairs(text):
@@ -111,6 +114,11 @@ class UnicastAsker:
         self.questions_echoed = True
         self.max_ttl = 0
         self.cache_flush = False
+        # The last reply as it came: its size in bytes, its TC bit, and every record it held
+        # (answers and additionals) as "TYPE name", for checking what one packet carries.
+        self.last_size = 0
+        self.last_truncated = False
+        self.last_records = []
 
     def ask(self, name, type_):
         query_id = random.randint(1, 0xFFFF)
@@ -136,6 +144,9 @@ class UnicastAsker:
                 self.ids_echoed = self.ids_echoed and message.id == query_id
                 self.questions_echoed = self.questions_echoed and any(q.name.lower() == name.lower() and q.type == type_ for q in message.questions)
             records = message.answers() if callable(message.answers) else message.answers
+            self.last_size = len(data)
+            self.last_truncated = message.truncated
+            self.last_records = [_TYPES.get(r.type, str(r.type)).upper() + " " + r.name for r in records]
             for record in records:
                 self.max_ttl = max(self.max_ttl, record.ttl)
                 self.cache_flush = self.cache_flush or record.unique
@@ -148,6 +159,7 @@ def unicast_resolve(args):
     status = 0
     for type_ in args.types:
         ptrs = asker.ask(type_, _TYPE_PTR)
+        ptr_reply = {"size": asker.last_size, "truncated": asker.last_truncated, "records": asker.last_records}
         instances = [r.alias for r in ptrs or [] if r.type == _TYPE_PTR and r.name.lower() == type_.lower()]
         if not instances:
             emit({"event": "unicast-unanswered", "type": type_, "question": "PTR " + type_, "source_port": asker.source_port})
@@ -176,6 +188,7 @@ def unicast_resolve(args):
                 "questions_echoed": asker.questions_echoed,
                 "max_ttl": asker.max_ttl,
                 "cache_flush": asker.cache_flush,
+                "ptr_reply": ptr_reply,
             })
     return status
 
