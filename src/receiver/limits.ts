@@ -107,10 +107,9 @@ export interface ReceiverLimits {
   /** Longest video URL POST /play takes (spec 4.2 Content-Location), in bytes; over it: 400. */
   maxVideoUrlBytes: number;
   /**
-   * A video the player has taken (it has fetched some of it) must be ready to play within this
-   * time, or the load fails (stopped event, error-log entry, log line). While no player has
-   * taken it (the Node host with no screen page open) the session stays loading: nothing is
-   * fetching.
+   * A video must be taken by a player (it has fetched some of it) within this time of POST /play,
+   * and be ready to play within this time of being taken, or the load fails (stopped event,
+   * error-log entry, log line): the Node host with no screen page open fails it after this long.
    */
   videoLoadTimeoutMs: number;
   /** Entries kept in each of the playback access and error logs (spec 2.10), oldest dropped first. */

@@ -10,17 +10,22 @@
 //   any --stop, ended, failed, end time, unloaded, another's video--> (none), reported stopped
 //
 // Decisions the spec leaves open ("not shown"), and what this receiver does:
-// - A failed load (bad or unreachable URL, a format the player cannot play, no readiness within
-//   limits.videoLoadTimeoutMs of the player taking the item) reports `stopped`, as real
-//   receivers do (Kodi and Apple TVs go from loading to stopped; the sender learns why from
-//   /getProperty?playbackErrorLog), adds an error-log entry, and writes one log line.
+// - A failed load (bad or unreachable URL, a format the player cannot play, no player taking the
+//   item within limits.videoLoadTimeoutMs of POST /play, no readiness within that time of a
+//   player taking it) reports `stopped`, as real receivers do (Kodi and Apple TVs go from
+//   loading to stopped; the sender learns why from /getProperty?playbackErrorLog), adds an
+//   error-log entry, and writes one log line.
 // - Played to the end: `stopped`, and the player unloads it (real receivers leave the video).
 // - A new POST /play of the same sender replaces its video without a `stopped` (npm
 //   airplay-protocol ends its session on `stopped`, even one meant for the video it replaces);
 //   another sender's video ends the first sender's with `stopped` to it.
-// - The load timeout runs only once a player has taken the item (it has fetched some of it, or
-//   reports more than `loading`): with no player attached (the Node host with no screen page
-//   open) nothing is fetching and the session stays loading until it is stopped. A player that
+// - The load timeout runs from POST /play. With no player attached (the Node host with no screen
+//   page open) nothing fetches the item: after limits.videoLoadTimeoutMs it fails, so the sender
+//   hears `stopped` instead of waiting on `loading` for ever (pyatv's play_url polls until
+//   /playback-info loses its duration), the activity goes back to idle, and a screen opened
+//   later does not play a video its sender gave up on. Once a player takes the item (it has
+//   fetched some of it, or reports more than `loading`) the timeout starts again from there: a
+//   screen opened late still gets the whole time to load over a slow network. A player that
 //   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
 import type { Clock, Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimerHandle } from '../platform';
@@ -75,6 +80,12 @@ export interface ErrorLogEvent {
  * that timed out (NSURLErrorTimedOut), so senders that read the error log understand it.
  */
 export const LOAD_TIMEOUT_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'the video was not ready to play in time' };
+
+/**
+ * The error a load no player ever took is logged with: a timeout as well to the sender (it
+ * waited for nothing), and words that say which side was missing.
+ */
+export const NO_PLAYER_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'no player took the video in time (is a screen open?)' };
 
 /** A failed report without an error of its own. */
 const UNKNOWN_PLAYER_ERROR: PlayerError = { code: -1, domain: 'VendorPlayReceiver', message: 'the player could not play the video' };
@@ -216,6 +227,8 @@ export class VideoSession {
     const where = start.seconds !== undefined ? `${start.seconds} s` : `${Number(((start.fraction ?? 0) * 100).toFixed(2))}%`;
     log('info', `video ${item.number}: ${shortUrl(url)} from ${where}${startPaused ? ', paused' : ''} for session ${owner ?? '(none)'}`);
     this.context.onState(owner, 'loading');
+    // From POST /play: a load no player takes fails too (see the header).
+    this.armLoadTimer(item);
     // load() replaces whatever the player had loaded. A player may report from inside it (a
     // URL it refuses at once fails there): `loading` went out first, and the item may be over.
     player.load(item.number, url, start);
@@ -342,12 +355,14 @@ export class VideoSession {
       return;
     }
     // A player that reports loading and has fetched nothing is waiting for its screen (the Node
-    // host with no page open): the item is taken, and the load timeout runs, once it fetches.
-    if (!item.taken && (report.state !== 'loading' || report.readyToPlay || report.bytes > 0 || report.requests > 0)) item.taken = true;
+    // host with no page open): the item is taken once it fetches.
+    const takenNow = !item.taken && (report.state !== 'loading' || report.readyToPlay || report.bytes > 0 || report.requests > 0);
+    if (takenNow) item.taken = true;
     if (report.state === 'playing' || report.state === 'paused') item.playStart ??= report.position;
     this.moveTo(item, report.state);
     if (report.readyToPlay || report.state === 'playing' || report.state === 'paused') this.becameReady(item);
-    else if (item.taken) this.armLoadTimer(item);
+    // A player has it now: its load gets the whole time from here.
+    else if (takenNow) this.armLoadTimer(item);
     this.watchEndTimes(item);
   }
 
@@ -371,12 +386,19 @@ export class VideoSession {
     this.context.onState(item.owner, state);
   }
 
+  /**
+   * (Re)starts the item's load deadline: limits.videoLoadTimeoutMs from now, the item must be
+   * taken by a player (when it is not yet) or ready (when it is), or it fails.
+   */
   private armLoadTimer(item: Item): void {
     const { clock, limits } = this.context;
-    if (item.ready || item.loadTimer !== undefined) return;
+    this.clearTimer(item, 'loadTimer');
+    if (item.ready) return;
     item.loadTimer = clock.setTimer(limits.videoLoadTimeoutMs, () => {
       item.loadTimer = undefined;
-      if (this.current === item && !item.ready) this.fail(item, { ...LOAD_TIMEOUT_ERROR, message: `${LOAD_TIMEOUT_ERROR.message} (${limits.videoLoadTimeoutMs} ms, limits.videoLoadTimeoutMs)` });
+      if (this.current !== item || item.ready) return;
+      const error = item.taken ? LOAD_TIMEOUT_ERROR : NO_PLAYER_ERROR;
+      this.fail(item, { ...error, message: `${error.message} (${limits.videoLoadTimeoutMs} ms, limits.videoLoadTimeoutMs)` });
     });
   }
 

@@ -228,7 +228,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     });
   });
 
-  test('with no page open, /play answers 200 and the video stays loading until a page opens', async () => {
+  test('with no page open, /play answers 200 and the video stays loading until a page opens (within limits.videoLoadTimeoutMs)', async () => {
     await page.close();
     await send(['play', target, media.url(fixtures.mp4), '--dialect', 'apple'], 30_000, async (output) => {
       await untilSaid(output, /event: video loading/);

@@ -1,10 +1,12 @@
 // Video by URL end to end (spec 2.9, 4.2, 6), with no screen page open: the real
 // `vendorplay-receiver` on loopback, driven by the real `vendorplay-send` and by npm
 // `airplay-protocol` (a sender library nobody here wrote). With no page nothing fetches the
-// video, so POST /play is answered 200 and the session stays loading until it is stopped:
-// `loading` arrives over the reverse connection, /playback-info says not ready, POST /stop brings
-// `stopped`. Bad bodies are refused with a reason and one log line. (Playback in the page is the
-// screen page's suite.) Network: loopback only; the video URLs are never fetched.
+// video, so POST /play is answered 200 and the session stays loading until it is stopped or
+// limits.videoLoadTimeoutMs passes: `loading` arrives over the reverse connection,
+// /playback-info says not ready, POST /stop brings `stopped`; a load no player takes fails with
+// `stopped` and an error-log entry. Bad bodies are refused with a reason and one log line.
+// (Playback in the page is the screen page's suite.) Network: loopback only; the video URLs are
+// never fetched.
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -139,5 +141,44 @@ describe('video by URL with no screen page open', BOUND, () => {
     const rate = await send(['rate', `127.0.0.1:${receiver.port}`, '1']);
     assert.equal(rate.code, 1);
     assert.equal(rate.stderr, 'vendorplay-send: POST /rate: the receiver answered 409 Conflict: POST /rate: no video is loaded (POST /play first)\n');
+  });
+});
+
+describe('a video no player takes (no screen page open, --limit videoLoadTimeoutMs=2000)', BOUND, () => {
+  let receiver: ReceiverProcess;
+
+  before(async () => {
+    receiver = await ReceiverProcess.start({ args: ['--dialect', 'apple', '--limit', 'videoLoadTimeoutMs=2000'] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+  });
+
+  test('fails 2 s after POST /play: event stopped, the error log says why, /playback-info has nothing loaded, idle again, and the screen has nothing to play', async () => {
+    const from = receiver.stderr.length;
+    const target = `127.0.0.1:${receiver.port}`;
+    const run = await send(['play', target, MOVIE, '--dialect', 'apple'], 30_000, async (output) => {
+      await untilMatch(output, /^event: video loading$/m, 'the loading event');
+      // What pyatv's play_url polls for: /playback-info without a duration (nothing loaded).
+      await until(
+        () => 'GET /playback-info without a duration',
+        async () => !(await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n')).text.includes('<key>duration</key>'),
+        20_000,
+      );
+    });
+    // The sender heard stopped, read the error log and says why (exit status 1).
+    assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
+    assert.deepEqual(run.stdout.split('\n').filter((line) => line.startsWith('event: ')), ['event: video loading', 'event: video stopped']);
+    assert.equal(run.stderr, 'vendorplay-send: the video failed: NSURLErrorDomain -1001: no player took the video in time (is a screen open?) (2000 ms, limits.videoLoadTimeoutMs)\n');
+    const info = await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n');
+    assert.match(info.text, /<dict>\n\t<key>readyToPlay<\/key>\n\t<false\/>\n<\/dict>/);
+    const log = receiver.stderr.slice(from);
+    assert.match(log, /video 1 failed: http:\/\/127\.0\.0\.1:9\/movies\/clip\.mp4: NSURLErrorDomain -1001: no player took the video in time/);
+    assert.match(log, /video 1 stopped: it failed/);
+    assert.deepEqual([...log.matchAll(/activity: (\w+)/g)].map((match) => match[1]), ['receivingVideo', 'idle']);
+    // A screen page opened from now on gets no video to play (the state every page starts from).
+    const state = (await (await fetch(`${receiver.screenUrl}state`)).json()) as { video: unknown };
+    assert.equal(state.video, null);
   });
 });

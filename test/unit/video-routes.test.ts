@@ -419,20 +419,51 @@ test('a player that fetches the item and never gets ready: after limits.videoLoa
   assert.equal(linesAbout(log, 'video 1 failed').length, 1);
 });
 
-test('with no player attached (no report, or loading with nothing fetched) the session stays loading, however long', () => {
-  const { play, report, advance, states, openEvents, receiver } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
+test('a load no player takes (no report, or loading with nothing fetched) fails limits.videoLoadTimeoutMs after POST /play: stopped, an error-log entry, nothing loaded, idle', () => {
+  const { play, report, advance, request, states, openEvents, receiver, player, log } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
   openEvents();
   play();
-  advance(600_000);
+  advance(2000);
   // The Node host with no screen page open: loading, nothing fetched.
   report('loading');
-  advance(600_000);
+  advance(2999);
   assert.deepEqual(states(), ['loading']);
-  assert.equal(receiver.video?.state, 'loading');
-  // A page opens and fetches: the timeout runs from there.
-  report('loading', { requests: 1, bytes: 100 });
-  advance(5000);
+  assert.equal(receiver.activity, 'receivingVideo');
+  advance(1);
   assert.deepEqual(states(), ['loading', 'stopped']);
+  assert.equal(receiver.video?.loaded, false);
+  assert.equal(receiver.activity, 'idle');
+  assert.deepEqual(player.kinds, ['load', 'stop']);
+  assert.equal(text(request('GET', '/playback-info')), encodeXmlPlist({ readyToPlay: false }));
+  const [entry] = bplist(request('GET', '/getProperty?playbackErrorLog')).value as PlistDict[];
+  assert.deepEqual({ status: entry.status, domain: entry.domain, comment: entry.comment, uri: entry.uri }, {
+    status: -1001,
+    domain: 'NSURLErrorDomain',
+    comment: 'no player took the video in time (is a screen open?) (5000 ms, limits.videoLoadTimeoutMs)',
+    uri: MOVIE,
+  });
+  assert.deepEqual(linesAbout(log, 'video 1 failed'), [`video 1 failed: ${MOVIE}: NSURLErrorDomain -1001: no player took the video in time (is a screen open?) (5000 ms, limits.videoLoadTimeoutMs)`]);
+  // A screen that opens later and reports on the abandoned item changes nothing: it is over.
+  report('playing', { item: 1, duration: 60, position: 0 });
+  advance(60_000);
+  assert.deepEqual(states(), ['loading', 'stopped']);
+  assert.equal(receiver.video?.loaded, false);
+  assert.deepEqual(player.kinds, ['load', 'stop']);
+});
+
+test('a player that takes the item late gets the whole limits.videoLoadTimeoutMs from then to get ready', () => {
+  const { play, report, advance, request, states, openEvents } = setup({ limits: { videoLoadTimeoutMs: 5000 } });
+  openEvents();
+  play();
+  advance(4000);
+  // A page opens and fetches: the timeout runs again from here.
+  report('loading', { requests: 1, bytes: 100 });
+  advance(4999);
+  assert.deepEqual(states(), ['loading']);
+  advance(1);
+  assert.deepEqual(states(), ['loading', 'stopped']);
+  const [entry] = bplist(request('GET', '/getProperty?playbackErrorLog')).value as PlistDict[];
+  assert.equal(entry.comment, 'the video was not ready to play in time (5000 ms, limits.videoLoadTimeoutMs)');
 });
 
 test('a player that gets ready in time is not failed later, even when it rebuffers', () => {

@@ -7,9 +7,10 @@
 // Which page plays: the one opened last (a person who opens a new tab looks at it); the others
 // show that the video plays elsewhere. When the playing page closes, the one before it takes
 // over from the position reached. With no page open the item is reported `idle` (nothing has
-// taken it: the core's session stays loading, and its load timeout does not run) until a page
-// opens, which then starts it where it was asked to start; a page that closes after taking it
-// leaves it `loading` until another opens.
+// taken it: the core's session stays loading) until a page opens, which then starts it where it
+// was asked to start; no page within limits.videoLoadTimeoutMs of POST /play, and the core fails
+// the load and stops it here (a page opened later has nothing to play). A page that closes after
+// taking it leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
 import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaLimits } from './media-proxy';
