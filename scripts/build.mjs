@@ -67,6 +67,9 @@ export function staleReason() {
   for (const output of Object.keys(ENTRIES)) {
     if (!existsSync(path.join(DIST, `${output}.js`))) return `dist/${output}.js is missing`;
   }
+  // An installed package ships dist/ without the TypeScript (package.json `files`): there is
+  // nothing to rebuild from, and its files' times say only when npm unpacked each one.
+  if (!existsSync(path.join(ROOT, SOURCE_TREES[0]))) return undefined;
   const newest = newestUnder(path.join(ROOT, SOURCE_TREES[0]));
   for (const tree of SOURCE_TREES.slice(1)) newestUnder(path.join(ROOT, tree), newest);
   for (const name of SOURCE_FILES) {

@@ -1,0 +1,113 @@
+// The package as a user gets it: `npm pack` of this checkout, installed into an empty directory,
+// and the installed commands run from there, far from the checkout's sources and dev
+// dependencies. This catches what a checkout hides: files missing from the package (the compiled
+// dist/, the screen page, the WebAssembly kernels, which dist/ reads by their source paths), a
+// run-time import of a dev dependency, a staleness check that wants sources the package lacks.
+//
+// The default start runs inside a network namespace of the test's own (it advertises by mDNS on
+// every interface, as a user's does), with HOME a fresh temporary directory. Dependencies come
+// from npm's cache, which `npm ci` filled (--prefer-offline: the registry only for a missing one).
+
+import { after, before, describe, it } from 'node:test';
+import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
+import { CONTROL_PORT } from '../../src/receiver/config';
+import { Child, spawnChild } from './browse';
+import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
+import { PROJECT_ROOT } from './receiver-process';
+
+const STARTUP_MS = 30_000;
+/** npm pack (which runs `prepare`) and npm install from the cache: bounded, generously. */
+const NPM_MS = 180_000;
+
+function npm(args: string[], cwd: string): string {
+  return execFileSync('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { cwd, encoding: 'utf8', timeout: NPM_MS, stdio: ['ignore', 'pipe', 'pipe'] });
+}
+
+describe('the packed package, installed into an empty directory', { timeout: 2 * NPM_MS + 60_000 }, () => {
+  let work: string | undefined;
+  let app = '';
+  let bin = '';
+
+  before(() => {
+    work = mkdtempSync(path.join(tmpdir(), 'vendorplay-pack-'));
+    const packed = JSON.parse(npm(['pack', '--json', '--pack-destination', work], PROJECT_ROOT)) as { filename: string }[];
+    const tarball = path.join(work, packed[0].filename);
+    app = path.join(work, 'app');
+    mkdirSync(app);
+    npm(['install', '--prefer-offline', tarball], app);
+    bin = path.join(app, 'node_modules', '.bin');
+  });
+
+  after(() => {
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  it('installs without the sources, the dev dependencies or a rebuild', () => {
+    const installed = path.join(app, 'node_modules', 'vendorplay-receiver');
+    for (const file of ['dist/receiver.js', 'dist/send.js', 'LICENSE', 'hosts/node/screen/page.html', 'assemblyscript/build/frame-kernel.wasm', 'assemblyscript/build/nal-kernel.wasm']) {
+      assert.ok(existsSync(path.join(installed, file)), `the package has ${file}`);
+    }
+    for (const absent of ['src', 'test', 'hosts/node/main.ts']) assert.ok(!existsSync(path.join(installed, absent)), `the package leaves out ${absent}`);
+    for (const dev of ['esbuild', 'tsx', 'typescript', 'playwright-core']) assert.ok(!existsSync(path.join(app, 'node_modules', dev)), `${dev} (a dev dependency) is not installed`);
+  });
+
+  it('vendorplay-receiver --help and vendorplay-send --help answer from the installed package', () => {
+    const receiverHelp = execFileSync(path.join(bin, 'vendorplay-receiver'), ['--help'], { cwd: app, encoding: 'utf8', timeout: STARTUP_MS });
+    assert.match(receiverHelp, /--name/);
+    assert.match(receiverHelp, /--no-mdns/);
+    const sendHelp = execFileSync(path.join(bin, 'vendorplay-send'), ['--help'], { cwd: app, encoding: 'utf8', timeout: STARTUP_MS });
+    assert.match(sendHelp, /photo/);
+  });
+
+  describe('a default start of the installed command, in a network namespace', { skip: netnsUnavailable() }, () => {
+    let pair: NetnsPair | undefined;
+    let home: string | undefined;
+    let receiver: Child | undefined;
+
+    const emergencyCleanup = (): void => {
+      receiver?.process.kill('SIGKILL');
+      pair?.destroy();
+    };
+
+    before(async () => {
+      process.once('exit', emergencyCleanup);
+      pair = createNetnsPair('vppack');
+      home = mkdtempSync(path.join(tmpdir(), 'vendorplay-home-'));
+      receiver = spawnChild('installed receiver', pair.exec(pair.receiver, 'env', [`HOME=${home}`, path.join(bin, 'vendorplay-receiver')]));
+      await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
+        lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
+      );
+    });
+
+    after(async () => {
+      await receiver?.stop('SIGTERM');
+      pair?.destroy();
+      process.removeListener('exit', emergencyCleanup);
+      if (home) rmSync(home, { recursive: true, force: true });
+    });
+
+    /** curl run inside `namespace`: the body, or throws with curl's reason. */
+    function curl(namespace: string, url: string): string {
+      return execFileSync('ip', ['netns', 'exec', namespace, 'curl', '-sS', '--fail', '--max-time', '10', url], { encoding: 'utf8', timeout: 15_000 });
+    }
+
+    it('advertises the media service and answers GET /server-info from the other namespace', () => {
+      assert.ok(receiver!.lines.some((line) => line.startsWith(`advertising "Receiver" ${DIALECTS[DEFAULT_DIALECT].serviceType} port ${CONTROL_PORT}:`)), receiver!.report());
+      const info = curl(pair!.sender.namespace, `http://${pair!.receiver.address}:${CONTROL_PORT}/server-info`);
+      assert.match(info, /<key>deviceid<\/key>/);
+    });
+
+    it('serves the screen page and its scripts, and loads the WebAssembly frame kernel', () => {
+      const screenUrl = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(receiver!.lines.join('\n'))?.[1];
+      assert.ok(screenUrl, receiver!.report());
+      assert.match(curl(pair!.receiver.namespace, screenUrl), /<html/i);
+      for (const script of ['screen.js', 'video.js', 'mirror.js']) assert.ok(curl(pair!.receiver.namespace, `${screenUrl}${script}`).length > 0, script);
+      assert.match(receiver!.stderr, /frame kernel: ours-wasm/, receiver!.report());
+    });
+  });
+});
