@@ -24,7 +24,7 @@ import type { MediaSession } from './media-session';
 import { refuse, type Request, type Response, type Router } from './router';
 import { accessLogEntry, errorLogEntry, NOTHING_LOADED, playbackInfoPlist, propertyReply, scrubParameters } from './video-replies';
 import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './video-request';
-import { VideoSession } from './video-session';
+import { VideoSession, type VideoSender } from './video-session';
 
 /** spec 4.2: the media type of GET /scrub's body (not maker-named). */
 export const TEXT_PARAMETERS = 'text/parameters';
@@ -102,7 +102,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
       // A new video reports from `loading` again, even after the same sender's last one did.
       media.events.reset(owner, 'video');
       media.takeScreen('video', request.order, 'a video took the screen');
-      session.play(owner, asked.url, asked.start, asked.startPaused);
+      session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused);
       // spec 4.2: 200, empty.
       return { status: STATUS.ok };
     },
@@ -198,10 +198,10 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
     },
   });
 
-  // spec 4.2, 2.10: the properties a sender reads, and what each reads.
+  // spec 4.2, 2.10: the properties a sender reads, and what each reads: its own entries only.
   const getProperties = {
-    playbackAccessLog: () => session.accessLog().map(accessLogEntry),
-    playbackErrorLog: () => session.errorLog().map(errorLogEntry),
+    playbackAccessLog: (asker: VideoSender) => session.accessLog(asker).map(accessLogEntry),
+    playbackErrorLog: (asker: VideoSender) => session.errorLog(asker).map(errorLogEntry),
   };
   // spec 4.2: GET in the reference, POST (binary plist Content-Type, empty body) in the samples.
   const getProperty = (request: Request): Response => {
@@ -209,7 +209,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
     if (property === undefined || !Object.prototype.hasOwnProperty.call(getProperties, property)) {
       return unknownProperty(`${request.method} /getProperty`, property, Object.keys(getProperties));
     }
-    return binaryPlist(propertyReply(getProperties[property as keyof typeof getProperties]()));
+    return binaryPlist(propertyReply(getProperties[property as keyof typeof getProperties]({ sessionId: request.sessionId, address: request.remoteAddress })));
   };
   for (const method of ['GET', 'POST']) router.add({ protocol: 'HTTP', method, path: '/getProperty', maxBodyBytes: PROPERTY_BODY_LIMIT, handler: getProperty });
 

@@ -16,6 +16,13 @@
 //   loading to stopped; the sender learns why from /getProperty?playbackErrorLog), adds an
 //   error-log entry, and writes one log line.
 // - Played to the end: `stopped`, and the player unloads it (real receivers leave the video).
+// - The playback access and error logs (spec 2.10) answer each sender with its own entries only
+//   (they name the URLs it played, which another sender has no business seeing): a sender is
+//   its session id (X-Vendor-Session-ID, or the one pyatv puts in the /play body) when it names
+//   one, else its address (clients written for early receivers, such as npm airplay-protocol,
+//   name no session on any connection), the same identity POST /stop and the events use. The
+//   logs keep limits.videoLogEntries entries each over all senders (bounded memory): a sender
+//   that plays many videos pushes out the oldest entries, another's among them.
 // - A new POST /play of the same sender replaces its video without a `stopped` (npm
 //   airplay-protocol ends its session on `stopped`, even one meant for the video it replaces);
 //   another sender's video ends the first sender's with `stopped` to it.
@@ -90,6 +97,26 @@ export const NO_PLAYER_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDo
 /** A failed report without an error of its own. */
 const UNKNOWN_PLAYER_ERROR: PlayerError = { code: -1, domain: 'VendorPlayReceiver', message: 'the player could not play the video' };
 
+/**
+ * Who sent a request: its session (X-Vendor-Session-ID, spec 1.7; pyatv's sits in the /play
+ * body) and the address it came from.
+ */
+export interface VideoSender {
+  readonly sessionId: string | undefined;
+  readonly address: string;
+}
+
+/** Whether an entry of `owner`'s is `asker`'s: the same session, or with none named, the same address. */
+function sameSender(owner: VideoSender, asker: VideoSender): boolean {
+  return asker.sessionId !== undefined ? owner.sessionId === asker.sessionId : owner.address === asker.address;
+}
+
+/** A log entry and the sender whose video it is about. */
+interface Logged<T> {
+  readonly sender: VideoSender;
+  readonly event: T;
+}
+
 export interface VideoSessionContext {
   readonly clock: Clock;
   readonly log: Logger;
@@ -107,7 +134,10 @@ export interface VideoSessionContext {
 interface Item {
   readonly number: number;
   readonly url: string;
+  /** The sender session whose video it is (events go there). */
   readonly owner: string | undefined;
+  /** Who sent the POST /play (whose log entries the item's are). */
+  readonly sender: VideoSender;
   readonly guid: string;
   readonly loadedAt: number;
   readonly loadedWall: number;
@@ -154,8 +184,8 @@ export class VideoSession {
   private current: Item | undefined;
   private items = 0;
   /** Access-log entries of items that have ended (those a player took), oldest first. */
-  private readonly accessArchive: AccessLogEvent[] = [];
-  private readonly errors: ErrorLogEvent[] = [];
+  private readonly accessArchive: Logged<AccessLogEvent>[] = [];
+  private readonly errors: Logged<ErrorLogEvent>[] = [];
 
   constructor(private readonly context: VideoSessionContext) {
     context.player.onReport = (report) => this.handleReport(report);
@@ -187,15 +217,17 @@ export class VideoSession {
   }
 
   /**
-   * spec 4.2 POST /play: loads `url` for `owner`, replacing what is loaded. Reports `loading`.
+   * spec 4.2 POST /play: loads `url` for `sender`, replacing what is loaded. Reports `loading`.
    */
-  play(owner: string | undefined, url: string, start: StartPosition, startPaused: boolean): void {
+  play(sender: VideoSender, url: string, start: StartPosition, startPaused: boolean): void {
     const { clock, log, player, random } = this.context;
+    const owner = sender.sessionId;
     const previous = this.current;
     const item: Item = {
       number: ++this.items,
       url,
       owner,
+      sender,
       // Upper case, as AVFoundation writes playback session ids (NSUUID.UUIDString).
       guid: uuidFromBytes(random(16)).toUpperCase(),
       loadedAt: clock.now(),
@@ -307,17 +339,20 @@ export class VideoSession {
     };
   }
 
-  /** spec 2.10: the access log: ended items' entries, then the loaded item's, at most limits.videoLogEntries. */
-  accessLog(): AccessLogEvent[] {
-    const entries = this.accessArchive.slice();
+  /**
+   * spec 2.10: `asker`'s access log: its ended items' entries, then its loaded item's, at most
+   * limits.videoLogEntries.
+   */
+  accessLog(asker: VideoSender): AccessLogEvent[] {
+    const entries = this.accessArchive.filter((entry) => sameSender(entry.sender, asker)).map((entry) => entry.event);
     const item = this.current;
-    if (item?.taken) entries.push(accessEvent(item));
+    if (item?.taken && sameSender(item.sender, asker)) entries.push(accessEvent(item));
     return entries.slice(Math.max(0, entries.length - this.context.limits.videoLogEntries));
   }
 
-  /** The playback error log, oldest first. */
-  errorLog(): ErrorLogEvent[] {
-    return this.errors.slice();
+  /** `asker`'s playback error log, oldest first. */
+  errorLog(asker: VideoSender): ErrorLogEvent[] {
+    return this.errors.filter((entry) => sameSender(entry.sender, asker)).map((entry) => entry.event);
   }
 
   /** The position at `now`: the last report's, moved on at its rate for the time since it came. */
@@ -442,11 +477,8 @@ export class VideoSession {
     const key = errorKey(error);
     if (item.lastError === key) return;
     item.lastError = key;
-    pushBounded(
-      this.errors,
-      { date: this.context.clock.wallTime(), uri: item.url, serverAddress: item.serverAddress, guid: item.guid, status: error.code, domain: error.domain, comment: error.message },
-      this.context.limits.videoLogEntries,
-    );
+    const event: ErrorLogEvent = { date: this.context.clock.wallTime(), uri: item.url, serverAddress: item.serverAddress, guid: item.guid, status: error.code, domain: error.domain, comment: error.message };
+    pushBounded(this.errors, { sender: item.sender, event }, this.context.limits.videoLogEntries);
   }
 
   /** The item is over: the player unloads it, its log entry is kept, its sender hears `stopped`. */
@@ -464,7 +496,7 @@ export class VideoSession {
   private retire(item: Item): void {
     this.clearTimer(item, 'loadTimer');
     this.clearTimer(item, 'endTimer');
-    if (item.taken) pushBounded(this.accessArchive, accessEvent(item), this.context.limits.videoLogEntries);
+    if (item.taken) pushBounded(this.accessArchive, { sender: item.sender, event: accessEvent(item) }, this.context.limits.videoLogEntries);
   }
 
   private clearTimer(item: Item, which: 'loadTimer' | 'endTimer'): void {

@@ -11,8 +11,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
-import { encodeBinaryPlist } from '../../src/plist/binary';
-import { real } from '../../src/plist/value';
+import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
+import { isPlistDict, real, type PlistDict } from '../../src/plist/value';
 import { exchange, ReceiverProcess, until, within, runSender as send } from './receiver-process';
 
 const BOUND = { timeout: 60_000 };
@@ -25,9 +25,9 @@ function untilMatch(output: () => string, pattern: RegExp, what: string): Promis
 }
 
 /** One raw request on a new loopback connection; the response's status and body text. */
-async function raw(port: number, head: string, body: Uint8Array = new Uint8Array(0)): Promise<{ status: number; text: string; type: string | undefined }> {
+async function raw(port: number, head: string, body: Uint8Array = new Uint8Array(0)): Promise<{ status: number; text: string; body: Uint8Array; type: string | undefined }> {
   const response = await exchange(port, Buffer.concat([Buffer.from(`${head}Content-Length: ${body.length}\r\n\r\n`, 'latin1'), Buffer.from(body)]));
-  return { status: response.head.status, text: Buffer.from(response.body).toString('utf8'), type: response.head.headers.get('Content-Type') };
+  return { status: response.head.status, text: Buffer.from(response.body).toString('utf8'), body: response.body, type: response.head.headers.get('Content-Type') };
 }
 
 /** Whether the printed features (TXT `features`, spec 9.3 `0xLOW,0xHIGH`) have bit `bit` set. */
@@ -170,7 +170,7 @@ describe('a video no player takes (no screen page open, --limit videoLoadTimeout
     // The sender heard stopped, read the error log and says why (exit status 1).
     assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
     assert.deepEqual(run.stdout.split('\n').filter((line) => line.startsWith('event: ')), ['event: video loading', 'event: video stopped']);
-    assert.equal(run.stderr, 'vendorplay-send: the video failed: NSURLErrorDomain -1001: no player took the video in time (is a screen open?) (2000 ms, limits.videoLoadTimeoutMs)\n');
+    assert.match(run.stderr, /^vendorplay-send: the video failed: NSURLErrorDomain -1001: no player took the video in time \(is a screen open\?\) \(2000 ms, limits\.videoLoadTimeoutMs\)$/m);
     const info = await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n');
     assert.match(info.text, /<dict>\n\t<key>readyToPlay<\/key>\n\t<false\/>\n<\/dict>/);
     const log = receiver.stderr.slice(from);
@@ -180,5 +180,21 @@ describe('a video no player takes (no screen page open, --limit videoLoadTimeout
     // A screen page opened from now on gets no video to play (the state every page starts from).
     const state = (await (await fetch(`${receiver.screenUrl}state`)).json()) as { video: unknown };
     assert.equal(state.video, null);
+  });
+
+  test('the error log of that failure is its sender\'s alone: another session reads none of it', async () => {
+    const run = await send(['play', `127.0.0.1:${receiver.port}`, `${MOVIE}?mine`, '--dialect', 'apple'], 30_000);
+    assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
+    const session = /session ([0-9A-F-]{36})/.exec(run.stdout)?.[1];
+    assert.ok(session, run.stdout);
+    const errorLog = async (sessionHeader: string): Promise<string[]> => {
+      const reply = await raw(receiver.port, `POST /getProperty?playbackErrorLog HTTP/1.1\r\nContent-Type: application/x-apple-binary-plist\r\n${sessionHeader}`);
+      assert.equal(reply.status, 200);
+      const body = decodeBinaryPlist(reply.body);
+      assert.ok(isPlistDict(body) && Array.isArray(body.value));
+      return (body.value as PlistDict[]).map((entry) => String(entry.uri));
+    };
+    assert.deepEqual((await errorLog(`X-Apple-Session-ID: ${session}\r\n`)).filter((uri) => uri.endsWith('?mine')), [`${MOVIE}?mine`]);
+    assert.deepEqual(await errorLog('X-Apple-Session-ID: 7C1D2E3F-4A5B-4C6D-8E7F-9A0B1C2D3E4F\r\n'), []);
   });
 });

@@ -50,9 +50,11 @@ function setup(options: SetupOptions = {}) {
   const prefix = options.dialect === 'apple' ? 'X-Apple-' : 'X-Vendor-';
   const senders = new Map<string, MemorySender>();
   let nextPort = 52000;
-  const sender = (session: string) => {
-    let found = senders.get(session);
-    if (!found) senders.set(session, (found = new MemorySender(receiver, nextPort++)));
+  /** One connection per session and address (the address of MemoryConnection unless told). */
+  const sender = (session: string, address?: string) => {
+    const key = `${session} ${address ?? ''}`;
+    let found = senders.get(key);
+    if (!found) senders.set(key, (found = new MemorySender(receiver, nextPort++, address)));
     return found;
   };
   const events: { session: string; state: PlistValue; category: PlistValue; sessionID: PlistValue; contentType: string | undefined }[] = [];
@@ -69,11 +71,11 @@ function setup(options: SetupOptions = {}) {
         return { status: 200 };
       },
     });
-  /** A request of `session` (null: none), its events delivered after it, as the network would. */
-  const request = (method: string, target: string, options: { body?: Uint8Array; contentType?: string; session?: string | null } = {}): SenderResponse => {
+  /** A request of `session` (null: none) from `address`, its events delivered after it, as the network would. */
+  const request = (method: string, target: string, options: { body?: Uint8Array; contentType?: string; session?: string | null; address?: string } = {}): SenderResponse => {
     const session = options.session === undefined ? SESSION : options.session;
     const headers: [string, string][] = session === null ? [] : [[`${prefix}Session-ID`, session]];
-    const response = sender(session ?? '').request(method, target, { body: options.body, contentType: options.contentType, headers });
+    const response = sender(session ?? '', options.address).request(method, target, { body: options.body, contentType: options.contentType, headers });
     deliverReplies();
     return response;
   };
@@ -675,6 +677,36 @@ test('the access log keeps ended items (at most limits.videoLogEntries); an item
   assert.deepEqual(entries.map((entry) => entry.uri), [`${MOVIE}?3`, `${MOVIE}?4`]);
   assert.deepEqual(entries.map((entry) => entry.bytes), [300, 400]);
   assert.equal(entries[0]['c-startup-time'], -1, 'unknown startup time: negative, as AVFoundation writes it');
+});
+
+test('each sender reads only its own access and error log entries: those of its session id, or with none named, of its address', () => {
+  const { request, report } = setup();
+  const THIRD = '0f1e2d3c-4b5a-4968-8776-655443322110';
+  const play = (url: string, session: string | null, address: string) =>
+    assert.equal(request('POST', '/play', { body: utf8Encode(`Content-Location: ${url}\n`), contentType: 'text/parameters', session, address }).head.status, 200);
+  const uris = (property: string, session: string | null, address: string) => (bplist(request('GET', `/getProperty?${property}`, { session, address })).value as PlistDict[]).map((entry) => entry.uri);
+  const error = (message: string) => ({ code: -12318, domain: 'CoreMediaErrorDomain', message });
+  // Sender A (a session id) plays and recovers from an error; sender B (another session, another
+  // address) replaces it and fails; sender C (no session id, as airplay-protocol) plays last.
+  play(MOVIE, SESSION, '192.0.2.20');
+  report('playing', { duration: 10, bytes: 100, error: error('A late') });
+  play(OTHER_MOVIE, OTHER, '192.0.2.30');
+  report('playing', { duration: 10, bytes: 200 });
+  report('failed', { error: error('B broken') });
+  const THIRD_MOVIE = 'http://192.0.2.7:8080/movies/third.mp4';
+  play(THIRD_MOVIE, null, '192.0.2.40');
+  report('playing', { duration: 10, bytes: 300, error: error('C late') });
+  for (const property of ['playbackAccessLog', 'playbackErrorLog']) {
+    assert.deepEqual(uris(property, SESSION, '192.0.2.20'), [MOVIE], `${property} of A`);
+    assert.deepEqual(uris(property, OTHER, '192.0.2.30'), [OTHER_MOVIE], `${property} of B`);
+    // No session id: the address says who asks (C's loaded item counts too).
+    assert.deepEqual(uris(property, null, '192.0.2.40'), [THIRD_MOVIE], `${property} of C`);
+    assert.deepEqual(uris(property, null, '192.0.2.30'), [OTHER_MOVIE], `${property} of B's address`);
+    // A session id names the sender wherever it asks from; another session at A's address is not A.
+    assert.deepEqual(uris(property, SESSION, '192.0.2.99'), [MOVIE], `${property} of A elsewhere`);
+    assert.deepEqual(uris(property, THIRD, '192.0.2.20'), [], `${property} of another session at A's address`);
+    assert.deepEqual(uris(property, null, '192.0.2.50'), [], `${property} of a stranger`);
+  }
 });
 
 test('a recovered error the player repeats in every report is logged once', () => {
