@@ -8,6 +8,7 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
+import { RECEIVER_NAME_MAX, receiverNameProblem } from '../../src/discovery/dnssd-names';
 import { NTP_RECEIVER_PORT } from '../../src/mirror/ntp';
 import { MIRROR_PORT } from '../../src/mirror/stream-request';
 import { readCertificateDer } from '../../src/pairing/der';
@@ -37,7 +38,7 @@ A receiver for the wireless media protocol, on this computer. The second form li
 the paired senders kept in the data directory (the receiver need not run).
 
 Options:
-  --name NAME            name shown to senders (default: "Receiver")
+  --name NAME            name shown to senders, at most ${RECEIVER_NAME_MAX} bytes of UTF-8 (default: "Receiver")
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
   --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
                          the receiver mirrors: a profile with mirroring and the screen page
@@ -181,6 +182,10 @@ function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  // Before the data directory is touched: a name discovery cannot publish is refused here, in
+  // one line, rather than by a stack trace once the receiver starts advertising.
+  const nameProblem = values.name === undefined ? undefined : receiverNameProblem(values.name);
+  if (nameProblem) throw new ConfigError(`--name ${nameProblem}`);
   const mirrorGeometry = values['mirror-size'] === undefined ? DEFAULT_MIRROR_GEOMETRY : parseMirrorSize(values['mirror-size']);
   if (!mirrorGeometry) throw new ConfigError(`--mirror-size ${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
   const dataDir = values['data-dir'] ?? defaultDataDir();

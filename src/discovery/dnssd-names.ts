@@ -8,6 +8,32 @@ import { parseMacAddress, type DiscoveryIdentity } from './txt';
 /** RFC 6763 4.1.1 and RFC 1035 2.3.4: a label (an instance name too) is at most 63 bytes. */
 export const LABEL_MAX = 63;
 
+/** spec 2.2: the audio instance name starts with the MAC address in hex (12 digits) and `@`. */
+const AUDIO_INSTANCE_PREFIX_BYTES = 2 * 6 + 1;
+
+/**
+ * The longest receiver name, in bytes of UTF-8: every instance name that carries it must be one
+ * label (RFC 6763 4.1.1), and the audio service's, `5855CA1AE288@<name>`, is the longer one. A
+ * limit in UTF-16 code units or characters lets names through that discovery cannot publish
+ * (40 "é" are 40 characters and 80 bytes).
+ */
+export const RECEIVER_NAME_MAX = LABEL_MAX - AUDIO_INSTANCE_PREFIX_BYTES;
+
+/**
+ * What is wrong with `name` as the receiver's name, to follow the words "name" or "--name"
+ * (`is empty`), or undefined when nothing is: empty, or over RECEIVER_NAME_MAX bytes of UTF-8.
+ * The one check of the name: the configuration makes it (so every host's manifest), and the
+ * Node command line before anything starts.
+ */
+export function receiverNameProblem(name: string): string | undefined {
+  if (!name) return 'is empty';
+  const length = utf8Encode(name).length;
+  if (length > RECEIVER_NAME_MAX) {
+    return `${JSON.stringify(name)} is ${length} bytes of UTF-8; at most ${RECEIVER_NAME_MAX} fit (the audio service's DNS-SD name, MAC@name, is one ${LABEL_MAX}-byte label)`;
+  }
+  return undefined;
+}
+
 /** The top-level label of every multicast DNS name (RFC 6762 3). */
 export const LOCAL_DOMAIN = 'local';
 

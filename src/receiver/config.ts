@@ -3,6 +3,7 @@
 
 import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
+import { receiverNameProblem } from '../discovery/dnssd-names';
 import { NTP_RECEIVER_PORT } from '../mirror/ntp';
 import { MIRROR_PORT } from '../mirror/stream-request';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
@@ -114,7 +115,8 @@ function validatePort(field: string, port: number): void {
 }
 
 export function validateConfig(config: ReceiverConfig): void {
-  if (!config.name || config.name.length > 63) throw new ConfigError(`name must be 1 to 63 characters (a DNS label), got ${JSON.stringify(config.name)}`);
+  const nameProblem = receiverNameProblem(config.name);
+  if (nameProblem) throw new ConfigError(`name ${nameProblem}`);
   config.deviceId = normaliseDeviceId(config.deviceId);
   validatePort('port', config.port);
   validatePort('mirrorPort', config.mirrorPort);

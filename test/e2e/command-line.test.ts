@@ -101,6 +101,29 @@ describe('usage errors: one line and a pointer to --help', () => {
     assert.equal(value.code, 2);
   });
 
+  test('a --name discovery cannot publish (40 "é": 40 characters, 80 bytes): one line, exit status 2', async () => {
+    const name = 'é'.repeat(40);
+    const result = await startReceiver(['--no-screen', '--name', name]);
+    assert.deepEqual(lines(result.stderr), [
+      `vendorplay-receiver: --name "${name}" is 80 bytes of UTF-8; at most 50 fit (the audio service's DNS-SD name, MAC@name, is one 63-byte label) (see --help)`,
+    ]);
+    assert.equal(result.code, 2);
+    assert.equal(result.stdout, '');
+  });
+
+  test('the longest --name allowed (50 bytes of UTF-8) starts and names both services', async () => {
+    const name = 'é'.repeat(25);
+    const receiver = await ReceiverProcess.start({ args: ['--no-screen', '--name', name] });
+    try {
+      assert.deepEqual(
+        receiver.services.map((service) => service.name),
+        [name, `${receiver.deviceId.replace(/:/g, '')}@${name}`],
+      );
+    } finally {
+      await receiver.stop();
+    }
+  });
+
   test('--help says when the mirroring port is served', async () => {
     const help = await runCommand(RECEIVER_COMMAND, ['--help']);
     assert.equal(help.code, 0);

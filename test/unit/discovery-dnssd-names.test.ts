@@ -11,12 +11,16 @@ import {
   instanceLabels,
   mediaInstanceName,
   parseServiceType,
+  RECEIVER_NAME_MAX,
+  receiverNameProblem,
   sameLabel,
   sameName,
   serviceDomain,
   serviceLabels,
 } from '../../src/discovery/dnssd-names';
 import { DiscoveryError } from '../../src/discovery/error';
+import { ConfigError, makeConfig } from '../../src/receiver/config';
+import { hostConfig } from '../../hosts/moddable/manifest-config';
 
 const identity = { name: 'Living Room', deviceId: '58:55:CA:1A:E2:88' } as Parameters<typeof mediaInstanceName>[0];
 
@@ -40,6 +44,32 @@ test('refuses an instance name over 63 bytes of UTF-8 or empty', () => {
   assert.throws(() => mediaInstanceName({ ...identity, name: 'é'.repeat(32) }), (error: unknown) => error instanceof DiscoveryError && /64 bytes; DNS-SD allows 63/.test(error.message));
   assert.throws(() => mediaInstanceName({ ...identity, name: '' }), DiscoveryError);
   assert.throws(() => audioInstanceName({ ...identity, name: 'x'.repeat(51) }), DiscoveryError);
+});
+
+test('a receiver name is at most 50 bytes of UTF-8: the audio instance MAC@name is one 63-byte label', () => {
+  assert.equal(RECEIVER_NAME_MAX, 50);
+  for (const name of ['x'.repeat(50), 'é'.repeat(25), 'Living Room']) {
+    assert.equal(receiverNameProblem(name), undefined, name);
+    // The longest name makes both instance names, whatever the MAC address.
+    assert.equal(audioInstanceName({ name, deviceId: 'FF:FF:FF:FF:FF:FF' } as typeof identity).length, 13 + name.length);
+    assert.equal(mediaInstanceName({ ...identity, name }), name);
+  }
+  // 40 characters, 40 UTF-16 units, 80 bytes: counted in bytes, as discovery counts them.
+  assert.equal(
+    receiverNameProblem('é'.repeat(40)),
+    `"${'é'.repeat(40)}" is 80 bytes of UTF-8; at most 50 fit (the audio service's DNS-SD name, MAC@name, is one 63-byte label)`,
+  );
+  assert.match(receiverNameProblem('x'.repeat(51))!, /is 51 bytes of UTF-8; at most 50 fit/);
+  assert.equal(receiverNameProblem('é'.repeat(25) + 'x'), `"${'é'.repeat(25)}x" is 51 bytes of UTF-8; at most 50 fit (the audio service's DNS-SD name, MAC@name, is one 63-byte label)`);
+  assert.equal(receiverNameProblem(''), 'is empty');
+});
+
+test('the configuration and the Moddable manifest refuse a name by the same check, as a ConfigError', () => {
+  const refused = (error: unknown): boolean => error instanceof ConfigError && error.message === `name ${receiverNameProblem('é'.repeat(40))}`;
+  assert.throws(() => makeConfig({ name: 'é'.repeat(40) }), refused);
+  assert.throws(() => hostConfig({ name: 'é'.repeat(40) }, () => '02:00:00:00:00:01'), refused);
+  assert.throws(() => makeConfig({ name: '' }), (error: unknown) => error instanceof ConfigError && error.message === 'name is empty');
+  assert.equal(makeConfig({ name: 'é'.repeat(25) }).name, 'é'.repeat(25));
 });
 
 test('takes service types apart (RFC 6763 7) and refuses anything else', () => {
