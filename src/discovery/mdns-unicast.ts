@@ -46,6 +46,10 @@ const SERVICES_ENUMERATION = ['_services', '_dns-sd', '_udp', 'local'];
 /** RFC 1035 4.1.4: a compression pointer's top two bits; a bound on pointers followed. */
 const POINTER = 0xc0;
 const POINTER_HOPS_MAX = 32;
+/** RFC 1035 4.1.4: a pointer carries a 14-bit offset, so only names that start below can be pointed at. */
+const POINTER_OFFSET_MAX = 0x3fff;
+/** Label offsets kept as compression targets; a reply has a few dozen, later ones stay uncompressed. */
+const LABEL_TARGETS_MAX = 128;
 
 /** One published service as the answers carry it. */
 export interface ZoneService {
@@ -90,11 +94,15 @@ export interface Query {
 }
 
 interface ResourceRecord {
-  readonly name: string[];
+  /** The owner name, uncompressed (RFC 1035 3.1). */
+  readonly name: Uint8Array;
   readonly type: number;
   readonly unique: boolean;
   readonly ttl: number;
+  /** The data with any name in it uncompressed; the writer compresses that name. */
   readonly rdata: Uint8Array;
+  /** Where the name in `rdata` starts (PTR 0, SRV 6), -1 for data without one (TXT, A). */
+  readonly rdataNameAt: number;
 }
 
 /**
@@ -169,9 +177,13 @@ function readName(message: Uint8Array, start: number): { labels: string[]; end: 
  *
  * A legacy query (source port not 5353, RFC 6762 6.7) gets its ID and questions echoed, no
  * cache-flush bits and TTLs of at most 10 s, in at most 512 bytes (or the size its OPT record
- * gives); what does not fit is left out, additional records first, and the TC bit tells when an
- * answer had to go (RFC 6762 18.5). A query from port 5353 gets a multicast DNS response
- * (ID 0, no questions: RFC 6762 6, 18.1) up to 9000 bytes. A legacy query whose questions,
+ * gives), names compressed; additionals that do not fit are left out (TXT kept before SRV,
+ * SRV before the address), and the TC bit tells when an answer had to go (RFC 6762 18.5). With
+ * the desktop receiver's 380-byte TXT record a PTR query gets PTR, TXT, SRV and A while the
+ * instance and host labels add up to at most 28 bytes (31 for `_airplay`, whose question is 3
+ * bytes shorter than `_vendorplay`'s), PTR, TXT and SRV up to 44 (47), and PTR and TXT beyond.
+ * A query from port 5353 gets a multicast DNS response (ID 0, no questions: RFC 6762 6, 18.1)
+ * up to 9000 bytes. A legacy query whose questions,
  * repeated, would already exceed that size gets no reply: one over the size is one the querier
  * may not take (RFC 1035 4.2.1). Throws a DiscoveryError for a message that cannot be read.
  */
@@ -187,7 +199,7 @@ export function answerQuery(message: Uint8Array, zone: Zone, origin: QueryOrigin
     answerQuestion(question, zone, answers, additionals);
   }
   if (answers.length === 0) return undefined;
-  const extra = additionals.filter((record) => !answers.some((answer) => sameRecord(answer, record)));
+  const extra = additionals.filter((record) => !answers.some((answer) => sameRecord(answer, record))).sort(byAdditionalOrder);
   const sizeMax = legacy ? Math.min(MDNS_SIZE_MAX, Math.max(LEGACY_SIZE, query.udpPayloadSize ?? 0)) : MDNS_SIZE_MAX;
   return writeResponse({
     id: legacy ? query.id : 0,
@@ -209,9 +221,9 @@ function answerQuestion(question: Question, zone: Zone, answers: ResourceRecord[
   for (const service of zone.services) {
     const instance = instanceLabels(service.instance, service.type);
     if (sameName(name, serviceLabels(service.type)) && (type === DNS_TYPES.PTR || any)) {
-      // RFC 6763 12.1: a PTR answer carries the instance's SRV, TXT and address as additionals.
+      // RFC 6763 12.1: a PTR answer carries the instance's TXT, SRV and address as additionals.
       answers.push(ptr(serviceLabels(service.type), instance));
-      additionals.push(srv(service), txt(service), a(service.host, zone.ipv4));
+      additionals.push(txt(service), srv(service), a(service.host, zone.ipv4));
     } else if (sameName(name, instance)) {
       if (type === DNS_TYPES.SRV || any) {
         answers.push(srv(service));
@@ -224,38 +236,68 @@ function answerQuestion(question: Question, zone: Zone, answers: ResourceRecord[
   }
 }
 
-function ptr(owner: string[], target: string[]): ResourceRecord {
-  return { name: owner, type: DNS_TYPES.PTR, unique: false, ttl: SHARED_TTL, rdata: nameBytes(target) };
+function ptr(owner: readonly string[], target: readonly string[]): ResourceRecord {
+  // RFC 6762 18.14: the name in a PTR's data is compressed like any other.
+  return { name: nameBytes(owner), type: DNS_TYPES.PTR, unique: false, ttl: SHARED_TTL, rdata: nameBytes(target), rdataNameAt: 0 };
 }
 
 function srv(service: ZoneService): ResourceRecord {
   const target = nameBytes(hostLabels(service.host));
   const rdata = new Uint8Array(6 + target.length);
-  // RFC 2782: priority 0, weight 0, port, target (never compressed: RFC 6762 18.14).
+  // RFC 2782: priority 0, weight 0, port, target. RFC 6762 18.14 lists SRV among the types whose
+  // target is compressed in multicast DNS messages; avahi compresses it in legacy replies too,
+  // and python zeroconf reads it (test/oracle). It saves 5 bytes of a 512-byte reply.
   writeU16BE(rdata, 4, service.port);
   rdata.set(target, 6);
-  return { name: instanceLabels(service.instance, service.type), type: DNS_TYPES.SRV, unique: true, ttl: HOST_TTL, rdata };
+  return { name: nameBytes(instanceLabels(service.instance, service.type)), type: DNS_TYPES.SRV, unique: true, ttl: HOST_TTL, rdata, rdataNameAt: 6 };
 }
 
 function txt(service: ZoneService): ResourceRecord {
-  return { name: instanceLabels(service.instance, service.type), type: DNS_TYPES.TXT, unique: true, ttl: SHARED_TTL, rdata: service.txt };
+  return { name: nameBytes(instanceLabels(service.instance, service.type)), type: DNS_TYPES.TXT, unique: true, ttl: SHARED_TTL, rdata: service.txt, rdataNameAt: -1 };
 }
 
 function a(host: string, ipv4: Uint8Array): ResourceRecord {
-  return { name: hostLabels(host), type: DNS_TYPES.A, unique: true, ttl: HOST_TTL, rdata: ipv4 };
+  return { name: nameBytes(hostLabels(host)), type: DNS_TYPES.A, unique: true, ttl: HOST_TTL, rdata: ipv4, rdataNameAt: -1 };
 }
 
 function sameRecord(x: ResourceRecord, y: ResourceRecord): boolean {
-  if (x.type !== y.type || x.rdata.length !== y.rdata.length || !sameName(x.name, y.name)) return false;
-  for (let i = 0; i < x.rdata.length; i++) if (x.rdata[i] !== y.rdata[i]) return false;
+  return x.type === y.type && sameWireName(x.name, y.name) && sameBytes(x.rdata, y.rdata);
+}
+
+function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
   return true;
+}
+
+/** Two uncompressed names, compared as RFC 6762 16 says (ASCII letters case-insensitive). */
+function sameWireName(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (asciiLower(x[i]) !== asciiLower(y[i])) return false;
+  return true;
+}
+
+function asciiLower(byte: number): number {
+  return byte >= 0x41 && byte <= 0x5a ? byte + 0x20 : byte;
 }
 
 function dedupe(records: ResourceRecord[]): ResourceRecord[] {
   return records.filter((record, index) => records.findIndex((other) => sameRecord(other, record)) === index);
 }
 
-/** RFC 1035 3.1: labels, each length-prefixed, then a zero byte. No compression is used. */
+/**
+ * What a querier needs most comes first when a legacy reply has room for only some additionals:
+ * the TXT (a sender reads the receiver's features and keys there: without it pyatv falls back to
+ * legacy pairing), then the SRV (its port), then the address, which the querier already has
+ * (it sent the query to it). avahi, asked the same, answered PTR, TXT, SRV and AAAA in 508 bytes.
+ */
+const ADDITIONAL_ORDER: readonly number[] = [DNS_TYPES.TXT, DNS_TYPES.SRV, DNS_TYPES.A];
+
+function byAdditionalOrder(x: ResourceRecord, y: ResourceRecord): number {
+  return ADDITIONAL_ORDER.indexOf(x.type) - ADDITIONAL_ORDER.indexOf(y.type);
+}
+
+/** RFC 1035 3.1: labels, each length-prefixed, then a zero byte (the uncompressed form). */
 function nameBytes(labels: readonly string[]): Uint8Array {
   const parts = labels.map((label) => utf8Encode(label));
   const out = new Uint8Array(parts.reduce((sum, part) => sum + 1 + part.length, 1));
@@ -269,28 +311,143 @@ function nameBytes(labels: readonly string[]): Uint8Array {
   return out;
 }
 
-function questionBytes(question: Question): Uint8Array {
-  const name = nameBytes(question.name);
-  const out = new Uint8Array(name.length + 4);
-  out.set(name);
-  writeU16BE(out, name.length, question.type);
-  writeU16BE(out, name.length + 2, question.class);
-  return out;
+/**
+ * Writes one DNS message into a buffer of at most the size the querier takes, compressing names
+ * (RFC 1035 4.1.4, RFC 6762 18.14): a name, or its tail from any label on, that was written
+ * before becomes a two-byte pointer to it, matched as RFC 6762 16 compares names (ASCII letters
+ * case-insensitive). A record that does not fit is taken back whole (its bytes and the names it
+ * offered for compression), so the caller decides what to leave out. Allocates the buffer and a
+ * small table of label offsets, nothing per name or per byte.
+ */
+class MessageWriter {
+  readonly bytes: Uint8Array;
+  offset = 12;
+  /** Where labels already written start: the targets a later name may point at. */
+  private readonly labels = new Uint16Array(LABEL_TARGETS_MAX);
+  private labelCount = 0;
+
+  constructor(size: number) {
+    this.bytes = new Uint8Array(size);
+  }
+
+  /** A question (RFC 1035 4.1.2); false, and nothing written, when it does not fit. */
+  question(name: Uint8Array, type: number, qclass: number): boolean {
+    const offset = this.offset;
+    const labelCount = this.labelCount;
+    if (!this.name(name, 0) || !this.room(4)) return this.undo(offset, labelCount);
+    writeU16BE(this.bytes, this.offset, type);
+    writeU16BE(this.bytes, this.offset + 2, qclass);
+    this.offset += 4;
+    return true;
+  }
+
+  /** A resource record (RFC 1035 4.1.3); false, and nothing written, when it does not fit. */
+  record(record: ResourceRecord, legacy: boolean): boolean {
+    const offset = this.offset;
+    const labelCount = this.labelCount;
+    if (!this.name(record.name, 0) || !this.room(10)) return this.undo(offset, labelCount);
+    const { bytes } = this;
+    writeU16BE(bytes, this.offset, record.type);
+    // RFC 6762 6.7: no cache-flush bit in legacy replies; 10.2: set on unique records otherwise.
+    writeU16BE(bytes, this.offset + 2, DNS_CLASS_IN | (record.unique && !legacy ? CACHE_FLUSH_BIT : 0));
+    writeU32BE(bytes, this.offset + 4, legacy ? Math.min(record.ttl, LEGACY_TTL_MAX) : record.ttl);
+    const rdlengthAt = this.offset + 8;
+    this.offset += 10;
+    const rdataStart = this.offset;
+    const { rdata, rdataNameAt } = record;
+    const fixed = rdataNameAt < 0 ? rdata.length : rdataNameAt;
+    if (!this.room(fixed)) return this.undo(offset, labelCount);
+    for (let i = 0; i < fixed; i++) bytes[this.offset + i] = rdata[i];
+    this.offset += fixed;
+    if (rdataNameAt >= 0 && !this.name(rdata, rdataNameAt)) return this.undo(offset, labelCount);
+    writeU16BE(bytes, rdlengthAt, this.offset - rdataStart);
+    return true;
+  }
+
+  /** The header (RFC 1035 4.1.1), last, when the counts are known; the message as a view. */
+  finish(id: number, flags: number, questions: number, answers: number, additionals: number): Uint8Array {
+    const { bytes } = this;
+    writeU16BE(bytes, 0, id);
+    writeU16BE(bytes, 2, flags);
+    writeU16BE(bytes, 4, questions);
+    writeU16BE(bytes, 6, answers);
+    writeU16BE(bytes, 8, 0);
+    writeU16BE(bytes, 10, additionals);
+    return bytes.subarray(0, this.offset);
+  }
+
+  private room(length: number): boolean {
+    return this.offset + length <= this.bytes.length;
+  }
+
+  private undo(offset: number, labelCount: number): false {
+    this.offset = offset;
+    this.labelCount = labelCount;
+    return false;
+  }
+
+  /**
+   * The uncompressed name in `wire` from `start`, written with its longest tail already in the
+   * message replaced by a pointer. Only labels of earlier names are pointed at: those of this
+   * name are offered to the names after it once the whole name is written.
+   */
+  private name(wire: Uint8Array, start: number): boolean {
+    const earlier = this.labelCount;
+    for (let at = start; wire[at] !== 0; at += 1 + wire[at]) {
+      const target = this.find(wire, at, earlier);
+      if (target >= 0) {
+        if (!this.room(2)) return false;
+        this.bytes[this.offset] = POINTER | (target >> 8);
+        this.bytes[this.offset + 1] = target & 0xff;
+        this.offset += 2;
+        return true;
+      }
+      const length = 1 + wire[at];
+      if (!this.room(length)) return false;
+      // RFC 1035 4.1.4: a pointer holds 14 bits of offset; labels beyond cannot be targets.
+      if (this.offset <= POINTER_OFFSET_MAX && this.labelCount < LABEL_TARGETS_MAX) this.labels[this.labelCount++] = this.offset;
+      for (let i = 0; i < length; i++) this.bytes[this.offset + i] = wire[at + i];
+      this.offset += length;
+    }
+    if (!this.room(1)) return false;
+    this.bytes[this.offset++] = 0;
+    return true;
+  }
+
+  /** The offset of a name in the message equal to `wire` from `at`, or -1. */
+  private find(wire: Uint8Array, at: number, count: number): number {
+    for (let i = 0; i < count; i++) if (this.sameNameAt(this.labels[i], wire, at)) return this.labels[i];
+    return -1;
+  }
+
+  /** Whether the name at `offset` of the message (pointers followed) equals `wire` from `at`. */
+  private sameNameAt(offset: number, wire: Uint8Array, at: number): boolean {
+    const { bytes } = this;
+    for (let hops = 0; ; ) {
+      const length = bytes[offset];
+      if ((length & POINTER) === POINTER) {
+        // Our own pointers only lead back to complete names; the bound is for safety alone.
+        if (++hops > POINTER_HOPS_MAX) return false;
+        offset = ((length & ~POINTER) << 8) | bytes[offset + 1];
+        continue;
+      }
+      if (length !== wire[at]) return false;
+      if (length === 0) return true;
+      for (let i = 1; i <= length; i++) if (asciiLower(bytes[offset + i]) !== asciiLower(wire[at + i])) return false;
+      offset += 1 + length;
+      at += 1 + length;
+    }
+  }
 }
 
-function recordBytes(record: ResourceRecord, legacy: boolean): Uint8Array {
-  const name = nameBytes(record.name);
-  const out = new Uint8Array(name.length + 10 + record.rdata.length);
-  out.set(name);
-  writeU16BE(out, name.length, record.type);
-  // RFC 6762 6.7: no cache-flush bit in legacy replies; 10.2: set on unique records otherwise.
-  writeU16BE(out, name.length + 2, DNS_CLASS_IN | (record.unique && !legacy ? CACHE_FLUSH_BIT : 0));
-  writeU32BE(out, name.length + 4, legacy ? Math.min(record.ttl, LEGACY_TTL_MAX) : record.ttl);
-  writeU16BE(out, name.length + 8, record.rdata.length);
-  out.set(record.rdata, name.length + 10);
-  return out;
-}
-
+/**
+ * The reply in at most `sizeMax` bytes. The questions must all fit (a legacy reply repeats them,
+ * RFC 6762 6.7), else there is no reply. The answers follow in order; one that does not fit ends
+ * the answers and sets TC, which in a legacy reply means what it means in unicast DNS (RFC 6762
+ * 18.5): the message lacks records the question asked for. Additionals that do not fit are left
+ * out and the next ones tried, without TC (RFC 2181 9: TC is for the answer, not for extra
+ * information).
+ */
 function writeResponse(response: {
   id: number;
   questions: readonly Question[];
@@ -299,41 +456,25 @@ function writeResponse(response: {
   legacy: boolean;
   sizeMax: number;
 }): Uint8Array | undefined {
-  const questions = response.questions.map(questionBytes);
-  let size = 12 + questions.reduce((sum, bytes) => sum + bytes.length, 0);
-  // The repeated questions are not ours to leave out (RFC 6762 6.7), so nothing fits.
-  if (size > response.sizeMax) return undefined;
+  const questions = response.questions.map((question) => nameBytes(question.name));
+  // The buffer is the smaller of the size allowed and the size with no compression at all.
+  let uncompressed = 12;
+  for (const name of questions) uncompressed += name.length + 4;
+  for (const record of [...response.answers, ...response.additionals]) uncompressed += record.name.length + 10 + record.rdata.length;
+  const writer = new MessageWriter(Math.min(response.sizeMax, uncompressed));
+  for (let i = 0; i < questions.length; i++) {
+    if (!writer.question(questions[i], response.questions[i].type, response.questions[i].class)) return undefined;
+  }
   let truncated = false;
-  const answers: Uint8Array[] = [];
+  let answers = 0;
   for (const record of response.answers) {
-    const bytes = recordBytes(record, response.legacy);
-    if (size + bytes.length > response.sizeMax) {
+    if (!writer.record(record, response.legacy)) {
       truncated = true;
       break;
     }
-    answers.push(bytes);
-    size += bytes.length;
+    answers++;
   }
-  const additionals: Uint8Array[] = [];
-  // Additional records are a courtesy (RFC 6763 12): those that do not fit are left out, no TC.
-  if (!truncated) {
-    for (const record of response.additionals) {
-      const bytes = recordBytes(record, response.legacy);
-      if (size + bytes.length > response.sizeMax) continue;
-      additionals.push(bytes);
-      size += bytes.length;
-    }
-  }
-  const out = new Uint8Array(size);
-  writeU16BE(out, 0, response.id);
-  writeU16BE(out, 2, QR | AA | (truncated ? TC : 0));
-  writeU16BE(out, 4, questions.length);
-  writeU16BE(out, 6, answers.length);
-  writeU16BE(out, 10, additionals.length);
-  let offset = 12;
-  for (const bytes of [...questions, ...answers, ...additionals]) {
-    out.set(bytes, offset);
-    offset += bytes.length;
-  }
-  return out;
+  let additionals = 0;
+  if (!truncated) for (const record of response.additionals) if (writer.record(record, response.legacy)) additionals++;
+  return writer.finish(response.id, QR | AA | (truncated ? TC : 0), questions.length, answers, additionals);
 }

@@ -7,6 +7,9 @@ import { utf8Decode, utf8Encode } from '../../src/bytes';
 import { DiscoveryError } from '../../src/discovery/error';
 import { answerQuery, DNS_TYPES, readQuery, type Zone } from '../../src/discovery/mdns-unicast';
 import { txtBytes } from '../../src/discovery/txt-bytes';
+import { RECEIVER_NAME_MAX } from '../../src/discovery/dnssd-names';
+import type { DialectName } from '../../src/dialect';
+import { desktopZone } from '../support/unicast-zone';
 
 const MEDIA_TXT = txtBytes([['deviceid', '58:55:CA:1A:E2:88'], ['features', '0x40000000,0x10040']]);
 const AUDIO_TXT = txtBytes([['txtvers', '1'], ['am', 'VendorDesktop1,1']]);
@@ -37,21 +40,44 @@ interface Rr {
   class: number;
   ttl: number;
   rdata: Uint8Array;
+  /** The name in a PTR's or SRV's data, compression pointers followed. */
+  target?: string;
 }
 
-/** Reads a reply (our replies use no compression) into its header and sections. */
-function readReply(bytes: Uint8Array): { id: number; flags: number; questions: string[]; answers: Rr[]; additionals: Rr[] } {
+/**
+ * Reads a reply into its header and sections: this test's own decoder (not the one in src),
+ * following compression pointers (RFC 1035 4.1.4), which must point backwards, at a label;
+ * `pointers` counts the names that end in one.
+ */
+function readReply(bytes: Uint8Array): { id: number; flags: number; questions: string[]; answers: Rr[]; additionals: Rr[]; pointers: number } {
   const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+  let pointers = 0;
+  const nameAt = (start: number): { name: string; end: number } => {
+    const labels: string[] = [];
+    let at = start;
+    let end = -1;
+    while (bytes[at] !== 0) {
+      if (bytes[at] >= 0xc0) {
+        const target = ((bytes[at] & 0x3f) << 8) | bytes[at + 1];
+        assert.ok(target < at, `pointer at ${at} to ${target} points backwards`);
+        if (end < 0) {
+          pointers++;
+          end = at + 2;
+        }
+        at = target;
+        continue;
+      }
+      assert.ok(bytes[at] < 64, `label length ${bytes[at]} at ${at}`);
+      labels.push(utf8Decode(bytes.subarray(at + 1, at + 1 + bytes[at])));
+      at += 1 + bytes[at];
+    }
+    return { name: labels.join('.'), end: end < 0 ? at + 1 : end };
+  };
   let offset = 12;
   const readName = (): string => {
-    const labels: string[] = [];
-    while (bytes[offset] !== 0) {
-      assert.ok(bytes[offset] < 64, 'no compression pointers');
-      labels.push(utf8Decode(bytes.subarray(offset + 1, offset + 1 + bytes[offset])));
-      offset += 1 + bytes[offset];
-    }
-    offset++;
-    return labels.join('.');
+    const { name, end } = nameAt(offset);
+    offset = end;
+    return name;
   };
   const questions: string[] = [];
   for (let i = 0; i < view.getUint16(4); i++) {
@@ -62,9 +88,17 @@ function readReply(bytes: Uint8Array): { id: number; flags: number; questions: s
     const out: Rr[] = [];
     for (let i = 0; i < count; i++) {
       const owner = readName();
+      const type = view.getUint16(offset);
       const length = view.getUint16(offset + 8);
-      out.push({ name: owner, type: view.getUint16(offset), class: view.getUint16(offset + 2), ttl: view.getUint32(offset + 4), rdata: bytes.slice(offset + 10, offset + 10 + length) });
-      offset += 10 + length;
+      const start = offset + 10;
+      const record: Rr = { name: owner, type, class: view.getUint16(offset + 2), ttl: view.getUint32(offset + 4), rdata: bytes.slice(start, start + length) };
+      if (type === DNS_TYPES.PTR || type === DNS_TYPES.SRV) {
+        const target = nameAt(type === DNS_TYPES.PTR ? start : start + 6);
+        assert.equal(target.end, start + length, 'the name ends where the data does');
+        record.target = target.name;
+      }
+      out.push(record);
+      offset = start + length;
     }
     return out;
   };
@@ -72,7 +106,7 @@ function readReply(bytes: Uint8Array): { id: number; flags: number; questions: s
   assert.equal(view.getUint16(8), 0, 'no authority records');
   const additionals = records(view.getUint16(10));
   assert.equal(offset, bytes.length, 'nothing after the last record');
-  return { id: view.getUint16(0), flags: view.getUint16(2), questions, answers, additionals };
+  return { id: view.getUint16(0), flags: view.getUint16(2), questions, answers, additionals, pointers };
 }
 
 const summary = (records: Rr[]): string[] => records.map((record) => `${record.name} ${record.type} ${record.class.toString(16)} ${record.ttl}`);
@@ -83,14 +117,15 @@ test('answers a legacy PTR query with its ID, its question, TTLs of 10 s and no 
   assert.equal(reply.flags, 0x8400, 'response, authoritative, not truncated');
   assert.deepEqual(reply.questions, ['_raop._tcp.local 12 1']);
   assert.deepEqual(summary(reply.answers), ['_raop._tcp.local 12 1 10']);
-  assert.deepEqual(reply.answers[0].rdata, Uint8Array.from(name(['5855CA1AE288@Living Room', '_raop', '_tcp', 'local'])));
+  assert.equal(reply.answers[0].target, '5855CA1AE288@Living Room._raop._tcp.local');
   assert.deepEqual(summary(reply.additionals), [
-    '5855CA1AE288@Living Room._raop._tcp.local 33 1 10',
     '5855CA1AE288@Living Room._raop._tcp.local 16 1 10',
+    '5855CA1AE288@Living Room._raop._tcp.local 33 1 10',
     'Living-Room.local 1 1 10',
   ]);
-  assert.deepEqual(reply.additionals[0].rdata, Uint8Array.from([0, 0, 0, 0, 0x1b, 0x58, ...name(['Living-Room', 'local'])]));
-  assert.deepEqual(reply.additionals[1].rdata, AUDIO_TXT);
+  assert.deepEqual(reply.additionals[0].rdata, AUDIO_TXT);
+  assert.deepEqual(reply.additionals[1].rdata.subarray(0, 6), Uint8Array.of(0, 0, 0, 0, 0x1b, 0x58));
+  assert.equal(reply.additionals[1].target, 'Living-Room.local');
   assert.deepEqual(reply.additionals[2].rdata, Uint8Array.of(10, 0, 0, 7));
 });
 
@@ -105,9 +140,10 @@ test('answers a query from port 5353 as multicast DNS does: ID 0, no questions, 
 
 test('answers both services on one host: A for the host name, and the service enumeration (RFC 6763 9)', () => {
   const host = readReply(answerQuery(query(7, [[['LIVING-ROOM', 'LOCAL'], DNS_TYPES.A]]), ZONE, LEGACY)!);
-  assert.deepEqual(summary(host.answers), ['Living-Room.local 1 1 10'], 'one A record though two services point there');
+  // RFC 6762 16: names compare case-insensitively, so the answer's name points at the question's.
+  assert.deepEqual(summary(host.answers), ['LIVING-ROOM.LOCAL 1 1 10'], 'one A record though two services point there');
   const types = readReply(answerQuery(query(8, [[['_services', '_dns-sd', '_udp', 'local'], DNS_TYPES.PTR]]), ZONE, LEGACY)!);
-  assert.deepEqual(types.answers.map((record) => utf8Decode(record.rdata.subarray(1, 1 + record.rdata[0]))), ['_vendorplay', '_raop']);
+  assert.deepEqual(types.answers.map((record) => record.target), ['_vendorplay._tcp.local', '_raop._tcp.local']);
 });
 
 test('says nothing about names that are not ours, other types, responses or other opcodes', () => {
@@ -140,7 +176,7 @@ test('keeps a legacy reply within 512 bytes: additionals left out first, TC when
   const zone: Zone = { ...ZONE, services: [{ ...ZONE.services[0], txt: bigTxt }] };
   const ptr = readReply(answerQuery(query(2, [[['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]]), zone, LEGACY)!);
   assert.equal(ptr.flags & 0x0200, 0, 'not truncated: the PTR answer fits');
-  assert.deepEqual(ptr.additionals.map((record) => record.type), [DNS_TYPES.SRV, DNS_TYPES.A], 'the TXT additional did not fit and is left out');
+  assert.deepEqual(ptr.additionals.map((record) => record.type), [DNS_TYPES.SRV, DNS_TYPES.A], 'the TXT additional did not fit and is left out, the next ones tried');
   const txt = answerQuery(query(3, [[['Living Room', '_vendorplay', '_tcp', 'local'], DNS_TYPES.TXT]]), zone, LEGACY)!;
   assert.ok(txt.length <= 512);
   assert.equal(readReply(txt).flags & 0x0200, 0x0200, 'TC: the TXT answer itself does not fit');
@@ -153,9 +189,10 @@ test('keeps a legacy reply within 512 bytes: additionals left out first, TC when
 
 test('a legacy query whose echoed questions alone exceed what the querier takes gets no reply (found by fuzzing)', () => {
   // RFC 6762 6.7: a legacy reply repeats the questions; RFC 1035 4.2.1: within 512 bytes over UDP.
-  // Three questions about long names that are not ours, then one about ours.
-  const long = ['x'.repeat(63), 'y'.repeat(63), 'z'.repeat(63), 'local'];
-  const questions: [string[], number][] = [[long, DNS_TYPES.A], [long, DNS_TYPES.TXT], [long, DNS_TYPES.SRV], [['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]];
+  // Three questions about long names that are not ours (different names: the same one thrice
+  // would be compressed to a pointer), then one about ours.
+  const long = (a: string, b: string, c: string): string[] => [a.repeat(63), b.repeat(63), c.repeat(63), 'local'];
+  const questions: [string[], number][] = [[long('x', 'y', 'z'), DNS_TYPES.A], [long('p', 'q', 'r'), DNS_TYPES.TXT], [long('s', 't', 'u'), DNS_TYPES.SRV], [['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]];
   const message = query(6, questions);
   assert.ok(message.length > 512);
   assert.equal(answerQuery(message, ZONE, LEGACY), undefined, 'no reply rather than one over 512 bytes');
@@ -166,4 +203,134 @@ test('a legacy query whose echoed questions alone exceed what the querier takes 
   assert.equal(readReply(answer).answers[0].type, DNS_TYPES.PTR);
   // From port 5353 no questions are echoed: answered as usual.
   assert.ok(answerQuery(message, ZONE, MDNS));
+});
+
+/**
+ * The reply a legacy PTR query for `_<service>._tcp.local` must get, laid out by hand (RFC 1035
+ * 4.1): the question first, where the service type's name is written once; every later name
+ * is its new labels and a pointer (0xC0 | offset) to the earliest place its tail was written.
+ * `records` names the additionals after the TXT: the SRV and the A record where they fit.
+ */
+function expectedPtrReply(id: number, service: string, zone: Zone, records: ('SRV' | 'A')[]): Uint8Array {
+  const { instance, host, txt, port } = zone.services[0];
+  const out: number[] = [];
+  const u16 = (value: number): void => void out.push(value >> 8, value & 0xff);
+  const u32 = (value: number): void => void out.push(value >>> 24, (value >> 16) & 0xff, (value >> 8) & 0xff, value & 0xff);
+  const label = (text: string): void => void out.push(utf8Encode(text).length, ...utf8Encode(text));
+  const pointer = (offset: number): void => void out.push(0xc0 | (offset >> 8), offset & 0xff);
+  u16(id);
+  u16(0x8400); // QR, AA; no TC
+  u16(1); // the question, repeated (RFC 6762 6.7)
+  u16(1); // PTR
+  u16(0);
+  u16(1 + records.length); // TXT, then SRV and A where they fit
+  const serviceAt = out.length;
+  label(service);
+  label('_tcp');
+  const localAt = out.length;
+  label('local');
+  out.push(0);
+  u16(DNS_TYPES.PTR);
+  u16(1);
+  // PTR: its name is the question's; its data the instance label and the question's name again.
+  pointer(serviceAt);
+  u16(DNS_TYPES.PTR);
+  u16(1); // IN, no cache-flush bit in a legacy reply
+  u32(10); // RFC 6762 6.7: at most 10 s
+  u16(1 + utf8Encode(instance).length + 2);
+  const instanceAt = out.length;
+  label(instance);
+  pointer(serviceAt);
+  // TXT: named by the instance name in the PTR's data.
+  pointer(instanceAt);
+  u16(DNS_TYPES.TXT);
+  u16(1);
+  u32(10);
+  u16(txt.length);
+  out.push(...txt);
+  let hostAt = -1;
+  if (records.includes('SRV')) {
+    pointer(instanceAt);
+    u16(DNS_TYPES.SRV);
+    u16(1);
+    u32(10);
+    u16(6 + 1 + utf8Encode(host).length + 2);
+    u16(0); // priority
+    u16(0); // weight
+    u16(port);
+    hostAt = out.length;
+    label(host);
+    pointer(localAt);
+  }
+  if (records.includes('A')) {
+    if (hostAt >= 0) pointer(hostAt);
+    else {
+      label(host);
+      pointer(localAt);
+    }
+    u16(DNS_TYPES.A);
+    u16(1);
+    u32(10);
+    u16(4);
+    out.push(...zone.ipv4);
+  }
+  return Uint8Array.from(out);
+}
+
+const SERVICE_LABEL = { vendor: '_vendorplay', apple: '_airplay' } as const;
+
+test('a legacy PTR query for the media service gets PTR, TXT, SRV and A of the desktop receiver in 500 bytes, names compressed (RFC 1035 4.1.4)', () => {
+  // The sizes: header 12, question 28 (25 for _airplay), PTR 23, TXT 392 (its 380 bytes of
+  // data), SRV 29, A 16. Uncompressed the same records took 563 bytes, and the TXT was left out.
+  for (const [dialect, size] of [['vendor', 500], ['apple', 497]] as const) {
+    const zone = desktopZone(dialect);
+    assert.equal(zone.services[0].txt.length, 380, 'the TXT record the desktop receiver publishes');
+    const reply = answerQuery(query(0x2121, [[[SERVICE_LABEL[dialect], '_tcp', 'local'], DNS_TYPES.PTR]]), zone, LEGACY)!;
+    assert.equal(reply.length, size, dialect);
+    assert.deepEqual(reply, expectedPtrReply(0x2121, SERVICE_LABEL[dialect], zone, ['SRV', 'A']), dialect);
+    const read = readReply(reply);
+    assert.deepEqual([...read.answers, ...read.additionals].map((record) => record.type), [DNS_TYPES.PTR, DNS_TYPES.TXT, DNS_TYPES.SRV, DNS_TYPES.A]);
+    assert.equal(read.additionals[1].target, 'Receiver.local');
+    assert.deepEqual(read.additionals[0].rdata, zone.services[0].txt);
+  }
+});
+
+test('when 512 bytes are short the TXT is kept before the SRV, the SRV before the address, and TC stays clear (RFC 2181 9)', () => {
+  // Instance and host label add up: PTR, TXT and SRV fit while the two are at most 44 bytes
+  // together for _vendorplay, 47 for _airplay (the question is 3 bytes shorter).
+  const cases: [DialectName, string, ('SRV' | 'A')[], number][] = [
+    // The longest names that keep PTR, TXT and SRV (host label = name, spaces as hyphens).
+    ['vendor', 'Living Room Frame 1234', ['SRV'], 512],
+    ['apple', 'Living Room Frame 12345', ['SRV'], 511],
+    // One byte more: the SRV does not fit, the A record (its host name written whole: no
+    // pointer into the SRV that was taken back) does.
+    ['vendor', 'Living Room Frame 12345', ['A'], 510],
+    ['apple', 'Living Room Frame 123456', ['A'], 509],
+    // The longest name allowed (50 bytes of UTF-8; host label `receiver`): PTR and TXT.
+    ['vendor', 'é'.repeat(RECEIVER_NAME_MAX / 2), [], 497],
+    ['apple', 'é'.repeat(RECEIVER_NAME_MAX / 2), [], 494],
+  ];
+  for (const [dialect, name, records, size] of cases) {
+    const zone = desktopZone(dialect, name);
+    const reply = answerQuery(query(7, [[[SERVICE_LABEL[dialect], '_tcp', 'local'], DNS_TYPES.PTR]]), zone, LEGACY)!;
+    assert.equal(reply.length, size, `${dialect} ${name}`);
+    assert.deepEqual(reply, expectedPtrReply(7, SERVICE_LABEL[dialect], zone, records), `${dialect} ${name}`);
+    assert.equal(readReply(reply).flags & 0x0200, 0, 'TC clear: the PTR answer is whole');
+  }
+});
+
+test('a query from port 5353 (QU) gets every record, compressed, without the question', () => {
+  const zone = desktopZone('apple');
+  const reply = answerQuery(query(0, [[['_airplay', '_tcp', 'local'], DNS_TYPES.PTR, 0x8001]]), zone, MDNS)!;
+  const read = readReply(reply);
+  assert.deepEqual(read.questions, []);
+  assert.deepEqual(summary([...read.answers, ...read.additionals]), [
+    '_airplay._tcp.local 12 1 4500',
+    'Receiver._airplay._tcp.local 16 8001 4500',
+    'Receiver._airplay._tcp.local 33 8001 120',
+    'Receiver.local 1 8001 120',
+  ]);
+  assert.equal(read.pointers, 5, 'the names of TXT, SRV and A, and the names in the PTR and SRV data');
+  // Header 12, PTR 42 (its name written whole), TXT 392, SRV 29, A 16.
+  assert.equal(reply.length, 491);
 });
