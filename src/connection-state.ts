@@ -20,6 +20,41 @@ export class ConnectionState {
    * progress, which makes other senders wait) is let go without waiting for a timeout.
    */
   closed = false;
+  /** What lives on the connection (hold), each told once if the connection closes first. */
+  private readonly holds = new Set<() => void>();
+
+  /**
+   * Something lives as long as this connection: the sender keeps the connection open to keep it,
+   * and closes it to end it (spec 4.2: the video a POST /play on it started; pyatv's stop() is
+   * that close). While held the connection is not closed for being idle, nor to make room for
+   * another. `onClose` runs once if the connection closes before the returned release is called
+   * (at once when it has closed already).
+   */
+  hold(onClose: () => void): () => void {
+    if (this.closed) {
+      onClose();
+      return () => {};
+    }
+    // A function of its own, so the same onClose held twice is released once per hold.
+    const entry = () => onClose();
+    this.holds.add(entry);
+    return () => {
+      this.holds.delete(entry);
+    };
+  }
+
+  /** Something holds the connection open (see hold). */
+  get held(): boolean {
+    return this.holds.size > 0;
+  }
+
+  /** The connection has closed: `closed` is set and what held it is told, once. */
+  markClosed(): void {
+    this.closed = true;
+    const holds = [...this.holds];
+    this.holds.clear();
+    for (const onClose of holds) onClose();
+  }
 
   get<T>(key: StateKey<T>): T | undefined {
     return this.values.get(key) as T | undefined;

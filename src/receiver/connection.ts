@@ -245,11 +245,12 @@ export class ReceiverConnection implements SansIoConnection {
 
   /**
    * True while nothing is under way: no request being read or answered, no bytes held, not a
-   * reverse connection (those carry a sender's session). Such a connection may make room for
-   * a new one at the connection limit.
+   * reverse connection (those carry a sender's session), nothing held on it (ConnectionState
+   * hold: a video's /play connection). Such a connection may make room for a new one at the
+   * connection limit.
    */
   get idle(): boolean {
-    return (this.mode === 'request' || this.mode === 'encrypted') && !this.answering && !this.assembler.current && this.assembler.buffered === 0;
+    return (this.mode === 'request' || this.mode === 'encrypted') && !this.answering && !this.assembler.current && this.assembler.buffered === 0 && !this.state.held;
   }
 
   handleTimeout(now: number): void {
@@ -277,8 +278,13 @@ export class ReceiverConnection implements SansIoConnection {
       return;
     }
     if (this.timers.idle !== undefined && now >= this.timers.idle) {
-      this.close(`idle for ${limits.idleTimeoutMs} ms`);
-      return;
+      // A connection something lives on is kept open on purpose (a sender that plays a video
+      // and asks nothing more until it ends): it is not idle, it waits.
+      if (!this.state.held) {
+        this.close(`idle for ${limits.idleTimeoutMs} ms`);
+        return;
+      }
+      this.timers.idle = now + limits.idleTimeoutMs;
     }
     if (this.timers.turn !== undefined && now >= this.timers.turn) {
       // The others have had their turn: go on with the requests waiting here.
@@ -328,9 +334,22 @@ export class ReceiverConnection implements SansIoConnection {
     // spec 5.4: the session keys go with the connection.
     this.assembler.dispose();
     this.context.onClosed(this);
+    this.endHolds();
     if (announce) {
       this.events.push({ type: 'close', reason });
       this.onWake();
+    }
+  }
+
+  /**
+   * Tells what lived on the connection that it closed (ConnectionState.hold: the video of a POST
+   * /play on it stops). A failure there is logged; the connection is closed whatever happens.
+   */
+  private endHolds(): void {
+    try {
+      this.state.markClosed();
+    } catch (error) {
+      this.context.log('error', `${this.peer} closing: ending what lived on the connection failed: ${describe(error)}`);
     }
   }
 
@@ -585,6 +604,7 @@ export class ReceiverConnection implements SansIoConnection {
       this.mode = 'closed';
       this.state.closed = true;
       this.context.onClosed(this);
+      this.endHolds();
     });
     log('debug', `${this.peer} turned into a reverse connection (purpose ${purpose ?? 'none'})`);
     if (pipelined.length > 0) reverse.receivePlaintext(pipelined);

@@ -9,7 +9,10 @@ export interface ReceiverLimits {
   maxConnections: number;
   /** Most simultaneous connections from one address (the same rule within that address). */
   maxConnectionsPerAddress: number;
-  /** A connection idle this long between requests is closed. */
+  /**
+   * A connection idle this long between requests is closed (not one a video lives on: the
+   * connection that carried its POST /play stays open while the video is loaded).
+   */
   idleTimeoutMs: number;
   /** A request head must arrive whole within this time of its first byte (slow-loris guard). */
   headerTimeoutMs: number;

@@ -20,11 +20,12 @@ import { encodeBinaryPlist } from '../plist/binary';
 import type { PlistValue } from '../plist/value';
 import { encodeXmlPlistBytes } from '../plist/xml';
 import type { ReceiverLimits } from './limits';
+import { hostPort } from './connection';
 import type { MediaSession } from './media-session';
 import { refuse, type Request, type Response, type Router } from './router';
 import { accessLogEntry, errorLogEntry, NOTHING_LOADED, playbackInfoPlist, propertyReply, scrubParameters } from './video-replies';
 import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './video-request';
-import { VideoSession, type VideoSender } from './video-session';
+import { VideoSession, type VideoCarrier, type VideoSender } from './video-session';
 
 /** spec 4.2: the media type of GET /scrub's body (not maker-named). */
 export const TEXT_PARAMETERS = 'text/parameters';
@@ -102,7 +103,9 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
       // A new video reports from `loading` again, even after the same sender's last one did.
       media.events.reset(owner, 'video');
       media.takeScreen('video', request.order, 'a video took the screen');
-      session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused);
+      // The video lives as long as this request's connection (video-session.ts).
+      const carrier: VideoCarrier = { name: hostPort(request.remoteAddress, request.remotePort), hold: (onClose) => request.state.hold(onClose) };
+      session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused, carrier);
       // spec 4.2: 200, empty.
       return { status: STATUS.ok };
     },

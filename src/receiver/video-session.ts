@@ -7,7 +7,8 @@
 //   (none) --play--> loading --ready--> playing <--rate--> paused
 //                       ^                  |                  |
 //                       +-- rebuffering ---+                  |
-//   any --stop, ended, failed, end time, unloaded, another's video--> (none), reported stopped
+//   any --stop, ended, failed, end time, unloaded, another's video, its connection closed-->
+//       (none), reported stopped
 //
 // Decisions the spec leaves open ("not shown"), and what this receiver does:
 // - A failed load (bad or unreachable URL, a format the player cannot play, no player taking the
@@ -16,6 +17,16 @@
 //   loading to stopped; the sender learns why from /getProperty?playbackErrorLog), adds an
 //   error-log entry, and writes one log line.
 // - Played to the end: `stopped`, and the player unloads it (real receivers leave the video).
+// - The connection that carried POST /play is the video's: when it closes, the video stops as
+//   for POST /stop (`stopped` to its sender, activity idle). Apple TVs do this (a client that
+//   started a video and goes away stops it: node-airplay issue 5), and senders rely on it:
+//   pyatv's stop() of play_url is that close, and npm airplay-protocol keeps its one keep-alive
+//   socket open for the whole video. Only that connection counts: another connection of the same
+//   sender (a one-shot GET /playback-info) or its reverse event connection closing leaves the
+//   video playing. Apple TVs also close that connection after about a minute of silence, which
+//   stops the video (ConnectSDK-iOS issue 106, airplay-protocol issue 5: senders added polling);
+//   this receiver does not close it for idleness while the video is loaded
+//   (ConnectionState.hold), so a sender that only waits for the end keeps its video.
 // - The playback access and error logs (spec 2.10) answer each sender with its own entries only
 //   (they name the URLs it played, which another sender has no business seeing): a sender is
 //   its session id (X-Vendor-Session-ID, or the one pyatv puts in the /play body) when it names
@@ -111,6 +122,16 @@ function sameSender(owner: VideoSender, asker: VideoSender): boolean {
   return asker.sessionId !== undefined ? owner.sessionId === asker.sessionId : owner.address === asker.address;
 }
 
+/**
+ * The connection that carried a POST /play (its ConnectionState): the video lives as long as it
+ * (see the header). `name` says which it is in log lines.
+ */
+export interface VideoCarrier {
+  readonly name: string;
+  /** Keeps the connection open for the video; `onClose` runs if it closes first. Returns the release. */
+  hold(onClose: () => void): () => void;
+}
+
 /** A log entry and the sender whose video it is about. */
 interface Logged<T> {
   readonly sender: VideoSender;
@@ -152,6 +173,8 @@ interface Item {
   ready: boolean;
   loadTimer: TimerHandle | undefined;
   endTimer: TimerHandle | undefined;
+  /** Lets the connection that carried the POST /play go (it no longer ends the item). */
+  release: (() => void) | undefined;
   serverAddress: string | undefined;
   serverAddressChanges: number;
   /** clock.now() when the byte count last grew (observed bitrate). */
@@ -218,8 +241,9 @@ export class VideoSession {
 
   /**
    * spec 4.2 POST /play: loads `url` for `sender`, replacing what is loaded. Reports `loading`.
+   * The item ends when `carrier` (the request's connection) closes.
    */
-  play(sender: VideoSender, url: string, start: StartPosition, startPaused: boolean): void {
+  play(sender: VideoSender, url: string, start: StartPosition, startPaused: boolean, carrier?: VideoCarrier): void {
     const { clock, log, player, random } = this.context;
     const owner = sender.sessionId;
     const previous = this.current;
@@ -240,6 +264,7 @@ export class VideoSession {
       ready: false,
       loadTimer: undefined,
       endTimer: undefined,
+      release: undefined,
       serverAddress: undefined,
       serverAddressChanges: 0,
       bytesGrewAt: undefined,
@@ -261,6 +286,10 @@ export class VideoSession {
     this.context.onState(owner, 'loading');
     // From POST /play: a load no player takes fails too (see the header).
     this.armLoadTimer(item);
+    // The video lives as long as the connection that asked for it (see the header).
+    if (carrier) item.release = carrier.hold(() => this.end(item, `the connection that carried its POST /play (${carrier.name}) closed`));
+    // A connection closed already ended it there: nothing to load.
+    if (this.current !== item) return;
     // load() replaces whatever the player had loaded. A player may report from inside it (a
     // URL it refuses at once fails there): `loading` went out first, and the item may be over.
     player.load(item.number, url, start);
@@ -492,10 +521,12 @@ export class VideoSession {
     this.context.onState(item.owner, 'stopped');
   }
 
-  /** Clears an item's timers and keeps its access-log entry (when a player took it). */
+  /** Clears an item's timers, lets its connection go, and keeps its access-log entry (when a player took it). */
   private retire(item: Item): void {
     this.clearTimer(item, 'loadTimer');
     this.clearTimer(item, 'endTimer');
+    item.release?.();
+    item.release = undefined;
     if (item.taken) pushBounded(this.accessArchive, { sender: item.sender, event: accessEvent(item) }, this.context.limits.videoLogEntries);
   }
 

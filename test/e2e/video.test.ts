@@ -9,11 +9,13 @@
 // never fetched.
 
 import assert from 'node:assert/strict';
+import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
+import { eventServer, ReverseChannel } from '../../hosts/node/send/wire';
 import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
 import { isPlistDict, real, type PlistDict } from '../../src/plist/value';
-import { exchange, ReceiverProcess, until, within, runSender as send } from './receiver-process';
+import { exchange, RawClient, ReceiverProcess, until, within, runSender as send } from './receiver-process';
 
 const BOUND = { timeout: 60_000 };
 /** Never fetched (no screen page is open); the discard port, on loopback. */
@@ -115,6 +117,49 @@ describe('video by URL with no screen page open', BOUND, () => {
       assert.deepEqual(errors, []);
     } finally {
       client.destroy();
+    }
+  });
+
+  test('closing the connection that carried POST /play stops the video (pyatv\'s stop()): event stopped, idle, /playback-info elsewhere has nothing; another connection closing does not', async () => {
+    const session = randomUUID().toUpperCase();
+    const sessionHeader = `X-Apple-Session-ID: ${session}\r\n`;
+    const states: string[] = [];
+    const events = await ReverseChannel.open({
+      endpoint: { host: '127.0.0.1', port: receiver.port },
+      common: () => [['X-Apple-Session-ID', session]],
+      purposeHeader: 'X-Apple-Purpose',
+      purpose: 'event',
+      serve: eventServer(() => {}, (event) => states.push(String(event.state))),
+    });
+    const from = receiver.stderr.length;
+    const play = await RawClient.connect(receiver.port);
+    const playedFrom = `127\\.0\\.0\\.1:${play.localPort}`;
+    try {
+      const body = `Content-Location: ${MOVIE}\nStart-Position: 0\n`;
+      play.send(`POST /play HTTP/1.1\r\n${sessionHeader}Content-Type: text/parameters\r\nContent-Length: ${body.length}\r\n\r\n${body}`);
+      assert.equal((await play.response()).head.status, 200);
+      await until(() => `the loading event (have ${JSON.stringify(states)})`, () => states.includes('loading'));
+      // The same sender asks on another connection and closes it: the video plays on.
+      const other = await RawClient.connect(receiver.port);
+      other.send(`GET /playback-info HTTP/1.1\r\n${sessionHeader}Content-Length: 0\r\n\r\n`);
+      assert.match(Buffer.from((await other.response()).body).toString('utf8'), /<key>duration<\/key>/);
+      const otherPort = other.localPort;
+      other.close();
+      await receiver.waitForLog(new RegExp(`127\\.0\\.0\\.1:${otherPort} closing: peer closed the connection`), 10_000);
+      assert.match((await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n')).text, /<key>duration<\/key>/, 'still loaded');
+      assert.deepEqual(states, ['loading']);
+      // The sender closes the /play connection, as pyatv's stop() does.
+      play.close();
+      await until(() => `the stopped event (have ${JSON.stringify(states)})`, () => states.includes('stopped'));
+      assert.deepEqual(states, ['loading', 'stopped']);
+      const info = await raw(receiver.port, 'GET /playback-info HTTP/1.1\r\n');
+      assert.match(info.text, /<dict>\n\t<key>readyToPlay<\/key>\n\t<false\/>\n<\/dict>/);
+      const log = receiver.stderr.slice(from);
+      assert.match(log, new RegExp(`video \\d+ stopped: the connection that carried its POST /play \\(${playedFrom}\\) closed`));
+      assert.deepEqual([...log.matchAll(/activity: (\w+)/g)].map((match) => match[1]), ['receivingVideo', 'idle']);
+    } finally {
+      play.close();
+      events.close();
     }
   });
 

@@ -90,7 +90,14 @@ function setup(options: SetupOptions = {}) {
     deliverReplies();
   };
   const states = (session = SESSION) => events.filter((event) => event.session === session).map((event) => String(event.state));
-  return { clock, log, player, display, advertiser, receiver, request, play, report, advance, openEvents, events, states };
+  /** The sender closes its connection of `session` (null: none) from `address`; a later request opens a new one. */
+  const hangUp = (session: string | null = SESSION, address?: string) => {
+    const key = `${session ?? ''} ${address ?? ''}`;
+    senders.get(key)?.close();
+    senders.delete(key);
+    deliverReplies();
+  };
+  return { clock, log, player, display, advertiser, receiver, request, play, report, advance, openEvents, events, states, hangUp, sender };
 }
 
 function text(response: SenderResponse): string {
@@ -287,6 +294,80 @@ test('the receiver stopping tells the video\'s sender stopped', () => {
   receiver.stop();
   deliverReplies();
   assert.deepEqual(states(), ['loading', 'stopped']);
+});
+
+// ---------------------------------------------------------------------------------------------
+// The connection that carried POST /play is the video's (pyatv's stop() closes it).
+
+test('closing the connection that carried POST /play stops its video as POST /stop does: stopped, idle, the player stops, nothing loaded', () => {
+  const { play, report, hangUp, request, openEvents, states, receiver, advertiser, player, log } = setup();
+  const flags = () => Number(advertiser.events.filter((event) => event.service.type === '_vendorplay._tcp').at(-1)?.service.txt.find(([key]) => key === 'flags')?.[1]);
+  openEvents();
+  play();
+  report('playing', { duration: 60, position: 18 });
+  assert.ok(flags() & (1 << 17));
+  hangUp();
+  assert.deepEqual(states(), ['loading', 'playing', 'stopped']);
+  assert.equal(receiver.video?.loaded, false);
+  assert.equal(receiver.activity, 'idle');
+  assert.equal(flags() & (1 << 17), 0, 'ReceiverSessionIsActive clear in the TXT record');
+  assert.equal(player.calls.at(-1)?.kind, 'stop');
+  assert.deepEqual(linesAbout(log, 'video 1 stopped'), ['video 1 stopped: the connection that carried its POST /play (192.0.2.20:52001) closed']);
+  // Another connection (the same sender's, anew) asks: nothing is loaded.
+  assert.equal(text(request('GET', '/playback-info')), encodeXmlPlist({ readyToPlay: false }));
+});
+
+test('another connection of the same sender closing, or its event connection, leaves the video playing; the /play connection then stops it', () => {
+  const { play, report, hangUp, request, openEvents, states, receiver } = setup();
+  const events = openEvents();
+  play();
+  report('playing', { duration: 60 });
+  // The same sender asks on a second connection (a one-shot GET /playback-info) and closes it.
+  assert.equal(request('GET', '/playback-info', { address: '192.0.2.20' }).head.status, 200);
+  hangUp(SESSION, '192.0.2.20');
+  assert.equal(receiver.video?.loaded, true);
+  // Its reverse event connection closes.
+  events.close();
+  deliverReplies();
+  assert.equal(receiver.video?.loaded, true);
+  assert.equal(receiver.activity, 'receivingVideo');
+  assert.deepEqual(states(), ['loading', 'playing']);
+  hangUp();
+  assert.equal(receiver.video?.loaded, false);
+  assert.equal(receiver.activity, 'idle');
+});
+
+test('a POST /play on another connection moves the video there: the first connection closing no longer stops it', () => {
+  const { request, hangUp, openEvents, states, receiver } = setup();
+  openEvents();
+  const playOn = (address: string | undefined, url: string) => request('POST', '/play', { body: utf8Encode(`Content-Location: ${url}\n`), contentType: 'text/parameters', address });
+  assert.equal(playOn(undefined, MOVIE).head.status, 200);
+  assert.equal(playOn('192.0.2.20', OTHER_MOVIE).head.status, 200);
+  hangUp();
+  assert.equal(receiver.video?.url, OTHER_MOVIE);
+  hangUp(SESSION, '192.0.2.20');
+  assert.equal(receiver.video?.loaded, false);
+  assert.deepEqual(states(), ['loading', 'loading', 'stopped']);
+});
+
+test('the /play connection is not closed for idleness while its video is loaded, nor to make room; once the video ends it is', () => {
+  const { play, report, request, advance, receiver, sender } = setup({ limits: { idleTimeoutMs: 10_000, maxConnectionsPerAddress: 1 } });
+  play();
+  report('playing', { duration: 600 });
+  const connection = sender(SESSION).connection;
+  advance(35_000);
+  assert.equal(connection.closed, false);
+  assert.equal(receiver.video?.loaded, true);
+  // At maxConnectionsPerAddress it is not the idle one that makes room: the newcomer is refused.
+  const newcomer = sender(OTHER);
+  assert.equal(newcomer.connection.closed, true);
+  assert.match(newcomer.connection.text, /^HTTP\/1\.1 503 /);
+  assert.equal(connection.closed, false);
+  assert.equal(request('POST', '/stop').head.status, 200);
+  advance(9_999);
+  assert.equal(connection.closed, false);
+  advance(1);
+  assert.equal(connection.closed, true);
 });
 
 // ---------------------------------------------------------------------------------------------
