@@ -3,13 +3,18 @@
 //
 // - Bit-exact: ffmpeg makes a clip with known content; the sender tool streams it; ffmpeg's
 //   per-frame checksums (-f framemd5) of the recorded stream equal those of the source.
-// - NTP: a test sender with its own real UDP socket on port 7010 sees a request every 3 s
-//   (+-0.2 s), each in the exact version 4 client format.
+// - NTP: a test sender with its own real UDP socket on port 7010 sees requests at 3 s steps,
+//   each in the exact version 4 client format, and the receiver recovers its clock offset.
 // - One session at a time: a second sender is refused with a reason while the first streams.
 // - A stalled sender (no heartbeat) ends its session; hostile ones (an oversized payload size,
 //   garbage avcC, a truncated header) end only their own; a plist missing keys is refused.
 //
 // Each sender has its own loopback address (127.0.0.7x), so each has its own port 7010.
+//
+// On a loaded machine: every wait is on a condition (a log line, a closed socket, a count of
+// datagrams) with a generous bound, never a sleep; timing is asserted only where load cannot
+// break it (never earlier than a limit, a schedule read in whole steps, the NTP offset within
+// half the round trip the receiver measured).
 
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
@@ -22,11 +27,12 @@ import { after, before, describe, test } from 'node:test';
 import { promisify } from 'node:util';
 import { concat, latin1Encode } from '../../src/bytes';
 import { buildAvcC } from '../../src/mirror/avcc';
-import { NAL_TYPE, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
-import { ntpServerReply } from '../../src/mirror/ntp';
+import { NAL_TYPE, lengthPrefixed, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
+import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
-import { ReceiverProcess, delay, runSender, within, type CommandRun } from './receiver-process';
+import { readH264Clip } from '../../hosts/node/send/h264-file';
+import { PROMPT_MS, ReceiverProcess, runSender, until, within } from './receiver-process';
 import { STREAM_REQUEST, postStream } from '../support/mirror-stream';
 
 const run = promisify(execFile);
@@ -63,6 +69,8 @@ let work: string;
 let clip: string;
 let sourceMd5s: string[];
 let codecData: Uint8Array;
+/** The clip's 60 pictures as video packets (spec 2.14), timestamped at 30 fps from 0. */
+let videoPackets: Uint8Array[];
 
 before(async () => {
   work = mkdtempSync(path.join(tmpdir(), 'vendorplay-mirror-'));
@@ -75,6 +83,11 @@ before(async () => {
   const units = splitNalUnits(new Uint8Array(stdout));
   // The stream repeats its SPS and PPS before each key frame; the codec data carries them once.
   codecData = writePacket(PACKET_TYPE.codecData, buildAvcC([units.find((unit) => nalType(unit) === NAL_TYPE.sps)!], [units.find((unit) => nalType(unit) === NAL_TYPE.pps)!]));
+  // The pictures as the sender tool cuts them (parameter sets travel in the codec data).
+  videoPackets = (await readH264Clip(clip, 30)).accessUnits.map((accessUnit, index) => {
+    const { seconds, fraction } = msToNtp((index * 1000) / 30);
+    return writePacket(PACKET_TYPE.video, lengthPrefixed(accessUnit, 4), seconds, fraction);
+  });
 });
 
 after(() => rmSync(work, { recursive: true, force: true }));
@@ -97,11 +110,11 @@ describe('screen mirroring with the sender tool and --record', () => {
 
   test('ffmpeg decodes the recorded stream to the same frames as the source (framemd5), and the sender answered NTP', async () => {
     assert.equal(sourceMd5s.length, 60);
-    const sender = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.71'], 30_000);
+    const sender = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.71'], 60_000);
     assert.equal(sender.code, 0, sender.stderr);
     assert.match(sender.stdout, /60 frames at 30\.000 fps/);
     assert.match(sender.stdout, /sent 60 frames; [1-9]\d* NTP requests answered/);
-    await receiver.waitForLog(/mirroring session -?\d+ ended: the sender closed the mirroring connection \(60 video packets, 1 codec configurations\)/, 5000);
+    await receiver.waitForLog(/mirroring session -?\d+ ended: the sender closed the mirroring connection \(60 video packets, 1 codec configurations\)/, PROMPT_MS);
     assert.match(receiver.stderr, /activity: receivingScreenMirroring/);
     assert.match(receiver.stderr, /mirroring codec avc1\.4d40..?, NAL length size 4/);
     assert.ok(statSync(record).size > 0);
@@ -113,13 +126,14 @@ describe('mirroring sessions on one receiver', () => {
   let receiver: ReceiverProcess;
 
   before(async () => {
-    receiver = await ReceiverProcess.start({
-      args: ['--record', path.join(work, 'sessions.h264'), '--mirror-port', '0', '--ntp-port', '0', '--no-screen', '--limit', 'mirrorMissedHeartbeats=2'],
-    });
+    // The default heartbeat limit (5 s without a packet): the senders played by hand below send a
+    // heartbeat every second, as real senders do, so a test process starved of the CPU for a
+    // moment does not end their sessions. The stall test has its own receiver.
+    receiver = await ReceiverProcess.start({ args: ['--record', path.join(work, 'sessions.h264'), '--mirror-port', '0', '--ntp-port', '0', '--no-screen'] });
   });
   after(() => receiver.stop());
 
-  test('NTP: a request every 3 s (+-0.2 s) to port 7010, version 4 client mode, only the transmit timestamp set; the offset converges within 5 ms', async () => {
+  test('NTP: requests at 3 s steps to port 7010, version 4 client mode, only the transmit timestamp set; the recovered offset is the sender\'s within half the round trip', async () => {
     const ntp = dgram.createSocket('udp4');
     await new Promise<void>((resolve) => ntp.bind(7010, '127.0.0.72', resolve));
     const arrivals: { at: number; bytes: Buffer; port: number }[] = [];
@@ -131,20 +145,20 @@ describe('mirroring sessions on one receiver', () => {
       arrivals.push({ at: performance.now(), bytes: message, port: remote.port });
       ntp.send(ntpServerReply(new Uint8Array(message), received, senderClock()), remote.port, remote.address);
     });
+    const offsetLines = () => [...receiver.stderr.matchAll(/127\.0\.0\.72:\d+ NTP offset -?\d+\.\d+ ms, delay (-?\d+\.\d+) ms; .* \(sender clock - wall clock (-?\d+\.\d+) ms\)/g)];
     const socket = await connectFrom('127.0.0.72', receiver.mirrorPort!);
     const ended = closed(socket);
     socket.write(concat(postSession(), codecData));
     const heartbeats = setInterval(() => socket.write(writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0))), 1000);
     try {
-      const deadline = Date.now() + 12_000;
-      while (arrivals.length < 4 && Date.now() < deadline) await delay(50);
-      await delay(100);
+      await until(() => `${arrivals.length} NTP requests so far`, () => arrivals.length >= 4, 30_000);
+      // Four answers taken in (one line each), before the session ends.
+      await until(() => `the receiver took ${offsetLines().length} NTP answers:\n${receiver.stderr}`, () => offsetLines().length >= 4, PROMPT_MS);
     } finally {
       clearInterval(heartbeats);
       socket.end();
       ntp.close();
     }
-    assert.ok(arrivals.length >= 4, `${arrivals.length} NTP requests in 12 s`);
     for (const { bytes, port } of arrivals) {
       assert.equal(bytes.length, 48);
       assert.equal(bytes[0], 0x23, 'LI 0, version 4, mode 3 (client)');
@@ -152,46 +166,44 @@ describe('mirroring sessions on one receiver', () => {
       assert.ok(bytes.subarray(40).some((byte) => byte !== 0), 'the transmit timestamp is set');
       assert.equal(port, receiver.ntpPort, 'from the NTP client port');
     }
-    for (let i = 1; i < arrivals.length; i++) {
-      const interval = arrivals[i].at - arrivals[i - 1].at;
-      assert.ok(Math.abs(interval - 3000) <= 200, `request ${i + 1} came ${interval.toFixed(1)} ms after the one before`);
-    }
-    await ended;
+    // spec 4.5: one request every 3 s, the first at once. Request i is due 3 i s after the first
+    // (the client keeps its schedule, mirror-ntp.test.ts proves it on a manual clock); a busy
+    // machine only makes one late, so each is read as a whole number of steps: 3 s steps, not
+    // 1 s or 6 s ones, however late a timer fired.
+    const steps = arrivals.map(({ at }) => (at - arrivals[0].at) / 3000);
+    assert.deepEqual(steps.map(Math.round), steps.map((_, index) => index), `requests at ${steps.map((step) => (step * 3).toFixed(2)).join(', ')} s`);
+    await within(PROMPT_MS, 'the receiver closing the ended session', ended);
     // The receiver says the recovered offset against its wall clock (the same system clock as
-    // ours): after the answers so far it is the known offset, within 5 ms.
-    const said = [...receiver.stderr.matchAll(/127\.0\.0\.72:\d+ NTP offset .* \(sender clock - wall clock (-?\d+\.\d+) ms\)/g)].map((match) => Number(match[1]));
-    assert.ok(said.length >= 4, receiver.stderr);
-    const last = said[said.length - 1];
-    assert.ok(Math.abs(last - OFFSET_MS) < 5, `recovered ${last} ms, the sender is ${OFFSET_MS} ms ahead`);
+    // ours). RFC 5905 8: an offset is off by at most half the round trip of its exchange, and the
+    // receiver uses its exchange with the least round trip; 5 ms more for the two processes'
+    // clocks (milliseconds, read at different moments).
+    const said = offsetLines().map((match) => ({ delay: Number(match[1]), offset: Number(match[2]) }));
+    const least = Math.min(...said.map((sample) => sample.delay));
+    const last = said[said.length - 1].offset;
+    assert.ok(Math.abs(last - OFFSET_MS) <= 5 + least / 2, `recovered ${last} ms (least round trip ${least} ms), the sender is ${OFFSET_MS} ms ahead`);
   });
 
   test('a second sender is refused while one streams; the first goes on', async () => {
-    const first = runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.73', '--hold', '1'], 30_000);
-    let second: CommandRun;
+    // The first sender is played by hand, so its session lasts for as long as the second needs to
+    // start (the sender command runs ffmpeg and ffprobe before it connects: seconds on a busy
+    // machine, longer than a clip of 2 s).
+    const first = await connectFrom('127.0.0.73', receiver.mirrorPort!);
+    const firstEnded = closed(first);
+    const heartbeats = setInterval(() => first.write(writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0))), 1000);
     try {
-      await receiver.waitForLog(/127\.0\.0\.73:\d+ mirroring session -?\d+ started/, 10_000);
-      second = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.74'], 20_000);
+      first.write(concat(postSession(), codecData, ...videoPackets.slice(0, 30)));
+      await receiver.waitForLog(/127\.0\.0\.73:\d+ mirroring session 1234 started/, PROMPT_MS);
+      const second = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.74'], 60_000);
+      assert.equal(second.code, 1, second.stdout);
+      assert.match(second.stderr, /POST \/stream: the receiver answered 503 Service Unavailable: this receiver is mirroring 127\.0\.0\.73:\d+ \(session 1234\); one mirroring session at a time/);
+      // The first goes on: the rest of its pictures count in the same session.
+      first.end(concat(...videoPackets.slice(30)));
     } finally {
-      // The first sender's session must be over before the next test.
-      await first.catch(() => undefined);
+      clearInterval(heartbeats);
+      first.end();
     }
-    assert.equal(second.code, 1);
-    assert.match(second.stderr, /POST \/stream: the receiver answered 503 Service Unavailable: this receiver is mirroring 127\.0\.0\.73:\d+ .*one mirroring session at a time/);
-    const done = await first;
-    assert.equal(done.code, 0, done.stderr);
-    assert.match(done.stdout, /sent 60 frames/);
-  });
-
-  test('a stalled sender (no heartbeat) ends its session; the receiver closes the connection', async () => {
-    const socket = await connectFrom('127.0.0.75', receiver.mirrorPort!);
-    const ended = closed(socket);
-    const started = performance.now();
-    socket.write(concat(postSession(), codecData));
-    const received = await within(8000, 'the receiver closing a stalled stream', ended);
-    const after = performance.now() - started;
-    assert.equal(received, '', 'no HTTP answer to POST /stream');
-    assert.ok(after >= 1900 && after < 4000, `closed after ${after.toFixed(0)} ms (2 missed heartbeats)`);
-    await receiver.waitForLog(/127\.0\.0\.75:\d+ mirroring session 1234 ended: no packet from the sender for 2 s \(limits\.mirrorMissedHeartbeats 2\): the sender stalled/, 1000);
+    assert.equal(await within(PROMPT_MS, 'the end of the first session', firstEnded), '', 'no HTTP answer to the first POST /stream');
+    await receiver.waitForLog(/127\.0\.0\.73:\d+ mirroring session 1234 ended: the sender closed the mirroring connection \(60 video packets, 1 codec configurations\)/, PROMPT_MS);
   });
 
   test('a plist missing required keys is refused (400, reason, closed); garbage avcC and a truncated header end their sessions with one line each', async () => {
@@ -199,30 +211,51 @@ describe('mirroring sessions on one receiver', () => {
     const refused = await connectFrom('127.0.0.78', receiver.mirrorPort!);
     const answer = closed(refused);
     refused.write(concat(latin1Encode(`POST /stream HTTP/1.1\r\nContent-Length: ${incomplete.length}\r\n\r\n`), incomplete, codecData));
-    assert.match(await within(5000, 'the refusal', answer), /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nPOST \/stream: required key latencyMs missing\n$/);
+    assert.match(await within(PROMPT_MS, 'the refusal', answer), /^HTTP\/1\.1 400 Bad Request\r\n[^]*\r\n\r\nPOST \/stream: required key latencyMs missing\n$/);
 
     const garbage = await connectFrom('127.0.0.78', receiver.mirrorPort!);
     const garbageEnded = closed(garbage);
     garbage.write(concat(postSession(), writePacket(PACKET_TYPE.codecData, latin1Encode('not an avcC record'))));
-    assert.equal(await within(5000, 'the end of the garbage session', garbageEnded), '');
-    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: codec data is not a valid avcC record: avcC version is 110/, 1000);
+    assert.equal(await within(PROMPT_MS, 'the end of the garbage session', garbageEnded), '');
+    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: codec data is not a valid avcC record: avcC version is 110/, PROMPT_MS);
 
     const truncated = await connectFrom('127.0.0.78', receiver.mirrorPort!);
     const truncatedEnded = closed(truncated);
-    truncated.write(concat(postSession(), codecData, writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)).subarray(0, 90)));
-    await delay(200);
-    truncated.end();
-    await within(5000, 'the end of the truncated session', truncatedEnded);
-    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: the stream ended inside a packet header \(90 of 128 bytes\)/, 1000);
+    // The end follows the 90 bytes on the same stream: TCP delivers them first, however it splits them.
+    truncated.end(concat(postSession(), codecData, writePacket(PACKET_TYPE.heartbeat, new Uint8Array(0)).subarray(0, 90)));
+    await within(PROMPT_MS, 'the end of the truncated session', truncatedEnded);
+    await receiver.waitForLog(/127\.0\.0\.78:\d+ mirroring session 1234 ended: the stream ended inside a packet header \(90 of 128 bytes\)/, PROMPT_MS);
   });
 
   test('an oversized payload size ends only that session; the next sender mirrors', async () => {
     const socket = await connectFrom('127.0.0.76', receiver.mirrorPort!);
     const ended = closed(socket);
     socket.write(concat(postSession(), codecData, writePacketHeader({ payloadSize: 0x7fffffff, payloadType: 0, option: 6, ntpSeconds: 0, ntpFraction: 0 })));
-    await within(5000, 'the receiver closing a hostile stream', ended);
-    await receiver.waitForLog(/127\.0\.0\.76:\d+ mirroring session 1234 ended: packet 2 \(type 0\) announces a 2147483647-byte payload/, 1000);
-    const next = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.77'], 30_000);
+    await within(PROMPT_MS, 'the receiver closing a hostile stream', ended);
+    await receiver.waitForLog(/127\.0\.0\.76:\d+ mirroring session 1234 ended: packet 2 \(type 0\) announces a 2147483647-byte payload/, PROMPT_MS);
+    const next = await runSender(['mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', '127.0.0.77'], 60_000);
     assert.equal(next.code, 0, next.stderr);
+  });
+});
+
+describe('a stalled mirroring sender', () => {
+  let receiver: ReceiverProcess;
+
+  before(async () => {
+    receiver = await ReceiverProcess.start({ args: ['--record', path.join(work, 'stalled.h264'), '--mirror-port', '0', '--ntp-port', '0', '--no-screen', '--limit', 'mirrorMissedHeartbeats=2'] });
+  });
+  after(() => receiver.stop());
+
+  test('a stalled sender (no heartbeat) ends its session after mirrorMissedHeartbeats seconds; the receiver closes the connection', async () => {
+    const socket = await connectFrom('127.0.0.75', receiver.mirrorPort!);
+    const ended = closed(socket);
+    const started = performance.now();
+    socket.write(concat(postSession(), codecData));
+    const received = await within(PROMPT_MS, 'the receiver closing a stalled stream', ended);
+    const after = performance.now() - started;
+    assert.equal(received, '', 'no HTTP answer to POST /stream');
+    // Never before the limit (load only makes the close later; a timer fires at most 1 ms early).
+    assert.ok(after >= 1990, `closed after ${after.toFixed(0)} ms, before 2 missed heartbeats`);
+    await receiver.waitForLog(/127\.0\.0\.75:\d+ mirroring session 1234 ended: no packet from the sender for 2 s \(limits\.mirrorMissedHeartbeats 2\): the sender stalled/, PROMPT_MS);
   });
 });

@@ -51,6 +51,12 @@ const MIRRORING = /^listening on (\S+):(\d+) \(screen mirroring; NTP client on U
 const SCREEN = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)(?: and \S+)? \(virtual screen page\)$/;
 const PROFILE = /^profile (\S+), dialect (\S+), device id (\S+), data in (.*)$/;
 const SERVICE = /^(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) port (\d+):(.*)$/;
+/**
+ * The default bound on a wait for something the receiver does at once (a log line, a response, a
+ * close). A failure bound, not a speed claim: on a busy machine (two test files, Chromium and
+ * ffmpeg sharing two cores) "at once" can take seconds, and a wait ends as soon as its condition holds.
+ */
+export const PROMPT_MS = 10_000;
 /** After the `profile` line the service lines follow in the same tick; this much quiet ends them. */
 const SETTLE_MS = 150;
 
@@ -153,7 +159,7 @@ export class ReceiverProcess {
   }
 
   /** Waits up to `timeoutMs` for a log line (stderr) matching `pattern`; returns it, or throws. */
-  async waitForLog(pattern: RegExp, timeoutMs = 2000): Promise<string> {
+  async waitForLog(pattern: RegExp, timeoutMs = PROMPT_MS): Promise<string> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const line = this.err.split('\n').find((candidate) => pattern.test(candidate));
@@ -317,7 +323,7 @@ export class RawClient {
   }
 
   /** Connects to `host` (loopback only) within `timeoutMs`. */
-  static connect(port: number, host = '127.0.0.1', timeoutMs = 3000): Promise<RawClient> {
+  static connect(port: number, host = '127.0.0.1', timeoutMs = PROMPT_MS): Promise<RawClient> {
     if (host !== '127.0.0.1' && host !== '::1') throw new Error(`RawClient connects to loopback only, not ${host}`);
     return within(
       timeoutMs,
@@ -351,7 +357,7 @@ export class RawClient {
   }
 
   /** The next complete response, within `timeoutMs`. */
-  async response(timeoutMs = 3000): Promise<RawResponse> {
+  async response(timeoutMs = PROMPT_MS): Promise<RawResponse> {
     const deadline = Date.now() + timeoutMs;
     for (;;) {
       const next = this.responses.shift();
@@ -365,14 +371,17 @@ export class RawClient {
   }
 
   /** `count` responses in order. */
-  async responsesOf(count: number, timeoutMs = 3000): Promise<RawResponse[]> {
+  async responsesOf(count: number, timeoutMs = PROMPT_MS): Promise<RawResponse[]> {
     const out: RawResponse[] = [];
     for (let i = 0; i < count; i++) out.push(await this.response(timeoutMs));
     return out;
   }
 
-  /** Whether the receiver closed the connection within `timeoutMs` (false: still open). */
-  async closedByPeer(timeoutMs = 2000): Promise<boolean> {
+  /**
+   * Whether the receiver closed the connection within `timeoutMs` (false: still open then). A
+   * bound for a close that is due; "still open" is shown by a later request answered instead.
+   */
+  async closedByPeer(timeoutMs = PROMPT_MS): Promise<boolean> {
     const deadline = Date.now() + timeoutMs;
     while (!this.ended) {
       const left = deadline - Date.now();
