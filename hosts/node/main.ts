@@ -1,7 +1,7 @@
 // `vendorplay-receiver`: the desktop simulator host. Parses the command line, builds the ports on
 // Node, starts the receiver and its listeners, advertises it, and shuts down cleanly on a signal.
 
-import { mkdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import type dgram from 'node:dgram';
@@ -15,13 +15,13 @@ import { readCertificateDer } from '../../src/pairing/der';
 import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { CONTROL_PORT, ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
-import { loadOrCreateDeviceId } from '../../src/receiver/identity';
+import { loadOrCreateDeviceId, SECRET_KEY_RECORDS } from '../../src/receiver/identity';
 import { isProfileName, profileMirrors, profilePlaysVideo, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { selectFrameKernel } from './kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './nal-kernel';
 import { runPairingsCommand } from './pairings-command';
-import { consoleLogger, defaultDataDir, fileStore, fsCause, nodeClock, nodeRandom, StoreFileError } from './ports';
+import { consoleLogger, defaultDataDir, fileStore, fsCause, makeDataDir, nodeClock, nodeRandom, recordsOthersCanRead, StoreFileError } from './ports';
 import { VirtualScreen } from './screen/display';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder, parseMirrorSize } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
@@ -117,7 +117,7 @@ function checkDataDir(dir: string): void {
     throw new ConfigError(`data directory ${dir} cannot be used: ${fsCause(error)}; choose another with --data-dir DIR`);
   };
   try {
-    mkdirSync(dir, { recursive: true });
+    makeDataDir(dir);
   } catch (error) {
     fail(error);
   }
@@ -295,6 +295,9 @@ async function main(): Promise<void> {
   if (!commandLine) return;
   const { config, interfaces, mdns, dataDir, logLevel } = commandLine;
   const log = consoleLogger(logLevel);
+  for (const { file, mode } of recordsOthersCanRead(dataDir, SECRET_KEY_RECORDS)) {
+    log('warn', `${file} holds the receiver's secret key and other users can read it (mode ${mode.toString(8).padStart(4, '0')}); make it yours alone: chmod 600 ${file}`);
+  }
   const { crypto } = selectFrameKernel(log);
   // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
   const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);

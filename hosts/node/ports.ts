@@ -1,7 +1,7 @@
 // The Node host's ports for time, randomness, logging and storage (src/platform.ts).
 
 import { randomBytes } from 'node:crypto';
-import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync, openSync, fsyncSync, closeSync } from 'node:fs';
+import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../src/platform';
@@ -52,6 +52,55 @@ export class StoreFileError extends Error {
   override name = 'StoreFileError';
 }
 
+/**
+ * The data directory holds the receiver's secret key (src/receiver/identity.ts): a directory the
+ * receiver makes is its user's alone, and so is every record it writes.
+ */
+export const DATA_DIR_MODE = 0o700;
+export const RECORD_MODE = 0o600;
+
+/**
+ * Makes the data directory, mode DATA_DIR_MODE, and any missing parents (with the usual mode:
+ * `~/.local/share` is not ours to close). A directory that exists is left as it is, its mode
+ * too: it is the person's. Throws the file-system error (ENOTDIR, EACCES, ...) otherwise.
+ */
+export function makeDataDir(directory: string): void {
+  const make = (): boolean => {
+    try {
+      mkdirSync(directory, { mode: DATA_DIR_MODE });
+    } catch (error) {
+      const code = (error as NodeJS.ErrnoException).code;
+      if (code === 'ENOENT') return false;
+      if (code !== 'EEXIST') throw error;
+    }
+    return true;
+  };
+  if (make()) return;
+  mkdirSync(path.dirname(directory), { recursive: true });
+  if (!make()) throw Object.assign(new Error(`${directory}: no such file or directory`), { code: 'ENOENT' });
+}
+
+/**
+ * The records of `keys` in `directory` that users other than the owner may read (group or other
+ * bits set), with their mode: files written 0644 by versions before records were 0600, or
+ * opened up by hand. Said at start; the receiver does not change them behind the person's back
+ * (a record written again is 0600).
+ */
+export function recordsOthersCanRead(directory: string, keys: readonly string[]): { file: string; mode: number }[] {
+  const found: { file: string; mode: number }[] = [];
+  for (const key of keys) {
+    const file = path.join(directory, fileName(key));
+    let mode: number;
+    try {
+      mode = statSync(file).mode & 0o777;
+    } catch {
+      continue; // absent (or unreadable: the store says so when it reads it)
+    }
+    if (mode & 0o077) found.push({ file, mode });
+  }
+  return found;
+}
+
 /** Keys become file names; anything outside a safe set is hex-escaped so no key leaves the directory. */
 function fileName(key: string): string {
   return key.replace(/[^A-Za-z0-9._-]/g, (char) => `%${char.charCodeAt(0).toString(16).padStart(2, '0')}`).replace(/^\./, '%2e');
@@ -99,7 +148,7 @@ export function fileStore(directory: string): Store {
     throw new StoreFileError(`cannot ${action} ${file}: ${fsCause(error)}`);
   };
   try {
-    mkdirSync(directory, { recursive: true });
+    makeDataDir(directory);
     removeStaleTemporaries(directory);
   } catch (error) {
     fail('use the data directory', directory, error);
@@ -118,9 +167,12 @@ export function fileStore(directory: string): Store {
       const target = path.join(directory, fileName(key));
       const temporary = `${target}.${process.pid}.tmp`;
       try {
-        writeFileSync(temporary, value);
-        const fd = openSync(temporary, 'r');
+        // RECORD_MODE whatever the umask, and whatever an earlier temporary file had: the
+        // rename gives the record this file's mode, so a record written 0644 once is 0600 now.
+        const fd = openSync(temporary, 'w', RECORD_MODE);
         try {
+          fchmodSync(fd, RECORD_MODE);
+          writeFileSync(fd, value);
           fsyncSync(fd);
         } finally {
           closeSync(fd);

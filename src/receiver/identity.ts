@@ -21,6 +21,13 @@ export interface ReceiverIdentity {
 
 /** Store key of the identity record (ESP32 NVS keys are at most 15 characters). */
 export const IDENTITY_KEY = 'identity';
+/** Where an identity record that cannot be read is kept for a person to look at. */
+export const BAD_IDENTITY_KEY = 'identity.bad';
+/**
+ * The records that hold the receiver's Ed25519 secret key: whoever reads one can pose as this
+ * receiver to every paired sender, so a host keeps them from other users of the machine.
+ */
+export const SECRET_KEY_RECORDS: readonly string[] = [IDENTITY_KEY, BAD_IDENTITY_KEY];
 
 interface StoredIdentity {
   version: 1;
@@ -55,8 +62,8 @@ export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Lo
       record = JSON.parse(utf8Decode(stored)) as StoredIdentity;
       identity = fromStored(record);
     } catch (error) {
-      log('error', `stored identity is unreadable (${error instanceof Error ? error.message : String(error)}); kept as "identity.bad", making a new one`);
-      store.put('identity.bad', stored);
+      log('error', `stored identity is unreadable (${error instanceof Error ? error.message : String(error)}); kept as "${BAD_IDENTITY_KEY}", making a new one`);
+      store.put(BAD_IDENTITY_KEY, stored);
     }
     if (record && identity) {
       const kept = keptPublicKey(record, identity.secretKey);

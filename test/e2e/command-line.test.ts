@@ -7,12 +7,12 @@
 
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
-import { RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, type CommandRun } from './receiver-process';
+import { freshDataDir, RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, until, type CommandRun } from './receiver-process';
 
 /** The lines of `text`, without the empty one after the last newline. */
 function lines(text: string): string[] {
@@ -175,6 +175,49 @@ describe('start-up stops, naming the cause', () => {
       assert.doesNotMatch(result.stdout, /advertising|listening on/);
     } finally {
       holder.close();
+    }
+  });
+});
+
+describe('the data directory keeps the secret key from other users', () => {
+  const modeOf = (file: string): number => statSync(file).mode & 0o777;
+
+  test('a data directory the receiver makes is 0700, every record in it 0600, and a record written again is 0600', async () => {
+    const parent = freshDataDir();
+    const dataDir = path.join(parent, 'missing', 'vendorplay-receiver');
+    const receiver = await ReceiverProcess.start({ dataDir, args: ['--no-screen', '--activity-signal'] });
+    try {
+      assert.equal(modeOf(dataDir).toString(8), '700');
+      const records = readdirSync(dataDir).sort();
+      assert.deepEqual(records, ['device-id', 'gid', 'identity']);
+      for (const record of records) assert.equal(modeOf(path.join(dataDir, record)).toString(8), '600', record);
+      assert.doesNotMatch(receiver.stderr, /secret key/);
+      // The gid record is written again when the activity changes (spec 2.1; SIGUSR2 here).
+      const gid = path.join(dataDir, 'gid');
+      chmodSync(gid, 0o644);
+      receiver.child.kill('SIGUSR2');
+      await until(() => `${gid} written again 0600 (mode ${modeOf(gid).toString(8)})`, () => modeOf(gid) === 0o600);
+    } finally {
+      await receiver.stop();
+      rmSync(parent, { recursive: true, force: true });
+    }
+  });
+
+  test('an identity others can read (an older version wrote it 0644): a warning at start naming it; the directory left as it was', async () => {
+    const dataDir = freshDataDir();
+    try {
+      await (await ReceiverProcess.start({ dataDir, args: ['--no-screen'] })).stop();
+      const identity = path.join(dataDir, 'identity');
+      chmodSync(identity, 0o644);
+      chmodSync(dataDir, 0o755);
+      const receiver = await ReceiverProcess.start({ dataDir, args: ['--no-screen'] });
+      await receiver.stop();
+      const warnings = lines(receiver.stderr).filter((line) => / warn /.test(line)).map((line) => line.replace(/^\S+ /, ''));
+      assert.deepEqual(warnings, [`warn  ${identity} holds the receiver's secret key and other users can read it (mode 0644); make it yours alone: chmod 600 ${identity}`]);
+      assert.equal(modeOf(identity).toString(8), '644', 'not changed behind the person\'s back');
+      assert.equal(modeOf(dataDir).toString(8), '755', 'a directory the person made keeps its mode');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
     }
   });
 });
