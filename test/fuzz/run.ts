@@ -51,7 +51,7 @@ for (const campaign of CAMPAIGNS) {
     seed,
     count,
     start: index !== undefined ? numeric('index', 0) : 0,
-    timeLimitMs: numeric('time-limit', 24 * 3600 * 1000),
+    timeLimitMs: option('time-limit') === undefined ? undefined : numeric('time-limit', 0),
     hangMs: numeric('hang-ms', 1000),
     clock: () => performance.now(),
     heapBytes,

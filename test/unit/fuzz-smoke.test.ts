@@ -24,7 +24,7 @@ test('the fuzz engine tells crashes, expected errors and hangs apart, naming see
       if (input === 2) throw new FuzzFailure('invariant broken');
     },
   };
-  const report = runCampaign(campaign, { seed: 9, count: 200, timeLimitMs: 1e9, hangMs: 10, clock: () => time, keep: 1000 });
+  const report = runCampaign(campaign, { seed: 9, count: 200, hangMs: 10, clock: () => time, keep: 1000 });
   const byKind = (kind: string, index: number) => report.failures.some((failure) => failure.kind === kind && failure.index === index);
   let rejected = 0;
   let crashes = 0;
@@ -46,8 +46,18 @@ test('the fuzz engine tells crashes, expected errors and hangs apart, naming see
   assert.match(failureLines(report)[0], /^engine-check (crash|hang) at seed 9 index \d+ \(npm run fuzz -- --only engine-check --seed 9 --index \d+\)/);
   // Replaying one index gives the same outcome as in the run.
   const first = report.failures[0];
-  const replay = runCampaign(campaign, { seed: 9, count: 1, start: first.index, timeLimitMs: 1e9, hangMs: 10, clock: () => time });
+  const replay = runCampaign(campaign, { seed: 9, count: 1, start: first.index, hangMs: 10, clock: () => time });
   assert.equal(replay.failures[0]?.kind, first.kind);
+});
+
+test('without a time limit every input of the count runs however slow; --time-limit stops a long run at a check after the limit', () => {
+  let time = 0;
+  const slow: Campaign<number> = { name: 'slow', expected: () => false, generate: (rng) => rng.int(0, 9), check: () => void (time += 100) };
+  // 100 ms an input, 500 inputs: 50 s by this clock, and none left out.
+  assert.equal(runCampaign(slow, { seed: 1, count: 500, hangMs: 1000, clock: () => time }).inputs, 500);
+  // With a limit of 1 s the run checks the clock every 16 inputs and stops at the first check past it.
+  time = 0;
+  assert.equal(runCampaign(slow, { seed: 1, count: 500, timeLimitMs: 1000, hangMs: 1000, clock: () => time }).inputs, 16);
 });
 
 test('mutations and splits are deterministic for a seed and keep every byte when splitting', () => {
@@ -63,7 +73,7 @@ test('mutations and splits are deterministic for a seed and keep every byte when
 
 for (const campaign of CAMPAIGNS) {
   test(`fuzz smoke ${campaign.name}: a few inputs, no crash`, () => {
-    const report = runCampaign(campaign, { seed: DEFAULT_SEED, count: 25, timeLimitMs: 60_000, hangMs: 30_000 });
+    const report = runCampaign(campaign, { seed: DEFAULT_SEED, count: 25, hangMs: 30_000 });
     assert.deepEqual(failureLines(report), []);
     assert.equal(report.inputs, 25);
   });
