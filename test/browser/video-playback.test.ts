@@ -14,6 +14,7 @@ import { decodePlist, isPlistDict, type PlistDict, type PlistValue } from '../..
 import { launchChromium, openScreenPage, pictureCentre } from '../support/chromium';
 import { blockPicture, colourDistance, WHITE } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
+import { PythonHttpServer } from '../support/python-http-server';
 import { ReceiverProcess, delay, runSender, until, within } from '../e2e/receiver-process';
 
 const TOLERANCE = 40;
@@ -142,6 +143,27 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     });
     // The play command has ended (0) after the stop.
     await page.waitForSelector('body:not(.has-video)', { timeout: 5000 });
+  });
+
+  test('from a media server without byte ranges (python3 -m http.server), a scrub lands where asked: the picture and /playback-info at 3 s', async () => {
+    const python = await PythonHttpServer.start(fixtures.dir);
+    try {
+      await send(['play', target, python.url(fixtures.mp4), '--dialect', 'apple'], 60_000, async (output) => {
+        await untilSaid(output, /event: video playing/);
+        await send(['rate', target, '0', '--dialect', 'apple']);
+        await untilSaid(output, /event: video paused/);
+        await send(['scrub', target, '3', '--dialect', 'apple']);
+        const colour = await centreColour(3);
+        assert.ok(colourDistance(colour, clipColourAt(3)) <= TOLERANCE, `at 3 s: rgb(${colour.join(',')})`);
+        const info = await infoUntil('at 3 s', (candidate) => near(candidate, 3));
+        // The page can seek the whole clip (from such a server Chromium's seekable range was [0, 0]).
+        assert.deepEqual(info.seekableTimeRanges, [{ duration: info.duration, start: 0 }]);
+        await send(['stop', target, '--dialect', 'apple']);
+        await untilSaid(output, /event: video stopped/);
+      });
+    } finally {
+      await python.stop();
+    }
   });
 
   test('Start-Position 0.5 starts mid-way', async () => {

@@ -1,6 +1,6 @@
 // The screen server's media path (hosts/node/screen/media-proxy.ts) over real loopback sockets,
 // without a browser: what the page fetches at /media/ITEM/N is the sender's URL (ranges
-// forwarded), HLS playlists come back with every URI turned into this item's paths, redirects
+// forwarded, or served by the proxy from a server that has none: Python's http.server), HLS playlists come back with every URI turned into this item's paths, redirects
 // are followed, every byte and answer is counted, and nothing but the current item's URLs is
 // ever fetched. Also the page report's checks (player.ts parsePageReport).
 
@@ -15,6 +15,7 @@ import { DEFAULT_LIMITS } from '../../src/receiver/limits';
 import { PagePlayer, parsePageReport } from '../../hosts/node/screen/player';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
+import { PythonHttpServer } from '../support/python-http-server';
 
 describe('the media proxy of the screen page', () => {
   let fixtures: MediaFixtures;
@@ -84,6 +85,54 @@ describe('the media proxy of the screen page', () => {
     assert.equal(counted.bytes, file('clip.mp4').length + 100);
     assert.equal(counted.requests, 2);
     assert.equal(counted.serverAddress, '127.0.0.1');
+  });
+
+  test('from a server without byte ranges (python3 -m http.server) the proxy serves the range asked itself, from the whole file, and says Accept-Ranges', async () => {
+    const python = await PythonHttpServer.start(fixtures.dir);
+    try {
+      const clip = file('clip.mp4');
+      const length = clip.length;
+      const { id, src } = load(python.url(fixtures.mp4));
+      // The server itself: 200 and the whole file for a range, no Accept-Ranges.
+      const direct = await fetch(python.url(fixtures.mp4), { headers: { Range: 'bytes=1000-' } });
+      assert.equal(direct.status, 200);
+      assert.equal(direct.headers.get('accept-ranges'), null);
+      await direct.arrayBuffer();
+      const whole = await fetch(src);
+      assert.equal(whole.status, 200);
+      assert.equal(whole.headers.get('accept-ranges'), 'bytes');
+      assert.deepEqual(Buffer.from(await whole.arrayBuffer()), clip);
+      const cases: [string, number, number][] = [
+        ['bytes=0-', 0, length - 1],
+        ['bytes=1000-', 1000, length - 1],
+        ['bytes=100-199', 100, 199],
+        ['bytes=-50', length - 50, length - 1],
+        [`bytes=${length - 10}-${length + 500}`, length - 10, length - 1],
+      ];
+      for (const [range, start, end] of cases) {
+        const part = await fetch(src, { headers: { Range: range } });
+        assert.equal(part.status, 206, range);
+        assert.equal(part.headers.get('content-range'), `bytes ${start}-${end}/${length}`, range);
+        assert.equal(part.headers.get('content-length'), String(end - start + 1), range);
+        assert.deepEqual(Buffer.from(await part.arrayBuffer()), clip.subarray(start, end + 1), range);
+      }
+      const past = await fetch(src, { headers: { Range: `bytes=${length}-` } });
+      assert.equal(past.status, 416);
+      assert.equal(past.headers.get('content-range'), `bytes */${length}`);
+      await past.arrayBuffer();
+      // Several ranges at once: the whole file (RFC 9110 14.2 lets a server ignore Range).
+      const several = await fetch(src, { headers: { Range: 'bytes=0-9,20-29' } });
+      assert.equal(several.status, 200);
+      assert.equal((await several.arrayBuffer()).byteLength, length);
+      const counted = player.media(id)!;
+      // What came from the server counts, the bytes dropped before a range too.
+      assert.equal(counted.requests, 8);
+      assert.ok(counted.bytes >= 5 * length, `${counted.bytes} bytes counted`);
+      assert.equal(counted.failure, undefined);
+      assert.equal(counted.lastError, undefined);
+    } finally {
+      await python.stop();
+    }
   });
 
   test('a URL the sender spells otherwise than URL parsing does is still the item\'s URL 0', async () => {

@@ -5,6 +5,20 @@
 // against the playlist's URL, numbered, and written back into the playlist as `/media/ITEM/N`,
 // so a stream's every fetch comes through here too. Only URLs of the item loaded now are ever
 // fetched: a number not handed out, or one of an older item, is 404. Not an open proxy.
+//
+// Byte ranges for media servers without them (Python's `http.server`, many small servers): such
+// a server answers the page's Range request with 200 and the whole file. Chromium then takes
+// the file for a stream it cannot seek (its seekable range is [0, 0]), and a sender's POST
+// /scrub restarts the video from 0. A person who scrubs expects the picture at the place asked,
+// as with any other server, so the proxy serves the range itself: it answers 206 with the bytes
+// asked, read from the whole file the server sends, the bytes before the range read and
+// dropped, and says Accept-Ranges on such a server's answers so the page knows it may ask.
+// Not from what it fetched before: that would hold the movie in memory, with no bound (DESIGN
+// principle 4); reading the start of the file again costs only time, a few seconds on a home
+// network even near the end of a film. A server that does not say the file's length
+// (Content-Length) cannot be answered by range (Content-Range needs it): its answer goes through
+// as it is, the page cannot seek in it, and the position the receiver reports is where the page
+// really is (its report), not the one asked.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -36,6 +50,27 @@ const VAGUE_TYPES = new Set(['', 'text/plain', 'application/octet-stream', 'bina
 
 /** Headers of the media server's answer that the page gets as they are. */
 const FORWARDED_HEADERS = ['content-type', 'content-length', 'content-range', 'accept-ranges', 'last-modified', 'etag'];
+
+/**
+ * The one byte range of a Range header (RFC 9110 14.1.2) in a representation of `length` bytes,
+ * `unsatisfiable` when it starts past the end (416), or undefined: no header, several ranges or
+ * one not understood (RFC 9110 14.2: a server may then answer the whole, 200).
+ */
+export function byteRange(header: string | undefined, length: number): { readonly start: number; readonly end: number } | 'unsatisfiable' | undefined {
+  const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
+  if (!match || (match[1] === '' && match[2] === '')) return undefined;
+  if (match[1] === '') {
+    // A suffix: the last N bytes.
+    const suffix = Number(match[2]);
+    if (suffix === 0) return 'unsatisfiable';
+    return { start: Math.max(0, length - suffix), end: length - 1 };
+  }
+  const start = Number(match[1]);
+  const end = match[2] === '' ? length - 1 : Math.min(Number(match[2]), length - 1);
+  if (start >= length) return 'unsatisfiable';
+  if (end < start) return undefined;
+  return { start, end };
+}
 
 /** Whether `url` names an HLS playlist by its path (before anything is fetched). */
 export function looksLikePlaylist(url: string): boolean {
@@ -213,37 +248,83 @@ export class MediaItem {
         const type = (answer.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         const playlist = PLAYLIST_TYPES.has(type) || (VAGUE_TYPES.has(type) && PLAYLIST_PATH.test(target.pathname));
         if (playlist) this.relayPlaylist(number, target, answer, response, extraHeaders, done, fail);
-        else this.relayMedia(answer, response, extraHeaders, done);
+        else this.relayMedia(request.headers.range, answer, response, extraHeaders, done);
       });
       upstream.end();
     };
     fetchFrom(new URL(url), 0);
   }
 
-  /** Streams bytes through as they come, counting them. */
-  private relayMedia(answer: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>, done: () => void): void {
+  /**
+   * Streams bytes through as they come, counting them. A whole file of known length from a
+   * server that ignored the page's Range (200) is cut to the range asked (206; see the header).
+   */
+  private relayMedia(asked: string | undefined, answer: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>, done: () => void): void {
     const headers: Record<string, string> = { ...extraHeaders, 'Cache-Control': 'no-store' };
     for (const name of FORWARDED_HEADERS) {
       const value = answer.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
-    response.writeHead(answer.statusCode ?? 200, headers);
+    let status = answer.statusCode ?? 200;
+    /** Bytes of the answer to drop before the range, and to send from there on. */
+    let skip = 0;
+    let left = Infinity;
+    const length = status === 200 && /^\d{1,15}$/.test(headers['content-length'] ?? '') ? Number(headers['content-length']) : undefined;
+    if (length !== undefined) {
+      // The whole file, its length known: any range of it can be served from here.
+      headers['accept-ranges'] = 'bytes';
+      const range = byteRange(asked, length);
+      if (range === 'unsatisfiable') {
+        answer.destroy();
+        done();
+        const body = `the file has ${length} bytes; the range ${asked} starts past its end\n`;
+        response.writeHead(416, { ...extraHeaders, 'Content-Range': `bytes */${length}`, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
+        response.end(body);
+        return;
+      }
+      if (range) {
+        status = 206;
+        skip = range.start;
+        left = range.end - range.start + 1;
+        headers['content-range'] = `bytes ${range.start}-${range.end}/${length}`;
+        headers['content-length'] = String(left);
+      }
+    }
+    response.writeHead(status, headers);
+    let finished = false;
+    const finish = (end: () => void) => {
+      if (finished) return;
+      finished = true;
+      done();
+      end();
+    };
     answer.on('data', (chunk: Buffer) => {
+      // Every byte fetched counts (spec 2.10 bytes), those dropped before a range too.
       this.bytes += chunk.length;
+      if (finished) return;
+      let part = chunk;
+      if (skip > 0) {
+        const dropped = Math.min(skip, part.length);
+        skip -= dropped;
+        part = part.subarray(dropped);
+      }
+      if (part.length > left) part = part.subarray(0, left);
+      left -= part.length;
       // Backpressure: the page reads at its pace, the media server waits for it.
-      if (!response.write(chunk)) {
+      if (part.length > 0 && !response.write(part)) {
         answer.pause();
         response.once('drain', () => answer.resume());
       }
+      if (left === 0) {
+        // The range is sent: the rest of the file is not fetched.
+        answer.destroy();
+        finish(() => response.end());
+      }
     });
-    answer.on('end', () => {
-      done();
-      response.end();
-    });
-    answer.on('error', () => {
-      done();
-      response.destroy();
-    });
+    answer.on('end', () => finish(() => response.end()));
+    answer.on('error', () => finish(() => response.destroy()));
+    // Destroyed before its end (the page went away, the item stopped): the page's answer goes too.
+    answer.on('close', () => finish(() => (answer.complete ? response.end() : response.destroy())));
   }
 
   /** Reads a playlist whole (bounded), numbers its URIs and sends it rewritten. */
