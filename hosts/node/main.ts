@@ -42,7 +42,7 @@ Options:
   --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
   --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
                          the receiver mirrors: a profile with mirroring and the screen page
-                         (which decodes it), or --record FILE
+                         (which decodes it), or --record FILE; start-up stops if it is taken
   --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
   --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
                          with -f h264), as well as showing it; offers screen mirroring (feature
@@ -374,6 +374,43 @@ async function main(): Promise<void> {
       return;
     }
   }
+  // Screen mirroring (spec 4.4) on its own listener, on the same addresses (the first may pick a
+  // free port), where the receiver will mirror: it has a decoder and UDP for NTP (above). Bound
+  // before anything else listens, and a port another program holds stops start-up (as
+  // --screen-port and --ntp-port do): the receiver advertises mirroring (feature bit 7) only
+  // where it serves it, and senders that find bit 7 connect to this port.
+  const mirrorLines: string[] = [];
+  if (udp) {
+    let mirrorPort = config.mirrorPort;
+    for (const address of listenAddresses(interfaces)) {
+      let server: net.Server;
+      try {
+        // Connections that arrive before the receiver is built (a moment) are closed.
+        server = await listen(mirrorPort, address, (connection) => (receiver ? receiver.acceptMirror(connection) : connection.close()));
+      } catch (error) {
+        const code = (error as NodeJS.ErrnoException).code;
+        if (code === 'EADDRINUSE') {
+          process.stderr.write(`vendorplay-receiver: --mirror-port ${mirrorPort}: the port is in use by another program; choose another port (0 picks a free one)\n`);
+          process.exitCode = 1;
+          await shutdownAll();
+          return;
+        }
+        // As for the HTTP port: an address unusable for a while is skipped, the others served.
+        log('warn', `cannot listen for screen mirroring on ${address ?? 'all addresses'} port ${mirrorPort}: ${(error as Error).message}`);
+        continue;
+      }
+      const bound = server.address() as net.AddressInfo;
+      mirrorPort = bound.port;
+      servers.push(server);
+      mirrorLines.push(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (screen mirroring; NTP client on UDP port ${ntpPort}${recorder ? `, recording to ${recorder.file}` : ''})\n`);
+    }
+    if (mirrorLines.length === 0) {
+      process.stderr.write(`vendorplay-receiver: --mirror-port ${config.mirrorPort}: no address to listen on for screen mirroring (see the warnings above)\n`);
+      process.exitCode = 1;
+      await shutdownAll();
+      return;
+    }
+  }
   let port = config.port;
   for (const address of listenAddresses(interfaces)) {
     // The first listener may pick a free port (--port 0); the others take the same one.
@@ -413,23 +450,7 @@ async function main(): Promise<void> {
     await shutdownAll();
     return;
   }
-  if (receiver.mirror) {
-    // spec 4.4: its own listener, on the same addresses; the first may pick a free port.
-    let mirrorPort = config.mirrorPort;
-    for (const address of listenAddresses(interfaces)) {
-      let server: net.Server;
-      try {
-        server = await listen(mirrorPort, address, (connection) => receiver.acceptMirror(connection));
-      } catch (error) {
-        log('warn', `cannot listen for screen mirroring on ${address ?? 'all addresses'} port ${mirrorPort}: ${(error as Error).message}`);
-        continue;
-      }
-      const bound = server.address() as net.AddressInfo;
-      mirrorPort = bound.port;
-      servers.push(server);
-      process.stdout.write(`listening on ${bound.family === 'IPv6' ? `[${bound.address}]` : bound.address}:${bound.port} (screen mirroring; NTP client on UDP port ${ntpPort}${recorder ? `, recording to ${recorder.file}` : ''})\n`);
-    }
-  }
+  for (const line of mirrorLines) process.stdout.write(line);
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
   if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
   receiver.start();

@@ -12,6 +12,7 @@ import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
+import { hasFeature, parseFeatures } from '../../src/discovery/features';
 import { freshDataDir, RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, until, type CommandRun } from './receiver-process';
 
 /** The lines of `text`, without the empty one after the last newline. */
@@ -127,7 +128,7 @@ describe('usage errors: one line and a pointer to --help', () => {
   test('--help says when the mirroring port is served', async () => {
     const help = await runCommand(RECEIVER_COMMAND, ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: a profile with mirroring and the screen page\n +\(which decodes it\), or --record FILE/);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: a profile with mirroring and the screen page\n +\(which decodes it\), or --record FILE; start-up stops if it is taken\n/);
   });
 });
 
@@ -159,6 +160,29 @@ describe('start-up stops, naming the cause', () => {
       assert.deepEqual(said(result.stderr), [`vendorplay-receiver: --screen-port ${port}: the port is in use by another program; choose another port (0 picks a free one) or --no-screen`]);
       assert.equal(result.code, 1);
       assert.doesNotMatch(result.stdout, /advertising|listening on/);
+    } finally {
+      holder.close();
+    }
+  });
+
+  test('a --mirror-port another program holds: one line naming it, nothing advertised or served (no bit 7 without its port)', async () => {
+    const holder = net.createServer();
+    await new Promise<void>((resolve) => holder.listen(0, '127.0.0.1', resolve));
+    const port = (holder.address() as net.AddressInfo).port;
+    try {
+      // The desktop profile with the screen page mirrors: the listener is wanted.
+      const result = await startReceiver(['--data-dir', path.join(scratch, 'data'), '--screen-port', '0', '--ntp-port', '0', '--mirror-port', String(port)]);
+      assert.deepEqual(said(result.stderr), [`vendorplay-receiver: --mirror-port ${port}: the port is in use by another program; choose another port (0 picks a free one)`]);
+      assert.equal(result.code, 1);
+      assert.doesNotMatch(result.stdout, /advertising|listening on/);
+      // A receiver that does not mirror (--no-screen, no --record) never listens there: it starts.
+      const receiver = await ReceiverProcess.start({ args: ['--no-screen', '--mirror-port', String(port)] });
+      try {
+        assert.equal(receiver.mirrorPort, undefined);
+        assert.equal(hasFeature(parseFeatures(receiver.txt('_vendorplay._tcp', 'features')), 'Screen'), false, 'bit 7 clear');
+      } finally {
+        await receiver.stop();
+      }
     } finally {
       holder.close();
     }
