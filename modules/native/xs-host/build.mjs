@@ -8,12 +8,15 @@
 // - fxNewFunctionLength -> vpNoFunctionLength in the engine's defaults, so functions have no
 //   own `length`, as in every app the Moddable SDK's linker links (issue 12's first bug).
 // Objects are cached in modules/native/build/xs-host (gitignored) and rebuilt when their
-// source or the flags change. Usage: node modules/native/xs-host/build.mjs [--quiet]
+// source or the flags change. One build at a time: test files run in parallel (and benches)
+// all call buildXsHost(); the first takes a lock file, the others wait for it and then find
+// nothing stale, so XS is compiled once per run (withLock below).
+// Usage: node modules/native/xs-host/build.mjs [--quiet]
 // Prints the path of the binary; exits 1 with the compiler's message when a step fails.
 
 import { execFile } from 'node:child_process';
 import { createHash } from 'node:crypto';
-import { existsSync, mkdirSync, renameSync, statSync } from 'node:fs';
+import { existsSync, linkSync, mkdirSync, readFileSync, renameSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import os from 'node:os';
 import path from 'node:path';
@@ -26,6 +29,8 @@ const NATIVE = path.dirname(HERE);
 const OUT = path.join(NATIVE, 'build', 'xs-host');
 const OBJ = path.join(OUT, 'obj');
 export const XS_HOST_BINARY = path.join(OUT, 'vp-xsnap-worker');
+/** Held by the process that builds (its pid inside); see withLock. */
+const LOCK = path.join(OUT, 'build.lock');
 
 const require = createRequire(import.meta.url);
 const XSNAP = path.dirname(require.resolve('@agoric/xsnap/package.json'));
@@ -105,14 +110,104 @@ function mtime(file) {
   return statSync(file).mtimeMs;
 }
 
+/** A lock older than this is taken as left behind (its pid reused by another process): no build takes half as long. */
+const LOCK_STALE_MS = 20 * 60_000;
+const LOCK_POLL_MS = 100;
+
+/** The lock's holder, or undefined when the lock is free or left behind by a process that is gone. */
+function lockHolder(lock, staleMs) {
+  let text;
+  let age;
+  try {
+    text = readFileSync(lock, 'utf8');
+    age = Date.now() - statSync(lock).mtimeMs;
+  } catch (error) {
+    if (error.code === 'ENOENT') return undefined;
+    throw error;
+  }
+  const pid = Number.parseInt(text, 10);
+  if (pid > 0 && age < staleMs) {
+    try {
+      process.kill(pid, 0);
+      return pid;
+    } catch (error) {
+      // EPERM: it exists, run by another user.
+      if (error.code === 'EPERM') return pid;
+    }
+  }
+  // Its holder died (a killed test run) or it is too old: remove it, unless it changed meanwhile.
+  try {
+    if (readFileSync(lock, 'utf8') === text) unlinkSync(lock);
+  } catch (error) {
+    if (error.code !== 'ENOENT') throw error;
+  }
+  return undefined;
+}
+
 /**
- * Compiles what is stale (two at a time at most: the machine is shared) and links. Test files
- * running in parallel may build at once on a fresh clone: each object and the binary are written
- * under a temporary name and renamed into place, so no process ever links a half-written object
- * or runs a half-written binary (a running host keeps the file it started from).
+ * Runs `work` holding the lock file `lock`, across processes: the lock is made whole (the
+ * holder's pid written to a file of its own, then hard-linked to the lock's name, which fails if
+ * the name exists), so no one ever reads a half-written lock. A caller that finds it held waits
+ * until it is released (polling, `onWait` told once with the holder's pid) and then takes it. A
+ * lock whose holder is gone (killed mid-build) or older than `staleMs` is removed, so a crashed
+ * run never hangs the next. Two callers removing the same stale lock may both go on; the build
+ * stays correct then (every file is written under a temporary name and renamed), it only costs
+ * a second compile.
+ */
+export async function withLock(lock, work, { staleMs = LOCK_STALE_MS, pollMs = LOCK_POLL_MS, onWait } = {}) {
+  const own = `${lock}.${process.pid}.${Math.random().toString(36).slice(2)}`;
+  let told = false;
+  try {
+    for (;;) {
+      // Written anew for each try, so the lock's age counts from when it was taken.
+      writeFileSync(own, `${process.pid}\n`);
+      try {
+        linkSync(own, lock);
+        break;
+      } catch (error) {
+        if (error.code !== 'EEXIST') throw error;
+      }
+      const holder = lockHolder(lock, staleMs);
+      if (holder === undefined) continue;
+      if (!told) onWait?.(holder);
+      told = true;
+      await new Promise((resolve) => setTimeout(resolve, pollMs));
+    }
+  } finally {
+    try {
+      unlinkSync(own);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+  }
+  try {
+    return await work();
+  } finally {
+    try {
+      unlinkSync(lock);
+    } catch (error) {
+      if (error.code !== 'ENOENT') throw error;
+    }
+  }
+}
+
+/**
+ * Compiles what is stale (two at a time at most: the machine is shared) and links, holding the
+ * build lock: test files running in parallel call this at once on a fresh clone; one compiles,
+ * the others wait and then find every object and the binary fresh. Each object and the binary
+ * are also written under a temporary name and renamed into place, so no process ever links a
+ * half-written object or runs a half-written binary (a running host keeps the file it started
+ * from), even when a stale lock lets two builds run.
  */
 export async function buildXsHost({ quiet = false } = {}) {
   mkdirSync(OBJ, { recursive: true });
+  const onWait = (pid) => {
+    if (!quiet) process.stderr.write(`xs-host: waiting for the build of process ${pid}\n`);
+  };
+  return withLock(LOCK, () => build(quiet), { onWait });
+}
+
+async function build(quiet) {
   const headersTime = Math.max(...HEADERS.map(mtime));
   const jobs = [];
   let linkNeeded = !existsSync(XS_HOST_BINARY);
