@@ -2,9 +2,14 @@
 // build), its screen page open in Debian's headless Chromium, and `vendorplay-send mirror
 // clip.mp4` streaming an ffmpeg clip (one second red, one green, one blue) over the mirroring
 // protocol (GET /stream.xml, POST /stream, codec data, video packets with NTP timestamps, the
-// receiver's NTP client and clock recovery). Screenshots taken one after another show the clip's
-// colours in order, nothing else between, green for about a second, and the page clears when the
-// sender ends the session.
+// receiver's NTP client and clock recovery). The page draws the clip's colours in order, each of
+// them, none before its time; screenshots taken meanwhile show nothing else; the page clears when
+// the sender ends the session.
+//
+// On a busy machine a screenshot takes up to seconds, so a second of one colour can pass between
+// two of them: the pictures drawn are recorded in the page (MIRROR_RECORDER), and the
+// screenshots are checked only for what they can see whenever they run. When each picture is
+// drawn against its time is mirror-page.test.ts's subject, where the test sets the times.
 //
 // Loopback only: the receiver runs with --no-mdns on lo; the sender binds 127.0.0.61 (its NTP
 // server on port 7010 there, so it does not meet another test's sender on 127.0.0.1).
@@ -17,9 +22,9 @@ import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg } from '../support/color-blocks';
-import { launchChromium, openScreenPage } from '../support/chromium';
+import { launchChromium, mirrorRecord, openScreenPage, recordMirror } from '../support/chromium';
 import { colourClipArguments } from '../support/h264-clip';
-import { ReceiverProcess, SEND_COMMAND } from '../e2e/receiver-process';
+import { ReceiverProcess, SEND_COMMAND, within } from '../e2e/receiver-process';
 
 const TOLERANCE = 40;
 const COLOURS = [RED, GREEN, BLUE];
@@ -45,7 +50,8 @@ describe('screen mirroring from vendorplay-send to the screen page', () => {
     receiver = await ReceiverProcess.start({ args: ['--name', 'Mirror Room'] });
     assert.ok(receiver.mirrorPort, 'the receiver listens for screen mirroring');
     browser = await launchChromium();
-    page = await openScreenPage(browser, receiver.screenUrl!, 'body[data-mirror-link="open"]', 10_000);
+    page = await openScreenPage(browser, receiver.screenUrl!, 'body[data-mirror-link="open"]', 30_000);
+    await recordMirror(page);
   });
   after(async () => {
     await browser?.close();
@@ -53,11 +59,16 @@ describe('screen mirroring from vendorplay-send to the screen page', () => {
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  /** Which of the clip's colours the screen shows (every point agreeing), or -1 for anything else. */
+  /** Which of the clip's colours `points` show (every point agreeing), or -1 for anything else. */
+  function colourOf(points: readonly (readonly [number, number, number])[]): number {
+    const seen = points.map((rgb) => COLOURS.findIndex((colour) => colourDistance(rgb, colour) <= TOLERANCE));
+    return seen.every((index) => index === seen[0]) ? seen[0] : -1;
+  }
+
+  /** Which of the clip's colours the screen shows, or -1 for anything else. */
   async function colourOnScreen(): Promise<number> {
     const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-    const seen = POINTS.map(({ x, y }) => COLOURS.findIndex((colour) => colourDistance(shot.pixel(x, y), colour) <= TOLERANCE));
-    return seen.every((index) => index === seen[0]) ? seen[0] : -1;
+    return colourOf(POINTS.map(({ x, y }) => shot.pixel(x, y)));
   }
 
   test('a desktop receiver with its screen page offers screen mirroring (feature bit 7)', () => {
@@ -66,46 +77,44 @@ describe('screen mirroring from vendorplay-send to the screen page', () => {
     assert.equal(Number(features.split(',')[0]) & (1 << 7), 1 << 7, `features ${features}`);
   });
 
-  test('the clip\'s colours appear on the page in order, a second each, and the page clears at the end', async () => {
-    const sender = spawn(process.execPath, [SEND_COMMAND, 'mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', SENDER_ADDRESS, '--hold', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  test('the clip\'s colours are drawn in order, each of them, none before its time; the screen shows nothing else; the page clears at the end', async () => {
+    // --hold: the session stays a while after the last frame, so the page can decode and draw
+    // every picture before the session ends and the page clears.
+    const sender = spawn(process.execPath, [SEND_COMMAND, 'mirror', `127.0.0.1:${receiver.mirrorPort}`, clip, '--bind', SENDER_ADDRESS, '--hold', '2'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
     sender.stdout.setEncoding('utf8').on('data', (text: string) => (output += text));
     sender.stderr.setEncoding('utf8').on('data', (text: string) => (output += text));
     const exited = new Promise<number | null>((resolve) => sender.once('exit', resolve));
     try {
-      // Screenshots one after another from the first mirrored picture until the page clears:
-      // which colour each shows, and when (the session's start is not known to the test).
-      await page.waitForSelector('body.mirroring', { timeout: 15_000 });
-      // Each screenshot is taken at some instant between `at` and `end` (under load, long after).
-      const samples: { at: number; end: number; colour: number }[] = [];
-      const until = performance.now() + 10_000;
-      while (performance.now() < until && (await page.getAttribute('body', 'data-mirror-state')) !== 'off') {
-        const at = performance.now();
-        const colour = await colourOnScreen();
-        samples.push({ at, end: performance.now(), colour });
+      // The sender runs ffmpeg and ffprobe before it connects: seconds on a busy machine.
+      await page.waitForSelector('body.mirroring', { timeout: 60_000 });
+      // Screenshots one after another from the first mirrored picture until the page clears.
+      const shots: number[] = [];
+      const deadline = performance.now() + 60_000;
+      while ((await page.getAttribute('body', 'data-mirror-state')) !== 'off') {
+        assert.ok(performance.now() < deadline, `the page still mirrors a minute later; screenshots ${shots.join(', ')}`);
+        shots.push(await colourOnScreen());
       }
-      const shown = samples.filter((sample) => sample.colour >= 0);
-      const timeline = samples.map((sample) => `${Math.round(sample.at - samples[0].at)}-${Math.round(sample.end - samples[0].at)} ms: ${sample.colour}`).join(', ');
-      // In order, each once, nothing else between the first picture and the last.
-      const order = shown.map((sample) => sample.colour).filter((colour, i, all) => i === 0 || colour !== all[i - 1]);
-      assert.deepEqual(order, [0, 1, 2], `colours in order red, green, blue: ${timeline}`);
-      const first = samples.indexOf(shown[0]);
-      const last = samples.indexOf(shown.at(-1)!);
-      assert.ok(samples.slice(first, last + 1).every((sample) => sample.colour >= 0), `nothing else while mirroring: ${timeline}`);
-      // Green began between the last red screenshot's start and the first green one's end, and
-      // ended likewise before blue: the span it can have been shown must hold about a second.
-      const lastOf = (colour: number) => shown.filter((sample) => sample.colour === colour).at(-1)!;
-      const firstOf = (colour: number) => shown.find((sample) => sample.colour === colour)!;
-      const shortest = lastOf(1).at - firstOf(1).end;
-      const longest = firstOf(2).end - lastOf(0).at;
-      assert.ok(shortest <= 1300 && longest >= 700, `green shown for between ${Math.round(shortest)} and ${Math.round(longest)} ms, not about a second: ${timeline}`);
-      assert.equal(await exited, 0, output);
+      // What a person sees: a colour of the clip, never one before the one seen last; after the
+      // last picture the page clears (what it shows then is not the clip's: trailing -1s).
+      const shown = shots.slice(0, shots.findLastIndex((colour) => colour >= 0) + 1);
+      assert.ok(shown.every((colour, i) => colour >= 0 && (i === 0 || colour >= shown[i - 1])), `screenshots: ${shots.join(', ')}`);
+
+      assert.equal(await within(60_000, 'the sender to exit', exited), 0, output);
       assert.match(output, /sent 90 frames/);
-      await page.waitForSelector('body[data-mirror-state="off"]:not(.mirroring)', { timeout: 10_000 });
+      await page.waitForSelector('body[data-mirror-state="off"]:not(.mirroring)', { timeout: 30_000 });
       assert.equal(await page.getAttribute('body', 'data-mirror-errors'), '0');
-      // The sender held the session a second after its last frame: every picture came due.
-      const decoded = Number(await page.getAttribute('body', 'data-mirror-decoded'));
-      assert.equal(decoded, 90, 'every picture of the clip was decoded');
+      assert.equal(Number(await page.getAttribute('body', 'data-mirror-decoded')), 90, 'every picture of the clip was decoded');
+
+      // Every picture the page drew: one of the clip's colours, the colours in order and each of
+      // them (a late page drops pictures, never a whole second of them), none before its time.
+      const { draws } = await mirrorRecord(page);
+      const colours = draws.map((draw) => colourOf(draw.points));
+      const timeline = draws.map((draw, i) => `${colours[i]} due ${draw.due.toFixed(1)} drawn ${draw.at.toFixed(1)}`).join('; ');
+      assert.ok(colours.every((colour) => colour >= 0), `a drawn picture is not one of the clip's colours: ${timeline}`);
+      assert.deepEqual(colours.filter((colour, i) => i === 0 || colour !== colours[i - 1]), [0, 1, 2], `drawn in order red, green, blue: ${timeline}`);
+      assert.ok(draws.every((draw) => draw.at >= draw.due), `a picture drawn before its time: ${timeline}`);
+      assert.equal(Number(await page.getAttribute('body', 'data-mirror-drawn')), draws.length);
     } finally {
       if (sender.exitCode === null) sender.kill('SIGKILL');
     }

@@ -1,10 +1,16 @@
 // Screen mirroring on the virtual screen page, in a real browser (Debian's headless Chromium,
 // driven by playwright-core): the Node host's PageDecoder (the core's VideoDecoder port) sends a
 // real H.264 clip made by ffmpeg (one second red, one green, one blue; a key frame every second)
-// to the page, whose WebCodecs decoder draws each picture at its presentation time. Screenshots at
-// known times have the expected colours; nothing is drawn before its time; reset clears the
-// screen; a page that joins mid-stream takes mirroring over and starts at the next key frame; a
-// broken key frame is reported to the receiver's log and the page recovers at the next one.
+// to the page, whose WebCodecs decoder draws each picture at its presentation time. Every
+// picture drawn shows the clip's colour of its time, none is drawn before its time, and every
+// second of the clip is drawn; the last picture stays, on the screen, until reset clears it; a
+// page that joins mid-stream takes mirroring over and starts at the next key frame; a broken key
+// frame is reported to the receiver's log and the page recovers at the next one.
+//
+// What the page decodes and draws is recorded in the page (MIRROR_RECORDER): on a busy machine a
+// picture is drawn late, by as much as the machine is busy, so the checks are on what was drawn
+// and when it was due (never before its time), not on what a screenshot at a given moment shows;
+// screenshots check what stays on the screen. Every wait is on a condition, with a bound.
 // Loopback only: the screen server binds 127.0.0.1 and ::1.
 
 import assert from 'node:assert/strict';
@@ -16,7 +22,8 @@ import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/pa
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, colourDistance, decodeJpeg, type Rgb } from '../support/color-blocks';
 import { makeColourClip, type H264Clip } from '../support/h264-clip';
-import { launchChromium, VIEWPORT } from '../support/chromium';
+import { allShown, launchChromium, MIRROR_RECORDER, mirrorRecord, VIEWPORT, type MirrorRecord } from '../support/chromium';
+import { until } from '../e2e/receiver-process';
 
 /** 4:3 like the clip, so the picture fills the page. */
 /** Per channel: 4:2:0 H.264 of a solid colour (BT.709, tagged), scaling, and a JPEG screenshot. */
@@ -29,16 +36,12 @@ const POINTS = [
   { x: 480, y: 120 },
   { x: 320, y: 300 },
 ];
-/**
- * A picture due at T is drawn at the first animation frame after T and composited after that; on
- * a loaded machine a frame or two later.
- */
-const DRAW_SLACK_MS = 200;
 /** Bytes at the end of the first key frame made noise: its IDR slice's data, not its header. */
 const IDR_NOISE_BYTES = 64;
+/** Bound on the waits for the page (a failure bound: a busy machine makes it slow, not wrong). */
+const PAGE_MS = 30_000;
 
 const now = () => performance.now();
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, Math.max(0, ms)));
 
 describe('screen mirroring on the virtual screen page', () => {
   let clip: H264Clip;
@@ -73,8 +76,9 @@ describe('screen mirroring on the virtual screen page', () => {
     page.on('console', (message) => {
       if (message.type() === 'error') lines.push(`page ${message.text()}`);
     });
+    await page.addInitScript({ content: MIRROR_RECORDER });
     await page.goto(server.urls[0]);
-    await page.waitForSelector('body[data-mirror-link="open"]', { timeout: 10_000 });
+    await page.waitForSelector('body[data-mirror-link="open"]', { timeout: PAGE_MS });
     return page;
   }
 
@@ -99,43 +103,51 @@ describe('screen mirroring on the virtual screen page', () => {
     decoder.configure({ codec: clip.codec, avcC: clip.avcC, parameterSets: clip.parameterSets });
   }
 
-  /** The colour the clip shows at host time `t` when it starts at t0 (the last picture stays). */
-  function colourAt(t0: number, t: number): Rgb | undefined {
-    if (t < t0) return undefined;
-    return COLOURS[Math.min(COLOURS.length - 1, Math.floor((t - t0) / 1000))];
+  /** A screenshot shows `colour` at every point (`what` it is, for the message). */
+  async function expectScreen(page: Page, colour: Rgb, what: string): Promise<void> {
+    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
+    for (const { x, y } of POINTS) {
+      const seen = shot.pixel(x, y);
+      assert.ok(colourDistance(seen, colour) <= TOLERANCE, `point ${x},${y} is rgb(${seen.join(',')}), not ${what} rgb(${colour.join(',')})`);
+    }
+  }
+
+  const expectBlack = (page: Page) => expectScreen(page, BLACK, "the idle screen's black");
+
+  /** Waits until `count` pictures were decoded on `page` and all are shown (the newest drawn); returns the record. */
+  async function shown(page: Page, count: number): Promise<MirrorRecord> {
+    let record = await mirrorRecord(page);
+    await until(
+      () => `${record.decoded.length} of ${count} pictures decoded, ${record.draws.length} drawn (the newest not yet)`,
+      async () => allShown((record = await mirrorRecord(page)), count),
+      PAGE_MS,
+    );
+    return record;
   }
 
   /**
-   * A screenshot at host time `at`, checked: every point has the clip's colour of that moment.
-   * The screenshot is taken at some instant between the call and its return, and a picture is on
-   * the screen a little after its time: any colour of that span is right, no other.
+   * The pictures drawn, checked against the clip sent from unit `firstUnit` on: each shows one of
+   * the clip's colours, none was drawn before its time, the colours come in order from the one of
+   * `firstUnit`'s second, every second from there is drawn, and each picture's colour is the one
+   * of its time. Unit i is due at D0 + i frames on the page's clock, for one D0 (the page's clock
+   * offset is set once per stream): each drawn picture of second k, due at d, puts D0 within
+   * [d - 1000 k - (fps - 1) frames, d - 1000 k]; the pictures agree when those spans meet.
    */
-  async function expectColourAt(page: Page, t0: number, at: number, firstColour = 0): Promise<void> {
-    await sleep(at - now());
-    const start = now();
-    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-    const end = now();
-    const allowed = new Set<Rgb>();
-    for (let t = start - DRAW_SLACK_MS; t <= end + 1; t += 10) {
-      const colour = colourAt(t0, t);
-      if (colour && COLOURS.indexOf(colour) >= firstColour) allowed.add(colour);
-    }
-    assert.ok(allowed.size > 0, `nothing of the clip is due between ${Math.round(start - t0)} and ${Math.round(end - t0)} ms`);
-    for (const { x, y } of POINTS) {
-      const seen = shot.pixel(x, y);
-      assert.ok(
-        [...allowed].some((colour) => colourDistance(seen, colour) <= TOLERANCE),
-        `at ${Math.round(start - t0)}-${Math.round(end - t0)} ms of the clip, point ${x},${y} is rgb(${seen.join(',')}); expected ${[...allowed].map((colour) => `rgb(${colour.join(',')})`).join(' or ')}`,
-      );
-    }
-  }
-
-  async function expectBlack(page: Page): Promise<void> {
-    const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
-    for (const { x, y } of POINTS) {
-      const seen = shot.pixel(x, y);
-      assert.ok(colourDistance(seen, BLACK) <= TOLERANCE, `point ${x},${y} is rgb(${seen.join(',')}), not the idle screen's black`);
-    }
+  function expectDrawnInTime(record: MirrorRecord, firstUnit = 0): void {
+    const frameMs = 1000 / clip.fps;
+    const seconds = record.draws.map((draw) => COLOURS.findIndex((colour) => draw.points.every((point) => colourDistance(point, colour) <= TOLERANCE)));
+    const timeline = record.draws.map((draw, i) => `${seconds[i]} due ${draw.due.toFixed(1)} drawn ${draw.at.toFixed(1)}`).join('; ');
+    assert.ok(seconds.every((second) => second >= 0), `a drawn picture is not one of the clip's colours: ${timeline}`);
+    assert.ok(record.draws.every((draw) => draw.at >= draw.due), `a picture drawn before its time: ${timeline}`);
+    const firstSecond = Math.floor(firstUnit / clip.fps);
+    assert.deepEqual(
+      seconds.filter((second, i) => i === 0 || second !== seconds[i - 1]),
+      COLOURS.map((_, second) => second).slice(firstSecond),
+      `every second drawn, in order: ${timeline}`,
+    );
+    const low = Math.max(...record.draws.map((draw, i) => draw.due - 1000 * seconds[i] - (clip.fps - 1) * frameMs));
+    const high = Math.min(...record.draws.map((draw, i) => draw.due - 1000 * seconds[i]));
+    assert.ok(low <= high + 0.01, `the colours drawn are not those of their times: ${timeline}`);
   }
 
   test('the browser decodes the clip\'s H.264 with WebCodecs', async () => {
@@ -147,51 +159,40 @@ describe('screen mirroring on the virtual screen page', () => {
     configure();
     const t0 = now() + 1000;
     send(t0);
-    await first.waitForSelector('body[data-mirror-state="waiting"]', { timeout: 5000 });
-    // Decoded ahead, but not drawn before its time.
-    await sleep(t0 - 300 - now());
-    assert.equal(await attribute(first, 'data-mirror-drawn'), '0');
-    assert.equal(await mirroring(first), false);
-    for (let second = 0; second < COLOURS.length; second++) {
-      await expectColourAt(first, t0, t0 + second * 1000 + 400);
-      await expectColourAt(first, t0, t0 + second * 1000 + 800);
-    }
-    await first.waitForSelector('body[data-mirror-decoded="90"]', { timeout: 5000 });
+    await first.waitForSelector('body[data-mirror-state="waiting"]', { timeout: PAGE_MS });
+    const record = await shown(first, clip.accessUnits.length);
+    expectDrawnInTime(record);
+    assert.equal(await attribute(first, 'data-mirror-decoded'), '90');
     assert.equal(await attribute(first, 'data-mirror-state'), 'showing');
     assert.equal(await attribute(first, 'data-mirror-errors'), '0');
-    // At 30 pictures a second and 60 animation frames, nearly every picture is drawn.
-    assert.ok(Number(await attribute(first, 'data-mirror-drawn')) >= 60, `only ${await attribute(first, 'data-mirror-drawn')} of 90 pictures drawn`);
+    // Every picture drawn, or passed over for a newer one due (on a busy page, many are).
+    assert.equal(Number(await attribute(first, 'data-mirror-drawn')) + Number(await attribute(first, 'data-mirror-dropped')), 90);
   });
 
   test('the last picture stays until reset, which clears the screen', async () => {
-    await expectColourAt(first, now() - 10_000, now());
+    await expectScreen(first, BLUE, "the last picture's blue");
     assert.equal(await mirroring(first), true);
     assert.equal(await attribute(first, 'data-mirror-state'), 'showing');
     decoder.reset();
-    await first.waitForSelector('body[data-mirror-state="off"]:not(.mirroring)', { timeout: 5000 });
+    await first.waitForSelector('body[data-mirror-state="off"]:not(.mirroring)', { timeout: PAGE_MS });
     await expectBlack(first);
   });
 
   test('a page that joins mid-stream takes mirroring over and starts at the next key frame', async () => {
     lines.length = 0;
     configure();
-    const t0 = now() + 5000;
+    const t0 = now() + 2000;
     // The first half second (red, from its key frame) goes to the first page only.
     send(t0, 0, 15);
     const second = await openPage();
     try {
-      assert.ok(now() < t0 - 500, 'the second page opened in time for the test');
-      await first.waitForSelector('body[data-mirror-replaced="true"][data-mirror-state="off"]', { timeout: 5000 });
+      await first.waitForSelector('body[data-mirror-replaced="true"][data-mirror-state="off"]', { timeout: PAGE_MS });
       send(t0, 15);
-      // The red second has no key frame left for the new page: it shows nothing of it.
-      await sleep(t0 + 500 - now());
-      assert.equal(await attribute(second, 'data-mirror-drawn'), '0');
-      assert.equal(await attribute(second, 'data-mirror-state'), 'waiting');
-      await expectBlack(second);
-      // From the green second's key frame on, everything.
-      await expectColourAt(second, t0, t0 + 1500, 1);
-      await expectColourAt(second, t0, t0 + 2500, 1);
-      await second.waitForSelector('body[data-mirror-decoded="60"]', { timeout: 5000 });
+      // The red second has no key frame left for the new page: it shows nothing of it; from the
+      // green second's key frame on, everything.
+      expectDrawnInTime(await shown(second, 60), 30);
+      assert.equal(await attribute(second, 'data-mirror-decoded'), '60');
+      await expectScreen(second, BLUE, "the last picture's blue");
       assert.deepEqual(
         lines.filter((line) => line.includes('mid-stream')),
         [
@@ -201,7 +202,7 @@ describe('screen mirroring on the virtual screen page', () => {
       );
       assert.ok(lines.includes('info screen: a newer page shows mirroring; the older one stops'), lines.join('\n'));
       decoder.reset();
-      await second.waitForSelector('body[data-mirror-state="off"]', { timeout: 5000 });
+      await second.waitForSelector('body[data-mirror-state="off"]', { timeout: PAGE_MS });
     } finally {
       await second.close();
     }
@@ -219,9 +220,9 @@ describe('screen mirroring on the virtual screen page', () => {
       for (let i = idr; i < broken.length; i++) broken[i] = (i * 151 + 7) & 0xff;
       decoder.decode(broken, t0, true);
       send(t0, 1);
-      await page.waitForSelector('body:not([data-mirror-errors="0"])', { timeout: 5000 });
-      await expectColourAt(page, t0, t0 + 1500, 1);
-      await expectColourAt(page, t0, t0 + 2500, 1);
+      await page.waitForSelector('body:not([data-mirror-errors="0"])', { timeout: PAGE_MS });
+      expectDrawnInTime(await shown(page, 60), 30);
+      await expectScreen(page, BLUE, "the last picture's blue");
       const reported = lines.filter((line) => line.includes("mirroring page's decoder failed"));
       assert.equal(reported.length, 1, lines.join('\n'));
       assert.match(reported[0], /^warn screen: the mirroring page's decoder failed \(".+"\): shown again from the next key frame$/);

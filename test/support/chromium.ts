@@ -43,3 +43,74 @@ export async function pictureCentre(page: Page, quality = 95): Promise<Rgb> {
   const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality }));
   return shot.pixel(shot.width / 2, shot.height / 2 - 40);
 }
+
+/**
+ * A script for the screen page that records what mirroring decodes and draws: the time each
+ * decoded picture is due (its timestamp, on the page's performance.now() clock), and for each
+ * picture drawn, when (just after the draw), when it was due, and the colour of the mirroring
+ * canvas at three points (a quarter in from the top left and top right, a quarter up from the
+ * bottom middle). Screenshots taken one after another see what is on the screen when they happen
+ * to run, and on a busy machine a second of one colour can fall between two of them; this sees
+ * every picture, however slowly the page or the test runs. Give it to page.addInitScript() before
+ * the page loads, or evaluate it in a page that has decoded nothing yet (the page makes its
+ * decoder, and its canvas context looks drawImage up, when it needs them).
+ */
+export const MIRROR_RECORDER = `(() => {
+  if (globalThis.__vpMirror) return;
+  const record = { decoded: [], draws: [] };
+  globalThis.__vpMirror = record;
+  const PageVideoDecoder = globalThis.VideoDecoder;
+  if (typeof PageVideoDecoder === 'function') {
+    globalThis.VideoDecoder = class extends PageVideoDecoder {
+      constructor(init) {
+        super({ ...init, output: (frame) => {
+          record.decoded.push(frame.timestamp / 1000);
+          init.output(frame);
+        } });
+      }
+    };
+  }
+  const drawImage = CanvasRenderingContext2D.prototype.drawImage;
+  CanvasRenderingContext2D.prototype.drawImage = function (image, ...rest) {
+    drawImage.call(this, image, ...rest);
+    if (this.canvas.id !== 'mirror' || typeof image.timestamp !== 'number') return;
+    const { width, height } = this.canvas;
+    const pixel = (x, y) => Array.from(this.getImageData(Math.floor(x * width), Math.floor(y * height), 1, 1).data.subarray(0, 3));
+    record.draws.push({ at: performance.now(), due: image.timestamp / 1000, points: [pixel(0.25, 0.25), pixel(0.75, 0.25), pixel(0.5, 0.75)] });
+  };
+})();`;
+
+/** One mirrored picture the page drew (MIRROR_RECORDER). */
+export interface MirrorDraw {
+  /** Page time (ms) just after it was drawn. */
+  readonly at: number;
+  /** Page time (ms) it was due. */
+  readonly due: number;
+  readonly points: readonly Rgb[];
+}
+
+/** What the page's mirroring decoded (when each picture is due, in decoding order) and drew (in order). */
+export interface MirrorRecord {
+  readonly decoded: readonly number[];
+  readonly draws: readonly MirrorDraw[];
+}
+
+/** Starts recording what mirroring decodes and draws on `page` (see MIRROR_RECORDER). */
+export async function recordMirror(page: Page): Promise<void> {
+  await page.evaluate(MIRROR_RECORDER);
+}
+
+/** What mirroring decoded and drew on `page` so far. */
+export async function mirrorRecord(page: Page): Promise<MirrorRecord> {
+  return (await page.evaluate('globalThis.__vpMirror ?? { decoded: [], draws: [] }')) as MirrorRecord;
+}
+
+/**
+ * Whether `count` pictures were decoded and every one is on the screen or was passed over: the
+ * newest was drawn (the page draws the newest picture due and never drops it).
+ */
+export function allShown(record: MirrorRecord, count: number): boolean {
+  if (record.decoded.length < count) return false;
+  const newest = Math.max(...record.decoded);
+  return record.draws.some((draw) => draw.due === newest);
+}
