@@ -20,7 +20,7 @@ export type RandomSource = (length: number) => Uint8Array;
 
 /**
  * One TCP connection, accepted by a listener or opened by the host. The core never calls it
- * directly: a ConnectionDriver (src/connection-driver.ts) moves bytes between it and a sans-I/O
+ * directly: a ConnectionDriver (src/receiver/connection/connection-driver.ts) moves bytes between it and a sans-I/O
  * connection, and does the flow control.
  */
 export interface Connection {
@@ -117,7 +117,7 @@ export interface DisplayStatus {
 export interface Display {
   /**
    * Shows a JPEG picture, with a transition when given: one of TRANSITIONS
-   * (src/receiver/transitions.ts), resolved by the core from the sender's name (spec 4.1
+   * (src/receiver/media/transitions.ts), resolved by the core from the sender's name (spec 4.1
    * X-Vendor-Transition, 2.7 settings.theme); without one, at once.
    */
   showPhoto(jpeg: Uint8Array, transition?: string): void;

@@ -99,15 +99,15 @@ export const IMPLEMENTED_FEATURES: readonly FeatureName[] = [
   // (spec 5.2) are announced by pw and the status flags instead.
   'SupportsCorePairingAndEncryption',
   'SupportsTransientPairing',
-  // spec 4.1: PUT /photo shows a picture; cacheOnly and displayCached (src/receiver/photo.ts).
+  // spec 4.1: PUT /photo shows a picture; cacheOnly and displayCached (src/receiver/photo/photo.ts).
   // Only where the host has a screen: see SCREEN_FEATURES.
   'Photo',
   'PhotoCaching',
   // spec 3, 4.1: PUT /slideshows/1, pictures fetched over the sender's reverse connections,
-  // slideshow events (src/receiver/slideshow.ts). Also a screen feature.
+  // slideshow events (src/receiver/slideshow/slideshow.ts). Also a screen feature.
   'Slideshow',
   // spec 3, 4.2, 6: video by URL, progressive MP4 and HTTP live streaming, its control requests,
-  // playback information and logs, video events (src/receiver/video-*.ts). Only where the host
+  // playback information and logs, video events (src/receiver/video/). Only where the host
   // has a player: see PLAYER_FEATURES.
   'Video',
   'VideoHTTPLiveStreams',
@@ -127,7 +127,7 @@ export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching',
 export const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'];
 
 /**
- * spec 4.4-4.5, 2.14: screen mirroring (src/receiver/mirror.ts), only where the host has a
+ * spec 4.4-4.5, 2.14: screen mirroring (src/receiver/mirror/mirror.ts), only where the host has a
  * decoder with a display (the VideoDecoder port) and UDP for NTP (the UdpBinder port).
  */
 export const MIRRORING_FEATURES: readonly FeatureName[] = ['Screen'];

@@ -2,10 +2,10 @@
 // The composition root of src/receiver: it builds each feature with the narrow context that
 // feature needs (no feature sees the Receiver), and hands out sans-I/O connections.
 // Hosts create one with a complete configuration, give it the ports it needs, and drive its
-// connections (src/connection-driver.ts).
+// connections (src/receiver/connection/connection-driver.ts).
 
 import { utf8Decode, utf8Encode } from '../bytes';
-import { ConnectionDriver } from '../connection-driver';
+import { ConnectionDriver } from './connection/connection-driver';
 import { CountedLog } from '../counted-log';
 import { DIALECTS, type Dialect } from '../dialect';
 import { HEADER, STATUS, httpDate, writeResponse } from '../http';
@@ -24,26 +24,26 @@ import {
 import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, VideoDecoder } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import { freezeConfig, type ReceiverConfig } from './config';
-import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection';
-import { EventSender } from './events';
+import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection/connection';
+import { EventSender } from './media/events';
 import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
-import { registerUnservedAudioRoutes } from './audio-routes';
-import { registerInfoRoutes, type InfoContext } from './info';
-import { MediaSession } from './media-session';
-import { MirrorFeature, registerMirrorRoutes } from './mirror';
+import { registerUnservedAudioRoutes } from './audio/audio-routes';
+import { registerInfoRoutes, type InfoContext } from './info/info';
+import { MediaSession } from './media/media-session';
+import { MirrorFeature, registerMirrorRoutes } from './mirror/mirror';
 import type { CryptoKernels } from '../pairing/crypto-kernels';
 import type { NalKernel } from '../mirror/nal-kernel';
-import { registerPairingRoutes, type PairingService } from './pairing-routes';
-import { registerPhotoRoutes, type PhotoFeature } from './photo';
+import { registerPairingRoutes, type PairingService } from './pairing/pairing-routes';
+import { registerPhotoRoutes, type PhotoFeature } from './photo/photo';
 import { advertisedFeatures, implementedFeatures, MIRRORING_FEATURES, PROFILES } from './profiles';
-import { ReverseRegistry } from './reverse';
-import { registerReverseRoute } from './reverse-route';
-import { Router } from './router';
-import type { Slideshow } from './slideshow';
-import { registerSlideshowRoutes } from './slideshow-routes';
-import { registerStopRoute } from './stop-route';
-import { registerVideoRoutes } from './video-routes';
-import type { VideoSession } from './video-session';
+import { ReverseRegistry } from './connection/reverse';
+import { registerReverseRoute } from './connection/reverse-route';
+import { Router } from './connection/router';
+import type { Slideshow } from './slideshow/slideshow';
+import { registerSlideshowRoutes } from './slideshow/slideshow-routes';
+import { registerStopRoute } from './media/stop-route';
+import { registerVideoRoutes } from './video/video-routes';
+import type { VideoSession } from './video/video-session';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;

@@ -3,7 +3,7 @@
 // loopback socket, hosts/node/tcp.ts, with a Display that notes the time), against a bare
 // node:http server receiving the same request and doing the same work with it: joining the
 // body's chunks into one buffer and handing that on (the receiver builds one body too; it also
-// checks the JPEG's structure, src/receiver/jpeg.ts, which Node's side does not). One client,
+// checks the JPEG's structure, src/receiver/media/jpeg.ts, which Node's side does not). One client,
 // one keep-alive connection per server, rounds alternating between them (and which goes first).
 // Every round checks that the bytes handed on are the picture sent.
 //

@@ -7,7 +7,7 @@ import net from 'node:net';
 import { test } from 'node:test';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { LATER, type Request } from '../../src/receiver/router';
+import { LATER, type Request } from '../../src/receiver/connection/router';
 import { nodeClock, nodeRandom } from '../../hosts/node/ports';
 import { listen } from '../../hosts/node/tcp';
 import { MemoryStore, recordingLogger } from '../support/memory-ports';

@@ -1,7 +1,7 @@
 // Fuzz campaigns of the decoders of the core: XML and binary property lists and text/parameters
 // (src/plist), TLV8 (src/pairing/tlv8.ts), the framed ChaCha20-Poly1305 channel's open
-// (src/pairing/channel.ts), the JPEG inspector (src/receiver/jpeg.ts), the slideshow asset reply
-// reader (src/receiver/slideshow.ts) and the unicast mDNS query reader
+// (src/pairing/channel.ts), the JPEG inspector (src/receiver/media/jpeg.ts), the slideshow asset reply
+// reader (src/receiver/slideshow/slideshow.ts) and the unicast mDNS query reader
 // (src/discovery/mdns-unicast.ts). Each may throw only its own error type for bad input.
 // Portable: ECMAScript only.
 
@@ -16,8 +16,8 @@ import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
 import { decodeParameters } from '../../src/plist/parameters';
 import { PlistError, type PlistValue } from '../../src/plist/value';
 import { decodeXmlPlist, encodeXmlPlistBytes } from '../../src/plist/xml';
-import { inspectJpeg, JpegError } from '../../src/receiver/jpeg';
-import { readAssetReply, SlideshowError } from '../../src/receiver/slideshow';
+import { inspectJpeg, JpegError } from '../../src/receiver/media/jpeg';
+import { readAssetReply, SlideshowError } from '../../src/receiver/slideshow/slideshow';
 import { randomPlistValue, type Rng } from '../support/arbitrary';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { FuzzFailure, type Campaign } from './engine';

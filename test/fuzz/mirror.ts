@@ -1,4 +1,4 @@
-// Fuzz campaigns of screen mirroring (src/mirror, src/receiver/mirror-session.ts): the avcC
+// Fuzz campaigns of screen mirroring (src/mirror, src/receiver/mirror/mirror-session.ts): the avcC
 // reader, the POST /stream plist check, the packet reader (the same packets however the bytes are
 // split), and whole mirroring sessions fed mutated packet streams, which may only end their
 // session, never throw. Portable: ECMAScript only.

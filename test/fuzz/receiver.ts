@@ -1,4 +1,4 @@
-// Fuzz campaign of the receiver's sans-I/O connection as a whole (src/receiver/connection.ts via
+// Fuzz campaign of the receiver's sans-I/O connection as a whole (src/receiver/connection/connection.ts via
 // Receiver.open): request streams in the shapes senders use (spec 4: info, photos, slideshows,
 // video, pairing, reverse, RTSP), mutated, cut at random places, with time passing in random steps so
 // every deadline fires. Portable: ECMAScript only.
@@ -17,7 +17,7 @@ import type { Display, Logger, Player, PlayerReport, PlayerState } from '../../s
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { encodeXmlPlistBytes } from '../../src/plist/xml';
 import { makeConfig } from '../../src/receiver/config';
-import type { ReceiverConnection } from '../../src/receiver/connection';
+import type { ReceiverConnection } from '../../src/receiver/connection/connection';
 import { Receiver } from '../../src/receiver/receiver';
 import type { Rng } from '../support/arbitrary';
 import { sampleJpeg } from '../support/jpeg-samples';

@@ -1,4 +1,4 @@
-// Structurally valid JPEG bodies of any size for portable tests (they pass src/receiver/jpeg.ts
+// Structurally valid JPEG bodies of any size for portable tests (they pass src/receiver/media/jpeg.ts
 // without a JPEG encoder): SOI, APP0 (JFIF), SOF0, SOS, entropy-coded filler, EOI. They are not
 // meant to decode to a picture. Portable (runs in XS).
 

@@ -12,7 +12,7 @@ import { lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
-import type { ReceiverConnection } from '../../src/receiver/connection';
+import type { ReceiverConnection } from '../../src/receiver/connection/connection';
 import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { RecordingDecoder, memoryUdp } from '../support/mirror-ports';

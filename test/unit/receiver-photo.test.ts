@@ -9,9 +9,9 @@ import { featureMask } from '../../src/discovery';
 import { writeRequest } from '../../src/http';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
-import { inspectJpeg, isJpeg, JpegError } from '../../src/receiver/jpeg';
-import { PhotoCache } from '../../src/receiver/photo-cache';
-import { MEDIA_SESSION_ACTIVITY } from '../../src/receiver/media-session';
+import { inspectJpeg, isJpeg, JpegError } from '../../src/receiver/media/jpeg';
+import { PhotoCache } from '../../src/receiver/photo/photo-cache';
+import { MEDIA_SESSION_ACTIVITY } from '../../src/receiver/media/media-session';
 import type { ProfileName } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
 import { sampleJpeg, SAMPLE_JPEG_SIZE } from '../support/jpeg-samples';
@@ -470,7 +470,7 @@ test('a receiver without photos answers PUT /photo the same whatever its size: 5
 });
 
 // ---------------------------------------------------------------------------------------------
-// The JPEG check (src/receiver/jpeg.ts).
+// The JPEG check (src/receiver/media/jpeg.ts).
 
 test('inspectJpeg reads the frame size of a well-formed JPEG', () => {
   assert.deepEqual(inspectJpeg(PHOTO_A), { ...SAMPLE_JPEG_SIZE, progressive: false });
@@ -503,7 +503,7 @@ test('inspectJpeg names what is wrong', () => {
 });
 
 // ---------------------------------------------------------------------------------------------
-// The photo cache (src/receiver/photo-cache.ts).
+// The photo cache (src/receiver/photo/photo-cache.ts).
 
 test('PhotoCache: entries leave least recently used first; use() refreshes; bounds hold', () => {
   const cache = new PhotoCache({ maxBytes: 10, maxEntries: 3 });

@@ -1,4 +1,4 @@
-// Replies built once per state (src/receiver/reply-cache.ts) and the endpoints that use them:
+// Replies built once per state (src/receiver/connection/reply-cache.ts) and the endpoints that use them:
 // a cached reply must change as soon as what it was built from changes.
 
 import assert from 'node:assert/strict';
@@ -9,7 +9,7 @@ import type { PlistDict } from '../../src/plist/value';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { ReplyCache } from '../../src/receiver/reply-cache';
+import { ReplyCache } from '../../src/receiver/connection/reply-cache';
 import { ManualClock, MemoryConnection, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 
 test('ReplyCache builds once per state and variant, rebuilds when the state changes, and keeps a bounded number', () => {

@@ -5,7 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { ReverseError, type ReverseConnection, type ReverseRequest, type ReverseResult } from '../../src/receiver/reverse';
+import { ReverseError, type ReverseConnection, type ReverseRequest, type ReverseResult } from '../../src/receiver/connection/reverse';
 
 /** Sends a reverse request; the box gets its result when the callback comes. */
 function send(reverse: ReverseConnection, request: ReverseRequest): { result?: ReverseResult } {

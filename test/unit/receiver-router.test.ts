@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Router, splitTarget } from '../../src/receiver/router';
+import { Router, splitTarget } from '../../src/receiver/connection/router';
 
 const ok = () => ({ status: 200 });
 

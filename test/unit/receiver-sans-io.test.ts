@@ -5,8 +5,8 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { latin1Decode, latin1Encode } from '../../src/bytes';
-import type { ReceiverConnection } from '../../src/receiver/connection';
-import { LATER, type Request } from '../../src/receiver/router';
+import type { ReceiverConnection } from '../../src/receiver/connection/connection';
+import { LATER, type Request } from '../../src/receiver/connection/router';
 import { MemoryConnection } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
 

@@ -3,8 +3,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { SLIDESHOW_THEMES } from '../../src/receiver/slideshow-themes';
-import { TRANSITIONS, transitionOf } from '../../src/receiver/transitions';
+import { SLIDESHOW_THEMES } from '../../src/receiver/slideshow/slideshow-themes';
+import { TRANSITIONS, transitionOf } from '../../src/receiver/media/transitions';
 
 test('senders spell transitions many ways; each resolves to one canonical transition', () => {
   assert.equal(transitionOf('Dissolve'), 'dissolve');

@@ -8,7 +8,7 @@ import { utf8Encode } from '../../src/bytes';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { real, type PlistDict } from '../../src/plist/value';
 import { encodeXmlPlistBytes } from '../../src/plist/xml';
-import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from '../../src/receiver/video-request';
+import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from '../../src/receiver/video/video-request';
 
 const URL_MP4 = 'http://192.0.2.7:8080/movies/clip.mp4';
 const MAX_URL = 8192;

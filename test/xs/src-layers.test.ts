@@ -1,6 +1,7 @@
 // Static proof that src/ is layered (DESIGN 3): no import cycle between its files, and no import
 // from a lower part of the core to a higher one. A part is a top-level file or folder of src/;
-// LAYERS gives each its floor, and a part imports only from floors below its own.
+// LAYERS gives each its floor, and a part imports only from floors below its own. Inside
+// src/receiver/ the rooms have floors of their own (RECEIVER_FLOORS), held the same way.
 
 import assert from 'node:assert/strict';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
@@ -23,7 +24,6 @@ export const LAYERS: Readonly<Record<string, number>> = {
   platform: 1,
   'connection-state': 1,
   'counted-log': 1,
-  'connection-driver': 2,
   plist: 2,
   http: 2,
   discovery: 2,
@@ -31,6 +31,56 @@ export const LAYERS: Readonly<Record<string, number>> = {
   mirror: 3,
   receiver: 4,
 };
+
+const RECEIVER = path.join(SRC, 'receiver');
+
+/**
+ * The floors inside src/receiver/: its settings (the files at its top beside receiver.ts: config,
+ * limits, profiles, identity) at the bottom; the connection machinery (connection/: connections,
+ * routing, reverse connections, the driver); the media session every screen feature shares
+ * (media/); one room per feature, none of which imports another; receiver.ts, the composition
+ * root, alone at the top.
+ */
+export const RECEIVER_FLOORS: Readonly<Record<string, number>> = {
+  settings: 0,
+  connection: 1,
+  media: 2,
+  photo: 3,
+  slideshow: 3,
+  video: 3,
+  mirror: 3,
+  info: 3,
+  audio: 3,
+  pairing: 3,
+  receiver: 4,
+};
+
+/** The room of src/receiver/ a file belongs to: its folder, `receiver` for receiver.ts, else `settings`. */
+export function roomOf(file: string): string {
+  const parts = path.relative(RECEIVER, file).split(path.sep);
+  if (parts.length > 1) return parts[0];
+  return parts[0] === 'receiver.ts' ? 'receiver' : 'settings';
+}
+
+/** Upward imports between rooms of src/receiver/ in `graph`, one line each. */
+export function receiverFloorProblems(graph: Map<string, string[]>): string[] {
+  const problems: string[] = [];
+  for (const [file, targets] of graph) {
+    if (!file.startsWith(RECEIVER + path.sep)) continue;
+    const from = roomOf(file);
+    if (RECEIVER_FLOORS[from] === undefined) {
+      problems.push(`${path.relative(SRC, file)}: room "${from}" has no floor in RECEIVER_FLOORS`);
+      continue;
+    }
+    for (const target of targets) {
+      if (!target.startsWith(RECEIVER + path.sep)) continue;
+      const to = roomOf(target);
+      if (to === from) continue;
+      if (!(RECEIVER_FLOORS[to] < RECEIVER_FLOORS[from])) problems.push(`${path.relative(SRC, file)} (${from}, floor ${RECEIVER_FLOORS[from]}) imports ${path.relative(SRC, target)} (${to}, floor ${RECEIVER_FLOORS[to]})`);
+    }
+  }
+  return problems;
+}
 
 function sourceFiles(dir: string): string[] {
   return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
@@ -142,6 +192,23 @@ test('every part of src/ has a floor, and imports only from floors below its own
     }
   }
   assert.deepEqual(problems, []);
+});
+
+test('src/receiver/ rooms import only from floors below their own (settings < connection < media < features < receiver.ts)', () => {
+  assert.deepEqual(receiverFloorProblems(importGraph()), []);
+});
+
+test('the inner-floor check names a planted upward import and an import between features', () => {
+  const graph = importGraph();
+  const at = (relative: string): string => path.join(RECEIVER, relative);
+  const planted = new Map(graph);
+  // The connection machinery reaching up into a feature, and one feature into another.
+  planted.set(at('connection/router.ts'), [...(graph.get(at('connection/router.ts')) ?? []), at('video/video-session.ts')]);
+  planted.set(at('photo/photo.ts'), [...(graph.get(at('photo/photo.ts')) ?? []), at('slideshow/slideshow.ts')]);
+  assert.deepEqual(receiverFloorProblems(planted), [
+    'receiver/connection/router.ts (connection, floor 1) imports receiver/video/video-session.ts (video, floor 3)',
+    'receiver/photo/photo.ts (photo, floor 3) imports receiver/slideshow/slideshow.ts (slideshow, floor 3)',
+  ]);
 });
 
 test('the cycle finder finds cycles, self-imports and nothing in a tree', () => {

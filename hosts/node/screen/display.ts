@@ -3,7 +3,7 @@
 // picture and its transition, the status line, the PIN) and tells listeners of every change.
 
 import type { Display, DisplayStatus, Logger } from '../../../src/platform';
-import { TRANSITIONS, type Transition } from '../../../src/receiver/transitions';
+import { TRANSITIONS, type Transition } from '../../../src/receiver/media/transitions';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
 export interface ScreenSnapshot {
@@ -115,7 +115,7 @@ export class VirtualScreen implements Display {
   }
 }
 
-/** The animation for a transition the core resolved (src/receiver/transitions.ts); none when absent. */
+/** The animation for a transition the core resolved (src/receiver/media/transitions.ts); none when absent. */
 function drawable(transition: string | undefined): Transition {
   if (transition === undefined) return 'none';
   return (TRANSITIONS as readonly string[]).includes(transition) ? (transition as Transition) : 'dissolve';

@@ -4,7 +4,7 @@
 import { utf8Encode } from '../../../src/bytes';
 import { HEADER, type ResponseHead } from '../../../src/http';
 import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../../../src/plist';
-import { EVENT_PURPOSE } from '../../../src/receiver/events';
+import { EVENT_PURPOSE } from '../../../src/receiver/media/events';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
 import type { Dialect } from '../../../src/dialect';
 

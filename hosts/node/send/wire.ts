@@ -7,7 +7,7 @@ import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
 import { decodePlist, isPlistDict, type PlistDict } from '../../../src/plist';
 import { CONTROL_PORT } from '../../../src/receiver/config';
-import { PTTH } from '../../../src/receiver/reverse-route';
+import { PTTH } from '../../../src/receiver/connection/reverse-route';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
 export class SendError extends Error {

@@ -4,8 +4,8 @@
 // 404 that reads like a wrong address (RFC 2326 11.3.8, RFC 9110 15.6.2). OPTIONS does not list
 // them (Route.unserved).
 
-import { STATUS } from '../http';
-import { refuse, type Router } from './router';
+import { STATUS } from '../../http';
+import { refuse, type Router } from '../connection/router';
 
 /** RTSP methods of an audio session (spec 4.3) not served here. */
 export const UNSERVED_AUDIO_METHODS = ['ANNOUNCE', 'SETUP', 'RECORD', 'FLUSH', 'FLUSHBUFFERED', 'TEARDOWN', 'SET_PARAMETER', 'GET_PARAMETER', 'SETPEERS', 'SETRATEANCHORTIME'] as const;

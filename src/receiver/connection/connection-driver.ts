@@ -7,7 +7,7 @@
 //   connection.pollTimeout() -> one timer -> connection.handleTimeout(now)
 //   connection.wantsRead, and a socket whose write queue is full -> pause() / resume()
 
-import type { Clock, Connection, TimerHandle } from './platform';
+import type { Clock, Connection, TimerHandle } from '../../platform';
 
 /** What the connection asks of its transport. */
 export type ConnectionEvent = { readonly type: 'close'; readonly reason: string };

@@ -1,6 +1,6 @@
 // One connection of the receiver, sans-I/O (DESIGN 6, in the quinn-proto shape): bytes and time
 // in, bytes, deadlines and events out. It never touches a socket or a timer; a ConnectionDriver
-// (src/connection-driver.ts) does, and tests feed bytes and compare bytes.
+// (src/receiver/connection/connection-driver.ts) does, and tests feed bytes and compare bytes.
 //
 //   receive(bytes, now) -> MessageAssembler (secure channel, parser, body) -> router -> handler
 //   handler -> Response now, or LATER and request.respond(response) -> queued response bytes
@@ -16,9 +16,9 @@
 //              mirroring session) takes the bytes, those not yet parsed first
 //              (MessageAssembler.takeRemaining), and its deadlines; nothing is written.
 
-import { ConnectionState } from '../connection-state';
-import type { ConnectionEvent, SansIoConnection } from '../connection-driver';
-import { readMakerHeader, type Dialect } from '../dialect';
+import { ConnectionState } from '../../connection-state';
+import type { ConnectionEvent, SansIoConnection } from './connection-driver';
+import { readMakerHeader, type Dialect } from '../../dialect';
 import {
   ChannelError,
   HEADER,
@@ -31,10 +31,10 @@ import {
   type ErrorEvent,
   type Protocol,
   type RequestHead,
-} from '../http';
-import { utf8Encode } from '../bytes';
-import { logsAt, type Logger } from '../platform';
-import type { ReceiverLimits } from './limits';
+} from '../../http';
+import { utf8Encode } from '../../bytes';
+import { logsAt, type Logger } from '../../platform';
+import type { ReceiverLimits } from '../limits';
 import { LATER, sessionIdOf, splitTarget, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';

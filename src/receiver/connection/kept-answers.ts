@@ -7,8 +7,8 @@
 // it was. A request without CSeq gets the kept bytes as they are, which is what writing its
 // answer afresh gives (the connection then writes no CSeq line).
 
-import { indexOf, latin1Encode } from '../bytes';
-import { HEADER, Headers, type RequestHead } from '../http';
+import { indexOf, latin1Encode } from '../../bytes';
+import { HEADER, Headers, type RequestHead } from '../../http';
 import type { Response } from './router';
 
 interface KeptAnswer {

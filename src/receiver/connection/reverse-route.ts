@@ -1,8 +1,8 @@
 // POST /reverse (spec 1.6, 4.1): the sender asks the receiver to turn a connection around.
 
-import { readMakerHeader } from '../dialect';
-import { HEADER, STATUS } from '../http';
-import type { Logger } from '../platform';
+import { readMakerHeader } from '../../dialect';
+import { HEADER, STATUS } from '../../http';
+import type { Logger } from '../../platform';
 import type { ReverseRegistry } from './reverse';
 import { refuse, type Response, type Router } from './router';
 

@@ -3,10 +3,10 @@
 // `GET /slideshows/1/assets/1`) and reads the sender's responses. Sans-I/O like the connection it
 // came from (ReceiverConnection forwards its bytes, deadlines and polls here).
 
-import type { ConnectionEvent } from '../connection-driver';
-import type { Dialect } from '../dialect';
-import { ChannelError, HEADER, Headers, MessageAssembler, writeRequest, type HeadersInit, type ResponseHead, type SecureChannel } from '../http';
-import type { Logger } from '../platform';
+import type { ConnectionEvent } from './connection-driver';
+import type { Dialect } from '../../dialect';
+import { ChannelError, HEADER, Headers, MessageAssembler, writeRequest, type HeadersInit, type ResponseHead, type SecureChannel } from '../../http';
+import type { Logger } from '../../platform';
 
 export interface ReverseResponse {
   readonly head: ResponseHead;

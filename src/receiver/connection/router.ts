@@ -2,9 +2,9 @@
 // shapes handlers see: a Request in, an Answer out (a Response now, or LATER and a Response
 // through `request.respond` when it is ready).
 
-import type { ConnectionState } from '../connection-state';
-import { STATUS, type HeadersInit, type Protocol, type RequestHead, type SecureChannel } from '../http';
-import { readMakerHeader } from '../dialect';
+import type { ConnectionState } from '../../connection-state';
+import { STATUS, type HeadersInit, type Protocol, type RequestHead, type SecureChannel } from '../../http';
+import { readMakerHeader } from '../../dialect';
 import type { ReverseConnection } from './reverse';
 
 /** A request as handlers see it: the parsed head, its path and query, and the whole body. */

@@ -1,16 +1,16 @@
 // The information endpoints: GET /server-info (spec 2.5), RTSP GET /info (2.11), RTSP OPTIONS.
 
-import type { Dialect } from '../dialect';
-import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes, type Activity, type ActivityFields, type DiscoveryIdentity, type ServiceAdvertisement } from '../discovery';
-import { HEADER, STATUS } from '../http';
-import { encodeBinaryPlist } from '../plist/binary';
-import { real, type PlistDict } from '../plist/value';
-import { encodeXmlPlistBytes } from '../plist/xml';
-import type { ReceiverConfig } from './config';
-import { hostPort } from './connection';
-import type { ReceiverIdentity } from './identity';
-import { ReplyCache } from './reply-cache';
-import type { Request, Response, Router } from './router';
+import type { Dialect } from '../../dialect';
+import { AUDIO_SERVICE_TYPE, featuresInteger, statusFlags, txtBytes, type Activity, type ActivityFields, type DiscoveryIdentity, type ServiceAdvertisement } from '../../discovery';
+import { HEADER, STATUS } from '../../http';
+import { encodeBinaryPlist } from '../../plist/binary';
+import { real, type PlistDict } from '../../plist/value';
+import { encodeXmlPlistBytes } from '../../plist/xml';
+import type { ReceiverConfig } from '../config';
+import { hostPort } from '../connection/connection';
+import type { ReceiverIdentity } from '../identity';
+import { ReplyCache } from '../connection/reply-cache';
+import type { Request, Response, Router } from '../connection/router';
 
 /** What the information endpoints describe: the receiver's configuration, identity and state. */
 export interface InfoContext {

@@ -1,12 +1,12 @@
 // Events to the sender (spec 6): POST /event on the session's reverse connection, one table of
 // categories, their content types and keys, no repeated consecutive state, failures only logged.
 
-import { HEADER } from '../http';
-import type { Dialect, MakerMime } from '../dialect';
-import type { Logger } from '../platform';
-import { encodeXmlPlistBytes } from '../plist/xml';
-import type { PlistDict } from '../plist/value';
-import { ReverseError, type ReverseRegistry } from './reverse';
+import { HEADER } from '../../http';
+import type { Dialect, MakerMime } from '../../dialect';
+import type { Logger } from '../../platform';
+import { encodeXmlPlistBytes } from '../../plist/xml';
+import type { PlistDict } from '../../plist/value';
+import { ReverseError, type ReverseRegistry } from '../connection/reverse';
 
 /** spec 6: each event category, the content type its body has, and the states it reports. */
 export const EVENT_CATEGORIES = {

@@ -8,8 +8,8 @@
 // feature is active the activity is `receiving video` (flag 17 set), and `idle` once none is.
 // Mirroring has its own row (spec 2.1 `receiving screen mirroring`: igl 1, gcgl 1, flag 17 set).
 
-import type { Activity } from '../discovery';
-import type { Display, DisplayStatus, Logger } from '../platform';
+import type { Activity } from '../../discovery';
+import type { Display, DisplayStatus, Logger } from '../../platform';
 import type { EventSender } from './events';
 
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';

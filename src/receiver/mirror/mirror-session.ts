@@ -8,15 +8,15 @@
 // Every way it ends (the sender closes, POST /stop, another feature takes the screen, a hostile
 // or broken stream) ends this session only, with one log line naming why, and resets the decoder.
 
-import { concat, equal } from '../bytes';
-import type { Logger, UdpSocket, VideoDecoder } from '../platform';
-import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC } from '../mirror/avcc';
-import { NalError, type NalKernel } from '../mirror/nal-kernel';
-import { ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs } from '../mirror/ntp';
-import { HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../mirror/packet';
-import type { StreamRequest } from '../mirror/stream-request';
-import type { ReceiverLimits } from './limits';
-import type { StreamTakeover } from './router';
+import { concat, equal } from '../../bytes';
+import type { Logger, UdpSocket, VideoDecoder } from '../../platform';
+import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC } from '../../mirror/avcc';
+import { NalError, type NalKernel } from '../../mirror/nal-kernel';
+import { ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs } from '../../mirror/ntp';
+import { HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../../mirror/packet';
+import type { StreamRequest } from '../../mirror/stream-request';
+import type { ReceiverLimits } from '../limits';
+import type { StreamTakeover } from '../connection/router';
 
 export interface MirrorSessionContext {
   readonly log: Logger;

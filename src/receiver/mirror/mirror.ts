@@ -12,18 +12,18 @@
 // POST /stream gets no answer (real receivers send none: the connection stops being HTTP);
 // refusals do get one, since the sender is still speaking HTTP when it is refused.
 
-import { readMakerHeader, type Dialect } from '../dialect';
-import { HEADER, STATUS } from '../http';
-import { portableNalKernel, type NalKernel } from '../mirror/nal-kernel';
-import { parseStreamRequest, streamCapabilities, StreamRequestError } from '../mirror/stream-request';
-import { NTP_SENDER_PORT } from '../mirror/ntp';
-import { encodeXmlPlistBytes } from '../plist';
-import type { Clock, Logger, UdpBinder, VideoDecoder } from '../platform';
-import type { ReceiverLimits } from './limits';
-import type { MediaFeature, MediaSession } from './media-session';
+import { readMakerHeader, type Dialect } from '../../dialect';
+import { HEADER, STATUS } from '../../http';
+import { portableNalKernel, type NalKernel } from '../../mirror/nal-kernel';
+import { parseStreamRequest, streamCapabilities, StreamRequestError } from '../../mirror/stream-request';
+import { NTP_SENDER_PORT } from '../../mirror/ntp';
+import { encodeXmlPlistBytes } from '../../plist';
+import type { Clock, Logger, UdpBinder, VideoDecoder } from '../../platform';
+import type { ReceiverLimits } from '../limits';
+import type { MediaFeature, MediaSession } from '../media/media-session';
 import { MirrorSession } from './mirror-session';
-import { hostPort } from './connection';
-import { refuse, type Request, type Response, type Router } from './router';
+import { hostPort } from '../connection/connection';
+import { refuse, type Request, type Response, type Router } from '../connection/router';
 
 /** Largest POST /stream body (spec 2.13: a small plist; param1/param2 are 72 and 16 bytes). */
 const MAX_STREAM_REQUEST_BYTES = 16 * 1024;

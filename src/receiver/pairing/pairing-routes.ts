@@ -4,24 +4,24 @@
 // management (issue 15): POST /pair-add, /pair-remove, /pair-list and the HomeKit-style
 // /pairings, one handler behind all four, for an admin sender on a pair-verified connection.
 
-import { HEADER, STATUS } from '../http';
-import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../pairing/auth-setup';
-import type { CryptoKernels } from '../pairing/crypto-kernels';
-import { PairingError } from '../pairing/errors';
-import { PairingsAdmin } from '../pairing/pairings-admin';
-import { PairingStepLimiter } from '../pairing/step-limiter';
-import { decodeTlv8 } from '../pairing/tlv8';
-import { PAIR_STATE, TLV, TLV_ERROR } from '../pairing/tlv-types';
-import { PairSetup, setupCodeFor } from '../pairing/pair-setup';
-import { PairVerify } from '../pairing/pair-verify';
-import { PeerStore, RECORD_MAX_PEERS } from '../pairing/peers';
-import { parseRsaPrivateKey } from '../pairing/rsa';
-import type { PairingReply } from '../pairing/_reply';
-import { errorReply, tlvErrorName } from '../pairing/_reply';
-import type { Clock, Display, Logger, RandomSource, Store, TimerHandle } from '../platform';
-import { ConfigError, type ReceiverConfig } from './config';
-import type { ReceiverIdentity } from './identity';
-import { refuse, type Request, type Response, type Router } from './router';
+import { HEADER, STATUS } from '../../http';
+import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../../pairing/auth-setup';
+import type { CryptoKernels } from '../../pairing/crypto-kernels';
+import { PairingError } from '../../pairing/errors';
+import { PairingsAdmin } from '../../pairing/pairings-admin';
+import { PairingStepLimiter } from '../../pairing/step-limiter';
+import { decodeTlv8 } from '../../pairing/tlv8';
+import { PAIR_STATE, TLV, TLV_ERROR } from '../../pairing/tlv-types';
+import { PairSetup, setupCodeFor } from '../../pairing/pair-setup';
+import { PairVerify } from '../../pairing/pair-verify';
+import { PeerStore, RECORD_MAX_PEERS } from '../../pairing/peers';
+import { parseRsaPrivateKey } from '../../pairing/rsa';
+import type { PairingReply } from '../../pairing/_reply';
+import { errorReply, tlvErrorName } from '../../pairing/_reply';
+import type { Clock, Display, Logger, RandomSource, Store, TimerHandle } from '../../platform';
+import { ConfigError, type ReceiverConfig } from '../config';
+import type { ReceiverIdentity } from '../identity';
+import { refuse, type Request, type Response, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
 export interface PairingContext {

@@ -20,19 +20,19 @@
 //   picture takes the screen over: the previous one gets its photo event (state stopped) and its
 //   cached pictures are dropped. POST /stop from another session leaves the screen alone and
 //   only drops that session's cached pictures; one without a session id stops whatever is shown.
-// - Statuses: a body that is not a JPEG (src/receiver/jpeg.ts) 415; over maxPhotoBytes 413 (the
+// - Statuses: a body that is not a JPEG (src/receiver/media/jpeg.ts) 415; over maxPhotoBytes 413 (the
 //   connection's parser, from the route's limit); no body, or no AssetKey where one is needed,
 //   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
 
-import { readMakerHeader } from '../dialect';
-import { STATUS } from '../http';
-import type { Display, Logger } from '../platform';
-import { JpegError, inspectJpeg } from './jpeg';
-import type { ReceiverLimits } from './limits';
-import type { MediaFeature, MediaSession } from './media-session';
+import { readMakerHeader } from '../../dialect';
+import { STATUS } from '../../http';
+import type { Display, Logger } from '../../platform';
+import { JpegError, inspectJpeg } from '../media/jpeg';
+import type { ReceiverLimits } from '../limits';
+import type { MediaFeature, MediaSession } from '../media/media-session';
 import { PhotoCache } from './photo-cache';
-import { refuse, type Request, type Response, type Router } from './router';
-import { transitionOf } from './transitions';
+import { refuse, type Request, type Response, type Router } from '../connection/router';
+import { transitionOf } from '../media/transitions';
 
 /** spec 4.1: the values of X-Vendor-AssetAction. */
 export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;

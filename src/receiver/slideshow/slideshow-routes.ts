@@ -1,18 +1,18 @@
 // The slideshow endpoints (spec 4.1): GET /slideshow-features and PUT /slideshows/1; and the
 // wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
 
-import type { Dialect } from '../dialect';
-import { HEADER, STATUS } from '../http';
-import type { Clock, Logger } from '../platform';
-import { decodePlist } from '../plist/any';
-import { getPath } from '../plist/path';
-import { isPlistDict, type PlistValue } from '../plist/value';
-import { encodeXmlPlistBytes } from '../plist/xml';
-import type { ReceiverLimits } from './limits';
-import type { MediaSession } from './media-session';
-import type { ReverseRegistry } from './reverse';
-import { refuse, type Request, type Response, type Router } from './router';
-import { ReplyCache } from './reply-cache';
+import type { Dialect } from '../../dialect';
+import { HEADER, STATUS } from '../../http';
+import type { Clock, Logger } from '../../platform';
+import { decodePlist } from '../../plist/any';
+import { getPath } from '../../plist/path';
+import { isPlistDict, type PlistValue } from '../../plist/value';
+import { encodeXmlPlistBytes } from '../../plist/xml';
+import type { ReceiverLimits } from '../limits';
+import type { MediaSession } from '../media/media-session';
+import type { ReverseRegistry } from '../connection/reverse';
+import { refuse, type Request, type Response, type Router } from '../connection/router';
+import { ReplyCache } from '../connection/reply-cache';
 import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
 

@@ -1,8 +1,8 @@
 // The slideshow themes (spec 2.6, 4.1 GET /slideshow-features): one table of theme keys and
 // their names in each language, and the choice of language from Accept-Language.
 
-import { lookupLanguage, parseAcceptLanguage } from '../http';
-import type { PlistDict } from '../plist/value';
+import { lookupLanguage, parseAcceptLanguage } from '../../http';
+import type { PlistDict } from '../../plist/value';
 
 /** The languages theme names are given in; English is the fallback. */
 export type ThemeLanguage = 'en' | 'de' | 'fr' | 'es';

@@ -7,15 +7,15 @@
 //                     ^                          |
 //                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
 
-import { HEADER, STATUS } from '../http';
-import { decodePlist } from '../plist/any';
-import { getPath } from '../plist/path';
-import { PlistError, isPlistDict, type PlistValue } from '../plist/value';
-import type { Clock, Display, Logger, TimerHandle } from '../platform';
-import { JpegError, inspectJpeg } from './jpeg';
+import { HEADER, STATUS } from '../../http';
+import { decodePlist } from '../../plist/any';
+import { getPath } from '../../plist/path';
+import { PlistError, isPlistDict, type PlistValue } from '../../plist/value';
+import type { Clock, Display, Logger, TimerHandle } from '../../platform';
+import { JpegError, inspectJpeg } from '../media/jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
-import { transitionOf } from './transitions';
-import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from './reverse';
+import { transitionOf } from '../media/transitions';
+import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from '../connection/reverse';
 
 /** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
 export const SLIDESHOW_PURPOSE = 'slideshow';

@@ -3,9 +3,9 @@
 // per body, from the session's plain values; keys in the order real receivers write them
 // (alphabetical, as NSDictionary serializes).
 
-import type { TimeRange } from '../platform';
-import { encodeParametersBytes } from '../plist/parameters';
-import { real, type PlistDict, type PlistValue } from '../plist/value';
+import type { TimeRange } from '../../platform';
+import { encodeParametersBytes } from '../../plist/parameters';
+import { real, type PlistDict, type PlistValue } from '../../plist/value';
 import type { AccessLogEvent, ErrorLogEvent, PlaybackInfo } from './video-session';
 
 /**

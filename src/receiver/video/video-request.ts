@@ -15,12 +15,12 @@
 // - `rate` 0 in the binary plist asks to start paused (Photos' camera-roll videos; Kodi honours
 //   it); any other rate, or none, plays.
 
-import { utf8Encode } from '../bytes';
-import { readMakerHeader } from '../dialect';
-import { decodePlist } from '../plist/any';
-import { decodeParameters } from '../plist/parameters';
-import type { StartPosition } from '../platform';
-import { getEntry, isPlistDict, PlistError, PlistReal, type PlistDict, type PlistValue } from '../plist/value';
+import { utf8Encode } from '../../bytes';
+import { readMakerHeader } from '../../dialect';
+import { decodePlist } from '../../plist/any';
+import { decodeParameters } from '../../plist/parameters';
+import type { StartPosition } from '../../platform';
+import { getEntry, isPlistDict, PlistError, PlistReal, type PlistDict, type PlistValue } from '../../plist/value';
 
 /** A request whose inputs cannot be used; the message says why. */
 export class VideoRequestError extends Error {

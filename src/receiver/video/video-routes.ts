@@ -13,16 +13,16 @@
 // - The video takes the screen: a photo or slideshow showing ends (their events), and a photo
 //   or slideshow started later ends the video (`stopped`).
 
-import type { Dialect } from '../dialect';
-import { HEADER, STATUS } from '../http';
-import type { Clock, Logger, Player, RandomSource } from '../platform';
-import { encodeBinaryPlist } from '../plist/binary';
-import type { PlistValue } from '../plist/value';
-import { encodeXmlPlistBytes } from '../plist/xml';
-import type { ReceiverLimits } from './limits';
-import { hostPort } from './connection';
-import type { MediaSession } from './media-session';
-import { refuse, type Request, type Response, type Router } from './router';
+import type { Dialect } from '../../dialect';
+import { HEADER, STATUS } from '../../http';
+import type { Clock, Logger, Player, RandomSource } from '../../platform';
+import { encodeBinaryPlist } from '../../plist/binary';
+import type { PlistValue } from '../../plist/value';
+import { encodeXmlPlistBytes } from '../../plist/xml';
+import type { ReceiverLimits } from '../limits';
+import { hostPort } from '../connection/connection';
+import type { MediaSession } from '../media/media-session';
+import { refuse, type Request, type Response, type Router } from '../connection/router';
 import { accessLogEntry, errorLogEntry, NOTHING_LOADED, playbackInfoPlist, propertyReply, scrubParameters } from './video-replies';
 import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './video-request';
 import { VideoSession, type VideoCarrier, type VideoSender } from './video-session';

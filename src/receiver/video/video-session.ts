@@ -46,9 +46,9 @@
 //   screen opened late still gets the whole time to load over a slow network. A player that
 //   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
-import type { Clock, Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimerHandle } from '../platform';
-import { uuidFromBytes } from '../uuid';
-import type { ReceiverLimits } from './limits';
+import type { Clock, Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimerHandle } from '../../platform';
+import { uuidFromBytes } from '../../uuid';
+import type { ReceiverLimits } from '../limits';
 
 /** The states a video reports (spec 3, 6). */
 export type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
