@@ -4,7 +4,7 @@
 // stays for the tests).
 //
 // `node scripts/build.mjs` always builds (`npm run build`); with --if-stale (`prepare`, `npm
-// test`) only when a file under src/ or hosts/, this script, package.json or the
+// test`) only when a file under src/, hosts/node or sender/, this script, package.json or the
 // installed packages' lock is newer than the last build.
 // The bin/ commands call ensureBuild(): a stale build is rebuilt when esbuild is installed (a
 // normal `npm install` installs devDependencies) and refused with a message saying what to run
@@ -29,7 +29,7 @@ const THIS_SCRIPT = fileURLToPath(import.meta.url);
  * Trees whose files the build depends on. Not hosts/moddable: nothing of it is built here, and its
  * by-hand test clip (hosts/moddable/mirror-test, made by ffmpeg) would mark every build stale.
  */
-const SOURCE_TREES = ['src', 'hosts/node'];
+const SOURCE_TREES = ['src', 'hosts/node', 'sender'];
 /** Single files it depends on: this script, and what says which library versions are installed. */
 const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 /** Loaded from node_modules at run time, not bundled. */
@@ -38,7 +38,7 @@ const EXTERNAL = ['@homebridge/ciao', 'ws'];
 /** The commands: output name (dist/NAME.js) -> entry file. */
 export const ENTRIES = {
   receiver: 'hosts/node/main.ts',
-  send: 'hosts/node/send/main.ts',
+  send: 'sender/main.ts',
 };
 
 /** The newest file under `dir` (recursively): { file, mtimeMs }. */

@@ -5,8 +5,8 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { buildAvcC } from '../../../src/mirror/avcc';
-import { NAL_TYPE, groupAccessUnits, nalType, splitNalUnits } from '../../../src/mirror/annexb-stream';
+import { buildAvcC } from '../src/mirror/avcc';
+import { NAL_TYPE, groupAccessUnits, nalType, splitNalUnits } from '../src/mirror/annexb-stream';
 import { SendError } from './wire';
 
 const run = promisify(execFile);

@@ -1,12 +1,11 @@
 // `vendorplay-send`'s video commands (spec 4.2, 6): play a URL and print the video events as they
 // come, scrub, change the rate, show the playback information, all as a sender does them.
 
-import { utf8Encode } from '../../../src/bytes';
-import { HEADER, type ResponseHead } from '../../../src/http';
-import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../../../src/plist';
-import { EVENT_PURPOSE } from '../../../src/receiver/media/events';
+import { utf8Encode } from '../src/bytes';
+import { EVENT_PURPOSE, HEADER, type ResponseHead } from '../src/http';
+import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../src/plist';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
-import type { Dialect } from '../../../src/dialect';
+import type { Dialect } from '../src/dialect';
 
 /** What the video commands need from the command line. */
 export interface VideoCommon {

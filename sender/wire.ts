@@ -4,10 +4,9 @@
 // answers. The wire is the project's own: src/http's parser and writer.
 
 import net from 'node:net';
-import { HEADER, MessageAssembler, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../../../src/http';
-import { decodePlist, isPlistDict, type PlistDict } from '../../../src/plist';
-import { CONTROL_PORT } from '../../../src/receiver/config';
-import { PTTH } from '../../../src/receiver/connection/reverse-route';
+import { HEADER, MessageAssembler, PTTH, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../src/http';
+import { decodePlist, isPlistDict, type PlistDict } from '../src/plist';
+import { CONTROL_PORT } from '../src/discovery/services';
 
 /** A problem a person can act on (connection refused, unexpected status...). */
 export class SendError extends Error {

@@ -67,6 +67,7 @@ export {
 } from './txt';
 export {
   AUDIO_SERVICE_TYPE,
+  CONTROL_PORT,
   INSTANCE_NAME_MAX,
   audioInstanceName,
   discoveryServices,

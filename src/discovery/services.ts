@@ -10,6 +10,12 @@ export { audioInstanceName, mediaInstanceName };
 /** RFC 6763 4.1.1: an instance name is at most 63 bytes of UTF-8 (one DNS label). */
 export const INSTANCE_NAME_MAX = LABEL_MAX;
 
+/**
+ * The usual port of the HTTP/RTSP service (spec 1.4 names only "the advertised port"; real
+ * receivers listen on 7000), advertised by mDNS; senders try it when told only a host.
+ */
+export const CONTROL_PORT = 7000;
+
 /** spec 2.2: the audio service type carries no maker name, so it is the same in every dialect. */
 export const AUDIO_SERVICE_TYPE = '_raop._tcp';
 

@@ -11,3 +11,4 @@ export { HttpWriteError, writeRequest, writeResponse, type RequestToWrite, type 
 export { ChannelError, MessageAssembler, type AssembledEvent, type BodyMode } from './assembler';
 export type { SecureChannel } from './secure-channel';
 export { applyKeepAlive } from './keep-alive';
+export { EVENT_PURPOSE, PTTH, SLIDESHOW_PURPOSE } from './reverse-http';

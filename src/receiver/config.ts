@@ -4,13 +4,12 @@
 import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
 import { receiverNameProblem } from '../discovery/dnssd-names';
+import { CONTROL_PORT } from '../discovery/services';
 import { NTP_RECEIVER_PORT } from '../mirror/ntp';
 import { MIRROR_PORT } from '../mirror/stream-request';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
-/** spec 1.4: the usual port of the HTTP/RTSP service, advertised by mDNS; senders try it when told only a host. */
-export const CONTROL_PORT = 7000;
 
 export { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 

@@ -16,7 +16,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
 import { AUDIO_SERVICE_TYPE } from '../../src/discovery/index';
-import { CONTROL_PORT } from '../../src/receiver/config';
+import { CONTROL_PORT } from '../../src/discovery/services';
 import { BROWSE, browseEvents, Child, DEBIAN_PYTHON, spawnChild, txtValue, type BrowseEvent } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 import { PROJECT_ROOT } from './receiver-process';

@@ -31,7 +31,7 @@ import { NAL_TYPE, lengthPrefixed, nalType, splitNalUnits } from '../../src/mirr
 import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
-import { readH264Clip } from '../../hosts/node/send/h264-file';
+import { readH264Clip } from '../../sender/h264-file';
 import { PROMPT_MS, ReceiverProcess, runSender, until, within } from './receiver-process';
 import { STREAM_REQUEST, postStream } from '../support/mirror-stream';
 

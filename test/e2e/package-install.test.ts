@@ -15,7 +15,7 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
-import { CONTROL_PORT } from '../../src/receiver/config';
+import { CONTROL_PORT } from '../../src/discovery/services';
 import { Child, spawnChild } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 import { PROJECT_ROOT } from './receiver-process';

@@ -12,7 +12,7 @@ import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
-import { eventServer, ReverseChannel } from '../../hosts/node/send/wire';
+import { eventServer, ReverseChannel } from '../../sender/wire';
 import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
 import { isPlistDict, real, type PlistDict } from '../../src/plist/value';
 import { exchange, RawClient, ReceiverProcess, until, within, runSender as send } from './receiver-process';

@@ -56,3 +56,18 @@ test('the import check itself rejects host modules and escaping paths', () => {
   assert.equal(importProblem(file, '../bytes'), undefined);
   assert.equal(importProblem(file, '@noble/hashes/sha2'), undefined);
 });
+
+const SENDER = fileURLToPath(new URL('../../sender', import.meta.url));
+const RECEIVER = path.join(SRC, 'receiver');
+
+test('the sender (sender/) takes protocol facts from src/, never from the receiver in src/receiver/', () => {
+  const problems: string[] = [];
+  for (const file of sourceFiles(SENDER)) {
+    for (const ref of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      if (!ref.fileName.startsWith('.')) continue;
+      const target = path.resolve(path.dirname(file), ref.fileName);
+      if (target === RECEIVER || target.startsWith(RECEIVER + path.sep)) problems.push(`${path.relative(SENDER, file)} imports ${ref.fileName}`);
+    }
+  }
+  assert.deepEqual(problems, []);
+});

@@ -1,13 +1,10 @@
 // POST /reverse (spec 1.6, 4.1): the sender asks the receiver to turn a connection around.
 
 import { readMakerHeader } from '../../dialect';
-import { HEADER, STATUS } from '../../http';
+import { HEADER, PTTH, STATUS } from '../../http';
 import type { Logger } from '../../platform';
 import type { ReverseRegistry } from './reverse';
 import { refuse, type Response, type Router } from './router';
-
-/** The protocol token of the reverse upgrade (spec 1.6). */
-export const PTTH = 'PTTH/1.0';
 
 export interface ReverseRouteContext {
   readonly log: Logger;

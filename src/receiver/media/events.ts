@@ -1,7 +1,7 @@
 // Events to the sender (spec 6): POST /event on the session's reverse connection, one table of
 // categories, their content types and keys, no repeated consecutive state, failures only logged.
 
-import { HEADER } from '../../http';
+import { EVENT_PURPOSE, HEADER } from '../../http';
 import type { Dialect, MakerMime } from '../../dialect';
 import type { Logger } from '../../platform';
 import { encodeXmlPlistBytes } from '../../plist/xml';
@@ -17,9 +17,6 @@ export const EVENT_CATEGORIES = {
 
 export type EventCategory = keyof typeof EVENT_CATEGORIES;
 export type EventState<C extends EventCategory> = (typeof EVENT_CATEGORIES)[C]['states'][number];
-
-/** X-Vendor-Purpose of the reverse connection that carries events. */
-export const EVENT_PURPOSE = 'event';
 
 export interface EventExtras {
   /** spec 6 slideshow: the id of the last asset shown (info.id of its reply, spec 2.8). */

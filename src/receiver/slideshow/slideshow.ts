@@ -7,7 +7,7 @@
 //                     ^                          |
 //                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
 
-import { HEADER, STATUS } from '../../http';
+import { HEADER, SLIDESHOW_PURPOSE, STATUS } from '../../http';
 import { decodePlist } from '../../plist/any';
 import { getPath } from '../../plist/path';
 import { PlistError, isPlistDict, type PlistValue } from '../../plist/value';
@@ -16,9 +16,6 @@ import { JpegError, inspectJpeg } from '../media/jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
 import { transitionOf } from '../media/transitions';
 import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from '../connection/reverse';
-
-/** X-Vendor-Purpose of the reverse connections that carry picture fetches (spec 4.1). */
-export const SLIDESHOW_PURPOSE = 'slideshow';
 
 /** spec 8: slideshow pictures are fetched over at most three connections in parallel. */
 export const PARALLEL_SLIDESHOW_FETCHES = 3;
