@@ -1,7 +1,7 @@
 // The frame kernel of the control channel (spec 5.4) in WebAssembly: ChaCha20-Poly1305
 // (RFC 8439 2.8) over fixed regions of linear memory, one frame at a time. The host copies the
 // key, nonce, AAD and input into their regions, calls an export, and copies the output out
-// (hosts/node/kernels.ts). No allocator: every region is static data, laid out at compile time.
+// (hosts/node/kernels/kernels.ts). No allocator: every region is static data, laid out at compile time.
 
 import { chacha20Xor } from './chacha20';
 import { poly1305Blocks, poly1305Finish, poly1305Init, poly1305Wipe } from './poly1305';

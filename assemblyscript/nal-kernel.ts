@@ -1,7 +1,7 @@
 // The NAL kernel of the mirroring stream (src/mirror/nal-kernel.ts) in WebAssembly: a video
 // payload's length-prefixed H.264 NAL units (spec 2.14; ISO/IEC 14496-15 5.3.3) to Annex B start
 // codes. The host copies the payload to INPUT, calls toAnnexB, and copies the result out
-// (hosts/node/nal-kernel.ts). No allocator: INPUT starts at the heap base, OUTPUT after it, and
+// (hosts/node/kernels/nal-kernel.ts). No allocator: INPUT starts at the heap base, OUTPUT after it, and
 // the memory grows to fit the largest payload seen.
 
 /** H.264 nal_unit_type of a slice of an IDR picture (ITU-T H.264 table 7-1). */

@@ -87,7 +87,7 @@ export function staleReason() {
 
 /**
  * esbuild keeps `import.meta.url` as it is, which in dist/ names the bundle, not the source file
- * (hosts/node/screen/server.ts reads its page next to itself; hosts/node/kernels.ts finds the
+ * (hosts/node/screen/server.ts reads its page next to itself; hosts/node/kernels/kernels.ts finds the
  * .wasm by a relative path). This rewrites it, in the files that use it, to the URL of the
  * source file, computed from the bundle's own URL (in `outdir`), so a moved checkout still works.
  */

@@ -19,17 +19,17 @@ import { ConfigError, DEFAULT_LIMITS, freezeConfig, makeConfig, type ReceiverCon
 import { loadOrCreateDeviceId, SECRET_KEY_RECORDS } from '../../src/receiver/identity';
 import { isProfileName, profileMirrors, profilePlaysVideo, PROFILES } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
-import { selectFrameKernel } from './kernels';
-import { NalKernelChosenOnFirstUse, selectNalKernel } from './nal-kernel';
+import { selectFrameKernel } from './kernels/kernels';
+import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import { runPairingsCommand } from './pairings-command';
-import { consoleLogger, defaultDataDir, fileStore, fsCause, makeDataDir, nodeClock, nodeRandom, recordsOthersCanRead, StoreFileError } from './ports';
+import { consoleLogger, defaultDataDir, fileStore, fsCause, makeDataDir, nodeClock, nodeRandom, recordsOthersCanRead, StoreFileError } from './io/ports';
 import { VirtualScreen } from './screen/display';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder, parseMirrorSize } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
-import { listen } from './tcp';
-import { bindUdp, sharedUdpBinder } from './udp';
+import { listen } from './io/tcp';
+import { bindUdp, sharedUdpBinder } from './io/udp';
 import type { UdpBinder, VideoDecoder } from '../../src/platform';
 
 const HELP = `Usage: vendorplay-receiver [options]
@@ -303,7 +303,7 @@ async function main(): Promise<void> {
   // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
   const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);
   // Loaded only when used: --no-mdns never touches the multicast stack.
-  const advertiser = mdns ? (await import('./advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
+  const advertiser = mdns ? (await import('./mdns/advertiser')).createMdnsAdvertiser({ name: config.name, interfaces, log, unicast: commandLine.mdnsUnicast }) : undefined;
   // The display is the virtual screen (a web page, started below); --no-screen: none at all.
   const display: VirtualScreen | undefined = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
   // Video plays in the same page, for profiles that play video (photo-frame and speaker do not).

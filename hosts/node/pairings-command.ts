@@ -10,7 +10,7 @@ import { toHex } from '../../src/bytes';
 import { StorageError } from '../../src/pairing/errors';
 import { permissionName } from '../../src/pairing/pairings-admin';
 import { PeerStore, RECORD_MAX_PEERS } from '../../src/pairing/peers';
-import { consoleLogger, defaultDataDir, fileStore, StoreFileError } from './ports';
+import { consoleLogger, defaultDataDir, fileStore, StoreFileError } from './io/ports';
 
 export const PAIRINGS_USAGE = `Usage: vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
 

@@ -18,7 +18,7 @@ import { createControlChannel, createSenderChannel } from '../../src/pairing/cha
 import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
-import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
+import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
 import { compare, ratioFigure, report, spreadFields, verify } from './measure';
 
 const TOTAL_BYTES = 1024 * 1024;

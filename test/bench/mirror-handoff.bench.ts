@@ -20,7 +20,7 @@ import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../supp
 import { fillerUnit } from '../support/arbitrary';
 import { memoryUdp } from '../support/mirror-ports';
 import type { ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
-import { WasmNalKernel } from '../../hosts/node/nal-kernel';
+import { WasmNalKernel } from '../../hosts/node/kernels/nal-kernel';
 import { report, spreadFields, verify } from './measure';
 
 const FRAMES = 600;

@@ -13,7 +13,7 @@ import path from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { equal } from '../../src/bytes';
 import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
-import { NAL_KERNEL_WASM, WasmNalKernel } from '../../hosts/node/nal-kernel';
+import { NAL_KERNEL_WASM, WasmNalKernel } from '../../hosts/node/kernels/nal-kernel';
 import { buildXsHost } from '../../modules/native/xs-host/build.mjs';
 import { bundlePortableSuites } from '../xs/bundle';
 import { runInXs } from '../xs/xsnap';

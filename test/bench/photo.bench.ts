@@ -1,6 +1,6 @@
 // PUT /photo latency: from the first byte of a picture handed to the socket to its hand-off to
 // the display, at 1, 4 and 16 MB, on the Node host (the Receiver in this process on a real
-// loopback socket, hosts/node/tcp.ts, with a Display that notes the time), against a bare
+// loopback socket, hosts/node/io/tcp.ts, with a Display that notes the time), against a bare
 // node:http server receiving the same request and doing the same work with it: joining the
 // body's chunks into one buffer and handing that on (the receiver builds one body too; it also
 // checks the JPEG's structure, src/receiver/media/jpeg.ts, which Node's side does not). One client,
@@ -21,8 +21,8 @@ import { equal, latin1Encode } from '../../src/bytes';
 import type { Display } from '../../src/platform';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
-import { nodeClock, nodeRandom } from '../../hosts/node/ports';
-import { listen } from '../../hosts/node/tcp';
+import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
+import { listen } from '../../hosts/node/io/tcp';
 import { within } from '../e2e/receiver-process';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { MemoryStore } from '../support/memory-ports';

@@ -16,7 +16,7 @@ import { AUDIO_SERVICE_TYPE, hasFlag, parseFeatures, parseFlags, type Activity }
 import { DEFAULT_LIMITS, makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { isUuid } from '../../src/uuid';
-import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/ports';
+import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/io/ports';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/page-decoder';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { memoryUdp } from '../support/mirror-ports';

@@ -8,9 +8,10 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
-import { ReceiverProcess, within } from './receiver-process';
+import { PROMPT_MS, ReceiverProcess, until, within } from './receiver-process';
 
-const BOUND = { timeout: 30_000 };
+/** A last bound on the suite (a second or two on a quiet machine), beyond the bound on every wait inside it. */
+const BOUND = { timeout: 120_000 };
 
 /** A small baseline JPEG (SOI, SOF0, SOS, scan data, EOI): a picture the receiver accepts. */
 const JPEG = new Uint8Array([
@@ -22,7 +23,8 @@ type Event = Record<string, unknown>;
 
 /** A client with its reverse connection open; resolves once the receiver has turned it around. */
 async function connectedClient(receiver: ReceiverProcess): Promise<{ client: AirPlay; events: Event[]; errors: Error[]; next: (count: number) => Promise<Event[]> }> {
-  const before = receiver.stderr.split('\n').filter((line) => line.includes('turned into a reverse connection')).length;
+  const turned = () => receiver.stderr.split('\n').filter((line) => line.includes('turned into a reverse connection (purpose none)')).length;
+  const before = turned();
   const client = new AirPlay('127.0.0.1', receiver.port);
   const events: Event[] = [];
   let wake: () => void = () => {};
@@ -36,15 +38,9 @@ async function connectedClient(receiver: ReceiverProcess): Promise<{ client: Air
   client.on('error', (error: Error) => errors.push(error));
   // What play() does first; called alone, so no video is asked for.
   client._startReverse();
-  await within(5000, 'the reverse connection turned around', (async () => {
-    for (;;) {
-      const turned = receiver.stderr.split('\n').filter((line) => line.includes('turned into a reverse connection (purpose none)')).length;
-      if (turned > before) return;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  })());
+  await until(() => 'the reverse connection not turned around', () => turned() > before, PROMPT_MS);
   const next = (count: number) =>
-    within(5000, `${count} events (have ${JSON.stringify(events)})`, (async () => {
+    within(PROMPT_MS, `${count} events (have ${JSON.stringify(events)})`, (async () => {
       while (events.length < count) await new Promise<void>((resolve) => (wake = resolve));
       return events.slice(0, count);
     })());
@@ -73,7 +69,7 @@ describe('airplay-protocol receives our events', BOUND, () => {
     const { client, next, errors } = await connectedClient(receiver);
     try {
       assert.equal(await put(receiver.port, '/photo', JPEG, 'image/jpeg'), 200);
-      const stopStatus = await within(5000, 'POST /stop', new Promise<number>((resolve, reject) => client.stop((error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
+      const stopStatus = await within(PROMPT_MS, 'POST /stop', new Promise<number>((resolve, reject) => client.stop((error, response) => (response ? resolve(response.statusCode ?? 0) : reject(error)))));
       assert.equal(stopStatus, 200);
       const [event] = await next(1);
       assert.equal(event.category, 'photo');

@@ -8,8 +8,8 @@ import { test } from 'node:test';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { LATER, type Request } from '../../src/receiver/connection/router';
-import { nodeClock, nodeRandom } from '../../hosts/node/ports';
-import { listen } from '../../hosts/node/tcp';
+import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
+import { listen } from '../../hosts/node/io/tcp';
 import { MemoryStore, recordingLogger } from '../support/memory-ports';
 import { until } from './receiver-process';
 

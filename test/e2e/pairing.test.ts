@@ -28,7 +28,7 @@ import { PAIR_METHOD, TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import type { SecureChannel } from '../../src/http';
-import { nodeRandom } from '../../hosts/node/ports';
+import { nodeRandom } from '../../hosts/node/io/ports';
 import { PairVerifyClient, pairSetupM1, srpClientStep, type SenderIdentity } from '../support/pairing-client';
 import { freshDataDir, PROMPT_MS, ReceiverProcess, until, within } from './receiver-process';
 

@@ -37,7 +37,7 @@ export interface StartOptions {
   args?: string[];
   /** --log-level (default debug: the log is kept for failure messages). */
   logLevel?: 'error' | 'warn' | 'info' | 'debug';
-  /** Bound on start-up, from spawn to every service line printed (default 15 s). */
+  /** Bound on start-up, from spawn to every service line printed (default 30 s: a busy machine is slow to load a program). */
   timeoutMs?: number;
   /**
    * A command the receiver runs under, given node and its arguments to exec (e.g. `unshare -m sh
@@ -57,7 +57,10 @@ const SERVICE = /^(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) por
  * ffmpeg sharing two cores) "at once" can take seconds, and a wait ends as soon as its condition holds.
  */
 export const PROMPT_MS = 10_000;
-/** After the `profile` line the service lines follow in the same tick; this much quiet ends them. */
+/**
+ * After the `profile` line the service lines follow in the same tick; this much quiet ends them
+ * (quiet once the test process has read what the pipe held: see waitUntilReady).
+ */
 const SETTLE_MS = 150;
 
 export class ReceiverProcess {
@@ -121,7 +124,7 @@ export class ReceiverProcess {
     const child = spawn(program, programArgs, { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
     const receiver = new ReceiverProcess(child, dataDir, ownsDataDir);
     try {
-      await receiver.waitUntilReady(options.timeoutMs ?? 15_000);
+      await receiver.waitUntilReady(options.timeoutMs ?? 30_000);
     } catch (error) {
       await receiver.stop();
       throw error;
@@ -173,7 +176,7 @@ export class ReceiverProcess {
    * Stops it like a person would (SIGTERM), SIGKILL when it has not exited within `graceMs`;
    * removes the data directory when start() made it. Resolves with how it exited.
    */
-  async stop(graceMs = 3000): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
+  async stop(graceMs = PROMPT_MS): Promise<{ code: number | null; signal: NodeJS.Signals | null }> {
     if (!this.exitStatus && this.child.exitCode === null && this.child.signalCode === null) {
       this.child.kill('SIGTERM');
       const timer = setTimeout(() => this.child.kill('SIGKILL'), graceMs);
@@ -200,7 +203,13 @@ export class ReceiverProcess {
         lastLength = this.out.length;
         quietSince = Date.now();
       }
-      if (PROFILE.test(this.out.split('\n').find((line) => line.startsWith('profile ')) ?? '') && Date.now() - quietSince >= SETTLE_MS) break;
+      if (PROFILE.test(this.out.split('\n').find((line) => line.startsWith('profile ')) ?? '') && Date.now() - quietSince >= SETTLE_MS) {
+        // After a stall of this process, timers run before the pipe is read: let it read what the
+        // receiver wrote meanwhile (an I/O phase comes before setImmediate's), then look again.
+        await new Promise((resolve) => setImmediate(resolve));
+        if (this.out.length === lastLength) break;
+        continue;
+      }
       await delay(20);
     }
     for (const line of this.out.split('\n')) {
@@ -454,22 +463,25 @@ export interface CommandRun {
 /** The sender command the tests run (the compiled build, as a person runs it). */
 export const SEND_COMMAND = path.join(PROJECT_ROOT, 'bin', 'vendorplay-send.js');
 
-/** Runs the Node script `command` (one of the bin/ commands) to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
-export function runCommand(command: string, args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<CommandRun> {
+/**
+ * Runs the Node script `command` (one of the bin/ commands) to its end (bounded); `whileRunning`
+ * runs alongside it and may read its stdout and signal it (a person's Ctrl-C is `child.kill('SIGINT')`).
+ */
+export function runCommand(command: string, args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string, child: ChildProcess) => Promise<void>): Promise<CommandRun> {
   const child = spawn(process.execPath, [command, ...args], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
   let stdout = '';
   let stderr = '';
   child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
   child.stderr.setEncoding('utf8').on('data', (text: string) => (stderr += text));
   const exited = new Promise<CommandRun>((resolve) => child.once('exit', (code) => resolve({ code, stdout, stderr })));
-  const side = whileRunning?.(() => stdout) ?? Promise.resolve();
+  const side = whileRunning?.(() => stdout, child) ?? Promise.resolve();
   return within(timeoutMs, `${path.basename(command)} ${args.join(' ')}`, Promise.all([exited, side]).then(([run]) => run)).catch((error: Error) => {
     child.kill('SIGKILL');
     throw new Error(`${error.message}\nstdout:\n${stdout}\nstderr:\n${stderr}`);
   });
 }
 
-/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it and may read its stdout. */
-export function runSender(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string) => Promise<void>): Promise<CommandRun> {
+/** Runs `vendorplay-send` to its end (bounded); `whileRunning` runs alongside it and may read its stdout and signal it. */
+export function runSender(args: string[], timeoutMs = 20_000, whileRunning?: (output: () => string, child: ChildProcess) => Promise<void>): Promise<CommandRun> {
   return runCommand(SEND_COMMAND, args, timeoutMs, whileRunning);
 }

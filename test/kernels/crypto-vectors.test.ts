@@ -5,7 +5,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
-import { createWasmFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
+import { createWasmFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
 import { registerCryptoVectorTests } from './crypto-vectors';
 
 // The vectors' assertions are in crypto-vectors.ts; here, that the second build really carries

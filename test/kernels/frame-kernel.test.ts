@@ -1,4 +1,4 @@
-// The WebAssembly frame kernel (assemblyscript/, loaded by hosts/node/kernels.ts) against the RFC
+// The WebAssembly frame kernel (assemblyscript/, loaded by hosts/node/kernels/kernels.ts) against the RFC
 // 8439 vectors, every vector of test/vectors/control-channel.json, the portable kernel on random
 // frames of every length, and tampered frames. Node only: the XS suites cannot load WebAssembly.
 // `npm test` builds the module first (assemblyscript/build.mjs).
@@ -14,7 +14,7 @@ import { PairingError } from '../../src/pairing/errors';
 import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import type { LogLevel } from '../../src/platform';
-import { createWasmFrameKernel, selectFrameKernel, selfTestFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels';
+import { createWasmFrameKernel, selectFrameKernel, selfTestFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
 import { makeRng } from '../support/arbitrary';
 import vectors from '../vectors/control-channel.json' with { type: 'json' };
 

@@ -12,7 +12,7 @@ import { test } from 'node:test';
 import { equal } from '../../src/bytes';
 import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
 import type { LogLevel } from '../../src/platform';
-import { NalKernelChosenOnFirstUse, sampleMirrorFrame, selectNalKernel, selfTestNalKernel, WasmNalKernel } from '../../hosts/node/nal-kernel';
+import { NalKernelChosenOnFirstUse, sampleMirrorFrame, selectNalKernel, selfTestNalKernel, WasmNalKernel } from '../../hosts/node/kernels/nal-kernel';
 import { registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 
 const wasm = WasmNalKernel.fromFile();

@@ -10,7 +10,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { HttpClient, PairMethods } from 'hap-controller';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import { FRAME_KERNEL_ENV } from '../../hosts/node/kernels';
+import { FRAME_KERNEL_ENV } from '../../hosts/node/kernels/kernels';
 import { ReceiverProcess } from '../e2e/receiver-process';
 
 /** hap-controller wants a HomeKit setup code (XXX-XX-XXX); the protocol's PIN is 4 digits (spec 5.3). */

@@ -15,7 +15,7 @@ import { after, before, test } from 'node:test';
 import { concat } from '../../src/bytes';
 import { lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { PACKET_TYPE, writePacket } from '../../src/mirror/packet';
-import { NAL_KERNEL_ENV } from '../../hosts/node/nal-kernel';
+import { NAL_KERNEL_ENV } from '../../hosts/node/kernels/nal-kernel';
 import { ReceiverProcess } from '../e2e/receiver-process';
 import { CODEC_DATA, IDR, postStream } from '../support/mirror-stream';
 

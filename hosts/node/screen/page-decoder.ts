@@ -49,7 +49,7 @@ const FELL_BEHIND = 'the page fell behind';
 
 export interface PageDecoderOptions {
   readonly geometry: ScreenGeometry;
-  /** The host's monotonic clock (hosts/node/ports.ts nodeClock.now): presentation times are on it. */
+  /** The host's monotonic clock (hosts/node/io/ports.ts nodeClock.now): presentation times are on it. */
   readonly now: () => number;
   readonly log: Logger;
   /** Most bytes queued to the page (ReceiverLimits.mirrorDisplayQueueBytes); past it, drop to the next key frame. */

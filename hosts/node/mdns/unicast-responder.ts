@@ -15,8 +15,8 @@
 
 import dgram from 'node:dgram';
 import { networkInterfaces } from 'node:os';
-import { answerQuery, MDNS_PORT, type ZoneService } from '../../src/discovery/mdns-unicast';
-import type { Logger } from '../../src/platform';
+import { answerQuery, MDNS_PORT, type ZoneService } from '../../../src/discovery/mdns-unicast';
+import type { Logger } from '../../../src/platform';
 
 export interface UnicastResponderOptions {
   /** Interface names to answer on; empty: every interface with an IPv4 address but loopback. */

@@ -1,7 +1,7 @@
 // TCP listeners on node:net, adapted to the core's Connection port (src/platform.ts).
 
 import net from 'node:net';
-import type { Connection } from '../../src/platform';
+import type { Connection } from '../../../src/platform';
 
 /** Wraps a node:net socket as a Connection. The core sets the callbacks. */
 export function socketConnection(socket: net.Socket): Connection {

@@ -4,15 +4,15 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { fromHex, toHex } from '../../src/bytes';
-import { PairingError } from '../../src/pairing/errors';
-import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../../src/pairing/crypto-kernels';
-import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
-import type { Logger } from '../../src/platform';
+import { fromHex, toHex } from '../../../src/bytes';
+import { PairingError } from '../../../src/pairing/errors';
+import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../../../src/pairing/crypto-kernels';
+import { portableFrameKernel, type FrameKernel } from '../../../src/pairing/frame-kernel';
+import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
-export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
+export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
 
 const TAG_BYTES = 16;
 const MAX_COUNTER = (1n << 64n) - 1n;

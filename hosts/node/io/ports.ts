@@ -4,7 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
-import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../src/platform';
+import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../../src/platform';
 
 export const nodeClock: Clock = {
   now: () => performance.now(),

@@ -4,10 +4,10 @@
 
 import { networkInterfaces } from 'node:os';
 import { getResponder, type CiaoService, type Protocol, type Responder, type ServiceTxt } from '@homebridge/ciao';
-import { hostLabel, parseServiceType } from '../../src/discovery/dnssd-names';
-import { txtBytes } from '../../src/discovery/txt-bytes';
-import type { ZoneService } from '../../src/discovery/mdns-unicast';
-import type { Advertiser, Logger, ServiceRecord } from '../../src/platform';
+import { hostLabel, parseServiceType } from '../../../src/discovery/dnssd-names';
+import { txtBytes } from '../../../src/discovery/txt-bytes';
+import type { ZoneService } from '../../../src/discovery/mdns-unicast';
+import type { Advertiser, Logger, ServiceRecord } from '../../../src/platform';
 import { shareHostNames } from './ciao-shared-host';
 import { startUnicastResponder, type UnicastResponder } from './unicast-responder';
 

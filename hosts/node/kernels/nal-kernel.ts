@@ -13,14 +13,14 @@
 
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { equal } from '../../src/bytes';
-import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
-import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../src/mirror/nal-kernel';
-import type { Logger } from '../../src/platform';
+import { equal } from '../../../src/bytes';
+import { annexB, lengthPrefixed } from '../../../src/mirror/annexb-stream';
+import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../../src/mirror/nal-kernel';
+import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 
 /** Where `npm run build:kernels` writes the NAL kernel. */
-export const NAL_KERNEL_WASM = fileURLToPath(new URL('../../assemblyscript/build/nal-kernel.wasm', import.meta.url));
+export const NAL_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/nal-kernel.wasm', import.meta.url));
 
 /** The exports of assemblyscript/nal-kernel.ts. */
 interface NalKernelExports {

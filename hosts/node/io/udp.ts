@@ -5,7 +5,7 @@
 
 import dgram from 'node:dgram';
 import type { AddressInfo } from 'node:net';
-import type { Logger, UdpBinder, UdpSocket } from '../../src/platform';
+import type { Logger, UdpBinder, UdpSocket } from '../../../src/platform';
 
 /** A bound UDP socket (IPv4: every known sender mirrors over IPv4) on `port` (0: any) at `address`. */
 export async function bindUdp(port: number, address?: string): Promise<dgram.Socket> {
