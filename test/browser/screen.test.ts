@@ -6,6 +6,10 @@
 // pictures, a page opened while a picture is shown (no idle name faded across it), and the PIN
 // panel on a solid backdrop. Loopback only: the receiver runs with --no-mdns, and the
 // browser's own network services are switched off.
+//
+// On a busy machine a screenshot can take seconds: a slideshow's pictures are checked as the page
+// shows each (RECORD_SHOWN), not by screenshots racing the next slide; every wait is bounded
+// generously and ends when its condition holds.
 
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -30,11 +34,14 @@ import {
   type BlockPicture,
   type Rgb,
 } from '../support/color-blocks';
-import { PROJECT_ROOT, ReceiverProcess } from '../e2e/receiver-process';
+import { PROJECT_ROOT, ReceiverProcess, runSender, until } from '../e2e/receiver-process';
 import { launchChromium, openScreenPage, VIEWPORT } from '../support/chromium';
 
+/** Bound on the waits for the page and the sender (a failure bound: a busy machine makes them slow, not wrong). */
+const PAGE_MS = 30_000;
+
 /** Runs the sender command to its end (bounded) and returns its exit code and output. */
-function send(args: string[], timeoutMs = 20_000): Promise<{ code: number | null; output: string }> {
+function send(args: string[], timeoutMs = 60_000): Promise<{ code: number | null; output: string }> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [path.join(PROJECT_ROOT, 'bin/vendorplay-send.js'), ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
     let output = '';
@@ -77,6 +84,54 @@ const SLIDES = [
 ];
 
 const BLACK: Rgb = [0, 0, 0];
+
+/** The grid RECORD_SHOWN reads a shown picture on: GRID x GRID cell centres (6: blocks of 1, 2 or 3 rows and columns meet at cell edges). */
+const GRID = 6;
+
+/**
+ * Run in the page: each time a picture is fully shown (body data-shown-version changes), its
+ * version and the colours of the current picture at the centres of a GRID x GRID grid, read from
+ * the picture itself at its own size, kept in globalThis.__vpShown.
+ */
+const RECORD_SHOWN = `(() => {
+  globalThis.__vpShown = [];
+  new MutationObserver(() => {
+    const version = Number(document.body.dataset.shownVersion);
+    const image = document.querySelector('#stage .photo.current');
+    if (!version || !image) return;
+    const canvas = document.createElement('canvas');
+    canvas.width = image.naturalWidth;
+    canvas.height = image.naturalHeight;
+    const context = canvas.getContext('2d');
+    context.drawImage(image, 0, 0);
+    const grid = [];
+    for (let row = 0; row < ${GRID}; row++) {
+      for (let column = 0; column < ${GRID}; column++) {
+        const x = Math.floor(((column + 0.5) * canvas.width) / ${GRID});
+        const y = Math.floor(((row + 0.5) * canvas.height) / ${GRID});
+        grid.push(Array.from(context.getImageData(x, y, 1, 1).data.subarray(0, 3)));
+      }
+    }
+    globalThis.__vpShown.push({ version, grid });
+  }).observe(document.documentElement, { subtree: true, attributes: true, attributeFilter: ['data-shown-version'] });
+})();`;
+
+/** A picture the page showed (RECORD_SHOWN). */
+interface ShownPicture {
+  readonly version: number;
+  readonly grid: readonly Rgb[];
+}
+
+/** Every grid cell of `shown` has the colour of the block of `picture` it falls in. */
+function assertShows(shown: ShownPicture, picture: BlockPicture, what: string): void {
+  const rows = picture.blocks.length;
+  const columns = picture.blocks[0].length;
+  shown.grid.forEach((seen, cell) => {
+    const [row, column] = [Math.floor(cell / GRID), cell % GRID];
+    const expected = picture.blocks[Math.floor((row * rows) / GRID)][Math.floor((column * columns) / GRID)];
+    assert.ok(colourDistance(seen, expected) <= TOLERANCE, `${what}, cell ${row},${column}: rgb(${seen.join(',')}), sent rgb(${expected.join(',')})`);
+  });
+}
 
 /**
  * Run in the page before its own script: at the moment a picture goes up (body.has-photo), every
@@ -162,7 +217,7 @@ describe('the virtual screen page', () => {
 
   /** Waits until picture `version` is fully shown (transition over), then checks every block's centre. */
   async function expectOnScreen(picture: BlockPicture, version: number): Promise<void> {
-    await page.waitForSelector(`body[data-shown-version="${version}"]`, { timeout: 5000 });
+    await page.waitForSelector(`body[data-shown-version="${version}"]`, { timeout: PAGE_MS });
     const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 95 }));
     assert.deepEqual([shot.width, shot.height], [VIEWPORT.width, VIEWPORT.height]);
     picture.blocks.forEach((row, r) =>
@@ -211,14 +266,21 @@ describe('the virtual screen page', () => {
     try {
       SLIDES.forEach((slide, i) => writeFileSync(path.join(dir, `slide-${i}.jpg`), slide.jpeg));
       const before = Number(await page.getAttribute('body', 'data-shown-version'));
-      // Slides of 3 s: long enough for a screenshot after each transition ends.
-      const sender = send(['slideshow', `127.0.0.1:${receiver.port}`, dir, '--duration', '3', '--theme', 'Dissolve', '--stop-after', '8'], 30_000);
+      await page.evaluate(RECORD_SHOWN);
+      const shown = async () => ((await page.evaluate('globalThis.__vpShown')) as ShownPicture[]).filter((picture) => picture.version > before);
+      // Slides of 3 s, each shown whole (its transition over) before the next; the sender is
+      // stopped (Ctrl-C) once the page has shown two.
+      const run = await runSender(['slideshow', `127.0.0.1:${receiver.port}`, dir, '--duration', '3', '--theme', 'Dissolve'], 2 * PAGE_MS, async (_output, child) => {
+        await until(() => 'two slides not shown', async () => (await shown()).length >= 2, PAGE_MS);
+        child.kill('SIGINT');
+      });
+      assert.equal(run.code, 0, run.stdout + run.stderr);
+      assert.match(run.stdout, /playing/);
       // The next two pictures on the page are the folder's first and second file.
-      await expectOnScreen(SLIDES[0], before + 1);
-      await expectOnScreen(SLIDES[1], before + 2);
-      const { code, output } = await sender;
-      assert.equal(code, 0, output);
-      assert.match(output, /playing/);
+      const [first, second] = await shown();
+      assert.deepEqual([first.version, second.version], [before + 1, before + 2]);
+      assertShows(first, SLIDES[0], 'the first slide');
+      assertShows(second, SLIDES[1], 'the second slide');
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }
@@ -227,8 +289,8 @@ describe('the virtual screen page', () => {
   test('POST /stop clears the screen back to the idle page', async () => {
     const response = await fetch(`http://127.0.0.1:${receiver.port}/stop`, { method: 'POST', headers: { 'X-Vendor-Session-ID': SESSION } });
     assert.equal(response.status, 200);
-    await page.waitForSelector('body[data-shown-version="0"]:not(.has-photo)', { timeout: 5000 });
-    await page.waitForSelector('#stage .photo', { state: 'detached', timeout: 5000 });
+    await page.waitForSelector('body[data-shown-version="0"]:not(.has-photo)', { timeout: PAGE_MS });
+    await page.waitForSelector('#stage .photo', { state: 'detached', timeout: PAGE_MS });
     assert.equal(await page.textContent('#status .activity'), 'Idle');
   });
   /** Sends `picture` and waits until the page has it fully shown (its version from /state). */
@@ -236,7 +298,7 @@ describe('the virtual screen page', () => {
     await put(picture, 'Dissolve');
     const state = (await (await fetch(new URL('state', receiver.screenUrl!))).json()) as { photo: { version: number } | null };
     assert.ok(state.photo, 'the receiver shows a picture');
-    await page.waitForSelector(`body[data-shown-version="${state.photo.version}"]`, { timeout: 5000 });
+    await page.waitForSelector(`body[data-shown-version="${state.photo.version}"]`, { timeout: PAGE_MS });
   }
 
   async function boxOf(selector: string, on: Page = page): Promise<Box> {
@@ -264,7 +326,7 @@ describe('the virtual screen page', () => {
       // Freeze the page at the moment the picture goes up: whatever is fading is caught mid-way.
       await fresh.addInitScript({ content: FREEZE_AT_PHOTO });
       await fresh.goto(receiver.screenUrl!);
-      await fresh.waitForFunction(() => (globalThis as { frozen?: boolean }).frozen === true, undefined, { timeout: 5000 });
+      await fresh.waitForFunction(() => (globalThis as { frozen?: boolean }).frozen === true, undefined, { timeout: PAGE_MS });
       const shot = decodeJpeg(await fresh.screenshot({ type: 'jpeg', quality: 100 }));
       const name = await boxOf('#idle .name', fresh);
       let off = 0;
@@ -286,7 +348,7 @@ describe('the virtual screen page', () => {
     await putAndWait(FIRST);
     const response = await fetch(`http://127.0.0.1:${receiver.port}/pair-pin-start`, { method: 'POST' });
     assert.equal(response.status, 200);
-    await page.waitForSelector('#pin:not([hidden])', { timeout: 5000 });
+    await page.waitForSelector('#pin:not([hidden])', { timeout: PAGE_MS });
     const shot = decodeJpeg(await page.screenshot({ type: 'jpeg', quality: 100 }));
     const text = [await boxOf('#pin .label'), await boxOf('#pin .digits'), await boxOf('#status')];
     const backdrop = shot.pixel(2, 2);

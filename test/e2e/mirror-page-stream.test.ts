@@ -13,7 +13,7 @@ import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, PageDecoder, parseMirrorSize, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-decoder';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { RECEIVER_COMMAND, ReceiverProcess, until, within } from './receiver-process';
+import { PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until, within } from './receiver-process';
 
 const GEOMETRY = { width: 1280, height: 720, refreshRate: 1 / 30, overscanned: false };
 const CONFIG = { codec: 'avc1.42c01f', avcC: new Uint8Array(0), parameterSets: new Uint8Array(0) };
@@ -54,7 +54,7 @@ class TestPage {
   static async open(url: string, headers: Record<string, string>): Promise<TestPage> {
     const socket = new WebSocket(url, { headers });
     const page = new TestPage(socket);
-    await within(5000, 'the page stream opens', new Promise<void>((resolve, reject) => {
+    await within(PROMPT_MS, 'the page stream opens', new Promise<void>((resolve, reject) => {
       socket.once('open', () => resolve());
       socket.once('error', reject);
     }));
@@ -62,13 +62,24 @@ class TestPage {
   }
 
   waitFor(count: number): Promise<void> {
-    return until(() => `${count} messages reach the page`, () => this.messages.length >= count, 10_000, 10);
+    return until(() => `${count} messages reach the page`, () => this.messages.length >= count, PROMPT_MS, 10);
+  }
+
+  /**
+   * Resolves once everything the host queued to this page so far has arrived: a ping's pong is
+   * queued behind it on the same socket (ws writes frames in order, control frames too).
+   */
+  drained(): Promise<void> {
+    return within(PROMPT_MS, 'the queue drains (a pong behind it)', new Promise<void>((resolve) => {
+      this.socket.once('pong', () => resolve());
+      this.socket.ping();
+    }));
   }
 }
 
 /** The status a refused WebSocket handshake is answered with. */
 function refusedWith(url: string, headers: Record<string, string>): Promise<number> {
-  return within(5000, 'the handshake is answered', new Promise((resolve, reject) => {
+  return within(PROMPT_MS, 'the handshake is answered', new Promise((resolve, reject) => {
     const socket = new WebSocket(url, { headers });
     socket.once('unexpected-response', (_request, response) => {
       resolve(response.statusCode ?? 0);
@@ -162,14 +173,8 @@ describe('the screen page\'s mirroring stream', () => {
     assert.equal(behind.length, 1, lines.join('\n'));
     assert.match(behind[0], /^warn screen: the mirroring page falls behind \(\d+ bytes queued, limit mirrorDisplayQueueBytes 1048576\): dropping to the next key frame$/);
     page.socket.resume();
-    // Wait until everything queued has arrived (the host's queue is empty).
-    await within(10_000, 'the queue drains', (async () => {
-      let count = -1;
-      while (count !== page.messages.length) {
-        count = page.messages.length;
-        await new Promise((resolve) => setTimeout(resolve, 200));
-      }
-    })());
+    // Everything queued has arrived (the host's queue is empty).
+    await page.drained();
     const delivered = page.messages.slice(2).map(indexOf);
     assert.ok(delivered.length > 2 && delivered.length < sent, `${delivered.length} of ${sent} delivered`);
     assert.deepEqual(delivered, delivered.map((_, i) => i), 'what arrives is the stream up to the point it fell behind');
@@ -198,7 +203,7 @@ describe('the screen page\'s mirroring stream', () => {
     const reportLog = (level: LogLevel, message: string) => reportLines.push(`${level} ${message}`);
     const reported = new PageDecoder({ geometry: GEOMETRY, now: () => times.shift() ?? 30_000, log: reportLog, maxQueueBytes: QUEUE_LIMIT });
     const reportServer = await startScreenServer({ screen: new VirtualScreen('Reports'), port: 0, log: reportLog, mirror: reported });
-    const logged = (count: number) => until(() => `${count} lines logged`, () => reportLines.length >= count, 5000, 10);
+    const logged = (count: number) => until(() => `${count} lines logged`, () => reportLines.length >= count, PROMPT_MS, 10);
     try {
       const page = await TestPage.open(`ws://127.0.0.1:${reportServer.port}/mirror`, { Origin: `http://127.0.0.1:${reportServer.port}` });
       page.socket.send(JSON.stringify({ kind: 'error', message: 'EncodingError: Decoding error.' }));

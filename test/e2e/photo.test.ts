@@ -12,7 +12,7 @@ import { VirtualScreen } from '../../hosts/node/screen/display';
 import type { ScreenSnapshot } from '../../hosts/node/screen/display';
 import { startScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, YELLOW, blockPicture, CYAN, MAGENTA, WHITE, ORANGE } from '../support/color-blocks';
-import { ReceiverProcess, within } from './receiver-process';
+import { PROMPT_MS, ReceiverProcess, within } from './receiver-process';
 
 const SESSION = '5e1f7a2b-8c3d-4e9f-a0b1-c2d3e4f5a6b7';
 const FIRST = blockPicture([
@@ -142,7 +142,7 @@ describe('photos on the desktop receiver', () => {
           buffered = buffered.slice(match.index + match[0].length);
           return JSON.parse(match[1]) as ScreenSnapshot;
         }
-        const { value, done } = await within(3000, 'an event from the screen', reader.read());
+        const { value, done } = await within(PROMPT_MS, 'an event from the screen', reader.read());
         if (done) throw new Error('event stream ended');
         buffered += decoder.decode(value, { stream: true });
       }

@@ -27,8 +27,12 @@ export async function launchChromium(): Promise<Browser> {
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 
-/** A new page of VIEWPORT size at `url`, once `ready` (a selector) matches; by default, once the screen page's link is live. */
-export async function openScreenPage(browser: Browser, url: string, ready = '#status .link:text-is("live")', timeoutMs = 5000): Promise<Page> {
+/**
+ * A new page of VIEWPORT size at `url`, once `ready` (a selector) matches; by default, once the
+ * screen page's link is live. `timeoutMs` bounds the wait (a failure bound: a busy machine takes
+ * seconds to load a page).
+ */
+export async function openScreenPage(browser: Browser, url: string, ready = '#status .link:text-is("live")', timeoutMs = 30_000): Promise<Page> {
   const page = await browser.newPage({ viewport: VIEWPORT });
   await page.goto(url);
   await page.waitForSelector(ready, { timeout: timeoutMs });
