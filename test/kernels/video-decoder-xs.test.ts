@@ -36,7 +36,7 @@ test('the video decoder native decodes ffmpeg clips inside the XS test host (lib
   try {
     const clips = { landscape: await makeClip(path.join(dir, 'landscape.h264'), 320, 180), portrait: await makeClip(path.join(dir, 'portrait.h264'), 180, 320) };
     const script = `globalThis.__vpClips = ${JSON.stringify(clips)};\n${await bundlePortableSuites([path.join(HERE, 'video-decoder-suite.ts')])}`;
-    const result = await runInXs(script, 120_000, worker);
+    const result = await runInXs(script, 300_000, worker);
     const { summary, failures } = suiteResult(result);
     assert.deepEqual(failures, [], `failures inside the XS test host:\n${result.stdout.slice(-4000)}`);
     assert.equal(summary.passed, 5, `the five native video tests ran:\n${result.stdout}`);
