@@ -1,16 +1,13 @@
 // Photos end to end (spec 3, 4.1): the real command on loopback, real HTTP (fetch), real JPEGs.
 // PUT /photo reaches the virtual screen (its current-photo URL returns the exact bytes), the
-// cache and its 412, POST /stop, bad bodies, feature bits with and without a screen; and the
-// screen server's own limits (live-update clients, Host check).
+// cache and its 412, POST /stop, bad bodies, feature bits with and without a screen. The screen
+// server's own limits are in test/host/screen-server.test.ts.
 
 import assert from 'node:assert/strict';
-import http from 'node:http';
 import { after, before, describe, test } from 'node:test';
 import { featureMask } from '../../src/discovery';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import { VirtualScreen } from '../../hosts/node/screen/display';
 import type { ScreenSnapshot } from '../../hosts/node/screen/display';
-import { startScreenServer } from '../../hosts/node/screen/server';
 import { BLUE, GREEN, RED, YELLOW, blockPicture, CYAN, MAGENTA, WHITE, ORANGE } from '../support/color-blocks';
 import { PROMPT_MS, ReceiverProcess, within } from './receiver-process';
 
@@ -179,43 +176,5 @@ test('without a screen (--no-screen) the photo bits are clear and PUT /photo is 
     assert.ok(response.status === 404 || response.status === 501, `status ${response.status}`);
   } finally {
     await receiver.stop();
-  }
-});
-
-/** A raw GET with the given Host header (fetch does not let a caller set Host). */
-function rawGet(port: number, path: string, host: string): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const request = http.get({ host: '127.0.0.1', port, path, headers: { Host: host } }, (response) => {
-      response.resume();
-      resolve(response.statusCode ?? 0);
-    });
-    request.on('error', reject);
-  });
-}
-
-test('the screen server bounds its live clients and answers only pages on this machine', async () => {
-  const screen = new VirtualScreen('Bounds');
-  const server = await startScreenServer({ screen, port: 0, log: () => {}, maxClients: 2 });
-  const controllers: AbortController[] = [];
-  try {
-    assert.ok(server.urls.every((url) => /^http:\/\/(127\.0\.0\.1|\[::1\]):\d+\/$/.test(url)), server.urls.join(' '));
-    const open = async () => {
-      const controller = new AbortController();
-      controllers.push(controller);
-      return fetch(`http://127.0.0.1:${server.port}/events`, { signal: controller.signal });
-    };
-    assert.equal((await open()).status, 200);
-    assert.equal((await open()).status, 200);
-    const third = await open();
-    assert.equal(third.status, 503);
-    assert.equal(server.clientCount, 2);
-    assert.equal(await rawGet(server.port, '/state', `127.0.0.1:${server.port}`), 200);
-    assert.equal(await rawGet(server.port, '/state', `localhost:${server.port}`), 200);
-    assert.equal(await rawGet(server.port, '/state', `attacker.example:${server.port}`), 421);
-    const post = await fetch(`http://127.0.0.1:${server.port}/state`, { method: 'POST' });
-    assert.equal(post.status, 405);
-  } finally {
-    for (const controller of controllers) controller.abort();
-    await server.close();
   }
 });

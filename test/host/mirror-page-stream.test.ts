@@ -13,7 +13,7 @@ import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, PageDecoder, parseMirrorSize, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-decoder';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
-import { PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until, within } from './receiver-process';
+import { PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until, within } from '../e2e/receiver-process';
 
 const GEOMETRY = { width: 1280, height: 720, refreshRate: 1 / 30, overscanned: false };
 const CONFIG = { codec: 'avc1.42c01f', avcC: new Uint8Array(0), parameterSets: new Uint8Array(0) };

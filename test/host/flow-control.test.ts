@@ -11,7 +11,7 @@ import { LATER, type Request } from '../../src/receiver/connection/router';
 import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
 import { listen } from '../../hosts/node/io/tcp';
 import { MemoryStore, recordingLogger } from '../support/memory-ports';
-import { until } from './receiver-process';
+import { until } from '../e2e/receiver-process';
 
 const MAX_HELD = 32 * 1024;
 
