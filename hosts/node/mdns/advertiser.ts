@@ -105,52 +105,203 @@ function txtObject(record: ServiceRecord, log: Logger): ServiceTxt {
 
 /** An Advertiser publishing by multicast DNS through ciao. Errors are logged, never thrown. */
 export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvertiser {
-  const { log } = options;
-  const named = options.interfaces?.filter((name) => name !== '') ?? [];
-  const shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-  /** Decided when the responder starts (the interfaces there are then). */
-  let interfaces: string[] = named;
-  let where = '';
-  const published = new Map<string, Published>();
-  /** Goodbyes under way (withdraw), which shutdown waits for. */
-  const pending = new Set<Promise<void>>();
-  let responder: Responder | undefined;
-  let unicast: UnicastResponder | undefined;
-  let shutdownPromise: Promise<void> | undefined;
-  /** One host name for every service (RFC 6763: a host publishes its services on its name). */
-  let sharedHost = options.name === undefined ? undefined : hostLabel(options.name);
-  const hostsShared = shareHostNames();
-  if (!hostsShared) log('warn', 'mdns: this version of ciao cannot publish two services on one host name; each service gets its own');
+  const advertiser = new CiaoAdvertiser(options);
+  return {
+    publish: (record) => advertiser.publish(record),
+    update: (record) => advertiser.update(record),
+    withdraw: (record) => advertiser.withdraw(record),
+    shutdown: () => advertiser.shutdown(),
+  };
+}
 
-  const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
+const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
+
+class CiaoAdvertiser {
+  private readonly log: Logger;
+  private readonly named: string[];
+  private readonly shutdownTimeoutMs: number;
+  /** Said in log lines: where the responder advertises, decided when it starts. */
+  private where = '';
+  private readonly published = new Map<string, Published>();
+  /** Goodbyes under way (withdraw), which shutdown waits for. */
+  private readonly pending = new Set<Promise<void>>();
+  private responder: Responder | undefined;
+  private unicast: UnicastResponder | undefined;
+  private shutdownPromise: Promise<void> | undefined;
+  /** One host name for every service (RFC 6763: a host publishes its services on its name). */
+  private sharedHost: string | undefined;
+  private readonly hostsShared: boolean;
+
+  constructor(private readonly options: MdnsAdvertiserOptions) {
+    this.log = options.log;
+    this.named = options.interfaces?.filter((name) => name !== '') ?? [];
+    this.shutdownTimeoutMs = options.shutdownTimeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    this.sharedHost = options.name === undefined ? undefined : hostLabel(options.name);
+    this.hostsShared = shareHostNames();
+    if (!this.hostsShared) this.log('warn', 'mdns: this version of ciao cannot publish two services on one host name; each service gets its own');
+  }
+
+  publish(record: ServiceRecord): void {
+    const { log } = this;
+    if (this.shutdownPromise) {
+      log('warn', `mdns: ${describe(record)} not published: the advertiser is shut down`);
+      return;
+    }
+    const key = keyOf(record);
+    if (this.published.has(key)) {
+      this.update(record);
+      return;
+    }
+    const service = this.createService(record);
+    if (!service) return;
+    // ciao resolves a name taken on the network by numbering it ("Living Room (2)").
+    service.on('name-change', (name) => log('warn', `mdns: ${describe(record)}: the name is taken on the network; published as "${name}"`));
+    service.on('hostname-change', (hostname) => {
+      log('info', `mdns: ${describe(record)}: host name taken on the network; now ${hostname}`);
+      // Services published later follow the new name, so they stay on one host.
+      if (this.hostsShared && hostname) this.sharedHost = hostname.replace(/\.local\.?$/, '');
+    });
+    const entry: Published = { record, service, announced: false };
+    this.published.set(key, entry);
+    log('info', `mdns: publishing ${describe(record)} port ${record.port} ${this.where}`);
+    service.advertise().then(
+      () => {
+        // advertise() also resolves when a withdraw cancelled the probing.
+        if (this.published.get(key) !== entry) return;
+        entry.announced = true;
+        log('debug', `mdns: ${service.getFQDN()} probed unique, announcing (host ${service.getHostname()})`);
+      },
+      (error: unknown) => log('error', `mdns: ${describe(record)} could not be advertised: ${message(error)}`),
+    );
+  }
+
+  update(record: ServiceRecord): void {
+    const { log } = this;
+    if (this.shutdownPromise) {
+      log('warn', `mdns: ${describe(record)} not updated: the advertiser is shut down`);
+      return;
+    }
+    const entry = this.published.get(keyOf(record));
+    if (!entry) {
+      log('warn', `mdns: ${describe(record)} updated before it was published; publishing it`);
+      this.publish(record);
+      return;
+    }
+    if (entry.record.port !== record.port) {
+      // An announced service's SRV record cannot change in ciao: publish it anew.
+      this.withdraw(entry.record);
+      this.publish(record);
+      return;
+    }
+    entry.record = record;
+    try {
+      entry.service.updateTxt(txtObject(record, log));
+      log('debug', `mdns: ${describe(record)} TXT record announced again`);
+    } catch (error) {
+      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
+    }
+  }
+
+  withdraw(record: ServiceRecord): void {
+    const { log } = this;
+    const key = keyOf(record);
+    const entry = this.published.get(key);
+    if (!entry) {
+      log('debug', `mdns: ${describe(record)} withdrawn but not published; nothing to do`);
+      return;
+    }
+    this.published.delete(key);
+    const outcome = entry.announced ? 'goodbye sent' : 'probing cancelled; it had not been announced';
+    const goodbye = entry.service.destroy().then(
+      () => log('info', `mdns: withdrew ${describe(record)} (${outcome})`),
+      (error: unknown) => log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`),
+    );
+    this.pending.add(goodbye);
+    void goodbye.finally(() => this.pending.delete(goodbye));
+  }
+
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.shutDownResponder();
+    return this.shutdownPromise;
+  }
+
+  /** Goodbyes for what is still published and the sockets closed, bounded by shutdownTimeoutMs. */
+  private async shutDownResponder(): Promise<void> {
+    const { log, shutdownTimeoutMs } = this;
+    const remaining = this.published.size;
+    this.published.clear();
+    this.unicast?.close();
+    const work = (async () => {
+      await Promise.allSettled([...this.pending]);
+      // Responder.shutdown sends goodbyes for every service still announced, then closes the sockets.
+      await this.responder?.shutdown();
+    })();
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), shutdownTimeoutMs);
+    });
+    try {
+      const outcome = await Promise.race([work.then(() => 'done' as const), timeout]);
+      if (outcome === 'timeout') log('warn', `mdns: responder did not shut down within ${shutdownTimeoutMs} ms; goodbyes may be missing`);
+      else if (this.responder) log('info', `mdns: responder shut down${remaining > 0 ? ` (goodbye for ${remaining} service(s))` : ''}`);
+    } catch (error) {
+      log('error', `mdns: responder shutdown failed: ${message(error)}`);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** The ciao service for a record, or undefined (logged) when ciao refuses it. */
+  private createService(record: ServiceRecord): CiaoService | undefined {
+    const type = parseServiceType(record.type);
+    if (!type) {
+      this.log('error', `mdns: ${describe(record)} not published: the type is not _name._tcp or _name._udp (RFC 6763 7)`);
+      return undefined;
+    }
+    try {
+      return this.getOrCreateResponder().createService({
+        name: record.name,
+        type: type.name,
+        protocol: type.protocol as Protocol,
+        port: record.port,
+        // Without the shared-host change, two services on one name would rename each other.
+        hostname: this.hostsShared ? (this.sharedHost ??= hostLabel(record.name)) : hostLabel(record.name),
+        txt: txtObject(record, this.log),
+      });
+    } catch (error) {
+      this.log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
+      return undefined;
+    }
+  }
 
   // The responder is made on first use, so an advertiser that publishes nothing opens no socket.
-  function getOrCreateResponder(): Responder {
-    if (responder) return responder;
+  private getOrCreateResponder(): Responder {
+    if (this.responder) return this.responder;
+    const { log, named, options } = this;
     const known = networkInterfaces();
     for (const name of named) {
       // ciao silently skips an interface it cannot find, which would leave only loopback.
       const isAddress = Object.values(known).some((infos) => infos?.some((info) => info.address === name));
       if (!known[name] && !isAddress) log('warn', `mdns: interface ${name} not found (have: ${Object.keys(known).join(', ')}); not advertising there`);
     }
-    interfaces = named.length > 0 ? named : defaultInterfaces(options.ipv6 !== false);
-    where = interfaces.length > 0 ? `on ${interfaces.join(', ')} (and loopback)` : 'on loopback only (no other interface has an address)';
+    const interfaces = named.length > 0 ? named : defaultInterfaces(options.ipv6 !== false);
+    this.where = interfaces.length > 0 ? `on ${interfaces.join(', ')} (and loopback)` : 'on loopback only (no other interface has an address)';
     // An empty list would have ciao fall back to its own interface discovery (see defaultInterfaces).
-    responder = getResponder({
+    this.responder = getResponder({
       interface: interfaces.length > 0 ? interfaces : [loopbackName(known)],
       ...(options.ipv6 === false && { disableIpv6: true }),
     });
-    log('info', `mdns: responder started ${where}`);
+    log('info', `mdns: responder started ${this.where}`);
     if (options.unicast !== false) {
-      unicast = startUnicastResponder({ interfaces: named.length > 0 ? named : [], services: zoneServices, log });
+      this.unicast = startUnicastResponder({ interfaces: named, services: () => this.zoneServices(), log });
     }
-    return responder;
+    return this.responder;
   }
 
   /** The announced services as the unicast responder answers for them: names as ciao probed them. */
-  function zoneServices(): ZoneService[] {
+  private zoneServices(): ZoneService[] {
     const zone: ZoneService[] = [];
-    for (const entry of published.values()) {
+    for (const entry of this.published.values()) {
       if (!entry.announced) continue;
       // ciao's FQDN is `<instance>.<type>.local.` with the instance as probed (maybe renamed).
       const fqdn = entry.service.getFQDN();
@@ -166,129 +317,6 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvert
     }
     return zone;
   }
-
-  function publish(record: ServiceRecord): void {
-    if (shutdownPromise) {
-      log('warn', `mdns: ${describe(record)} not published: the advertiser is shut down`);
-      return;
-    }
-    const key = keyOf(record);
-    if (published.has(key)) {
-      update(record);
-      return;
-    }
-    const type = parseServiceType(record.type);
-    if (!type) {
-      log('error', `mdns: ${describe(record)} not published: the type is not _name._tcp or _name._udp (RFC 6763 7)`);
-      return;
-    }
-    let service: CiaoService;
-    try {
-      service = getOrCreateResponder().createService({
-        name: record.name,
-        type: type.name,
-        protocol: type.protocol as Protocol,
-        port: record.port,
-        // Without the shared-host change, two services on one name would rename each other.
-        hostname: hostsShared ? (sharedHost ??= hostLabel(record.name)) : hostLabel(record.name),
-        txt: txtObject(record, log),
-      });
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
-      return;
-    }
-    // ciao resolves a name taken on the network by numbering it ("Living Room (2)").
-    service.on('name-change', (name) => log('warn', `mdns: ${describe(record)}: the name is taken on the network; published as "${name}"`));
-    service.on('hostname-change', (hostname) => {
-      log('info', `mdns: ${describe(record)}: host name taken on the network; now ${hostname}`);
-      // Services published later follow the new name, so they stay on one host.
-      if (hostsShared && hostname) sharedHost = hostname.replace(/\.local\.?$/, '');
-    });
-    const entry: Published = { record, service, announced: false };
-    published.set(key, entry);
-    log('info', `mdns: publishing ${describe(record)} port ${record.port} ${where}`);
-    service.advertise().then(
-      () => {
-        // advertise() also resolves when a withdraw cancelled the probing.
-        if (published.get(key) !== entry) return;
-        entry.announced = true;
-        log('debug', `mdns: ${service.getFQDN()} probed unique, announcing (host ${service.getHostname()})`);
-      },
-      (error: unknown) => log('error', `mdns: ${describe(record)} could not be advertised: ${message(error)}`),
-    );
-  }
-
-  function update(record: ServiceRecord): void {
-    if (shutdownPromise) {
-      log('warn', `mdns: ${describe(record)} not updated: the advertiser is shut down`);
-      return;
-    }
-    const entry = published.get(keyOf(record));
-    if (!entry) {
-      log('warn', `mdns: ${describe(record)} updated before it was published; publishing it`);
-      publish(record);
-      return;
-    }
-    if (entry.record.port !== record.port) {
-      // An announced service's SRV record cannot change in ciao: publish it anew.
-      withdraw(entry.record);
-      publish(record);
-      return;
-    }
-    entry.record = record;
-    try {
-      entry.service.updateTxt(txtObject(record, log));
-      log('debug', `mdns: ${describe(record)} TXT record announced again`);
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
-    }
-  }
-
-  function withdraw(record: ServiceRecord): void {
-    const key = keyOf(record);
-    const entry = published.get(key);
-    if (!entry) {
-      log('debug', `mdns: ${describe(record)} withdrawn but not published; nothing to do`);
-      return;
-    }
-    published.delete(key);
-    const outcome = entry.announced ? 'goodbye sent' : 'probing cancelled; it had not been announced';
-    const goodbye = entry.service.destroy().then(
-      () => log('info', `mdns: withdrew ${describe(record)} (${outcome})`),
-      (error: unknown) => log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`),
-    );
-    pending.add(goodbye);
-    void goodbye.finally(() => pending.delete(goodbye));
-  }
-
-  function shutdown(): Promise<void> {
-    shutdownPromise ??= (async () => {
-      const remaining = published.size;
-      published.clear();
-      unicast?.close();
-      const work = (async () => {
-        await Promise.allSettled([...pending]);
-        // Responder.shutdown sends goodbyes for every service still announced, then closes the sockets.
-        await responder?.shutdown();
-      })();
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), shutdownTimeoutMs);
-      });
-      try {
-        const outcome = await Promise.race([work.then(() => 'done' as const), timeout]);
-        if (outcome === 'timeout') log('warn', `mdns: responder did not shut down within ${shutdownTimeoutMs} ms; goodbyes may be missing`);
-        else if (responder) log('info', `mdns: responder shut down${remaining > 0 ? ` (goodbye for ${remaining} service(s))` : ''}`);
-      } catch (error) {
-        log('error', `mdns: responder shutdown failed: ${message(error)}`);
-      } finally {
-        clearTimeout(timer);
-      }
-    })();
-    return shutdownPromise;
-  }
-
-  return { publish, update, withdraw, shutdown };
 }
 
 /** The loopback interface's name (`lo` on Linux, `lo0` on macOS). */
