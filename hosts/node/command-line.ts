@@ -1,0 +1,258 @@
+// The receiver command's options: the help text, and the command line read into the receiver's
+// configuration plus the Node host's own settings (screen, mDNS, data directory, --record).
+
+import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { networkInterfaces } from 'node:os';
+import path from 'node:path';
+import { parseArgs } from 'node:util';
+import { isDialectName } from '../../src/dialect';
+import { RECEIVER_NAME_MAX, receiverNameProblem } from '../../src/discovery/dnssd-names';
+import { CONTROL_PORT } from '../../src/discovery/services';
+import { NTP_RECEIVER_PORT } from '../../src/mirror/ntp';
+import { MIRROR_PORT } from '../../src/mirror/stream-request';
+import { readCertificateDer } from '../../src/pairing/der';
+import type { LogLevel, ScreenGeometry } from '../../src/platform';
+import { LOG_LEVELS } from '../../src/platform';
+import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
+import { loadOrCreateDeviceId } from '../../src/receiver/identity';
+import { isProfileName, PROFILES } from '../../src/receiver/profiles';
+import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
+import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
+
+/** The screen page's port when --screen-port is not given. */
+const SCREEN_PORT = 7080;
+
+const HELP = `Usage: vendorplay-receiver [options]
+       vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
+
+A receiver for the wireless media protocol, on this computer. The second form lists or removes
+the paired senders kept in the data directory (the receiver need not run).
+
+Options:
+  --name NAME            name shown to senders, at most ${RECEIVER_NAME_MAX} bytes of UTF-8 (default: "Receiver")
+  --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
+  --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
+                         the receiver mirrors: a profile with mirroring and the screen page
+                         (which decodes it), or --record FILE; start-up stops if it is taken
+  --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
+  --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
+                         with -f h264), as well as showing it; offers screen mirroring (feature
+                         bit 7) even with --no-screen
+  --interface NAME       network interface to listen and advertise on (repeatable; default: all;
+                         mDNS also answers on loopback)
+  --no-mdns              do not advertise by multicast DNS
+  --no-mdns-unicast      do not answer DNS queries sent straight to this host's port 5353 (an
+                         avahi on the same host answers them for its own services otherwise)
+  --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: ${SCREEN_PORT};
+                         0 picks a free one); start-up stops if it is taken
+  --no-screen            no virtual screen: a receiver without a display (no photos)
+  --mirror-size WxH@HZ   the display screen mirroring is sent for (default: 1920x1080@60); the
+                         screen page decodes it with WebCodecs (H.264) and scales it to the window
+  --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
+  --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
+  --device-id MAC        device identifier (default: a random one, kept in the data directory)
+  --data-dir DIR         where the receiver keeps its identity and pairings
+                         (default: ~/.local/share/vendorplay-receiver)
+  --pin DIGITS           pairing PIN (default: 3939)
+  --pin-required         senders must pair with the PIN before anything else (flag PINRequired)
+  --password TEXT        password senders must give (default: none); senders pair with it
+  --auth-key FILE        device RSA-1024 private key (PEM) for certificate authentication in
+                         pair-setup and POST /auth-setup; needs --auth-certificate
+  --auth-certificate FILE  the device certificate (DER or PEM) that goes with --auth-key
+  --log-level LEVEL      error, warn, info or debug (default: info)
+  --limit NAME=VALUE     set a limit (repeatable): ${Object.entries(DEFAULT_LIMITS).map(([name, value]) => `${name} (${value})`).join(', ')}
+                         (defaults of boards: ${Object.values(PROFILES).filter((profile) => profile.limits).map((profile) => `${profile.name} ${Object.entries(profile.limits ?? {}).map(([name, value]) => `${name}=${value}`).join(' ')}`).join('; ')})
+  --activity-signal      for tests: SIGUSR2 toggles the activity idle <-> receiving video
+  -h, --help             show this help
+`;
+
+export interface CommandLine {
+  config: ReceiverConfig;
+  interfaces: string[];
+  mdns: boolean;
+  mdnsUnicast: boolean;
+  dataDir: string;
+  logLevel: LogLevel;
+  activitySignal: boolean;
+  screenPort: number;
+  screen: boolean;
+  mirrorGeometry: ScreenGeometry;
+  /** --record FILE: mirrored video written there. */
+  record: string | undefined;
+}
+
+function parsePort(name: string, text: string | undefined, fallback: number): number {
+  if (text === undefined) return fallback;
+  const port = Number(text);
+  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--${name} ${JSON.stringify(text)} is not a port number (0 to 65535)`);
+  return port;
+}
+
+/**
+ * node:util parseArgs errors in one short line: `unknown option --bogus` rather than its advice
+ * about positionals; anything else keeps its first sentence.
+ */
+function usageMessage(error: Error & { code?: string }): string {
+  const quoted = /'([^']*)'/.exec(error.message)?.[1];
+  if (error.code === 'ERR_PARSE_ARGS_UNKNOWN_OPTION' && quoted) return `unknown option ${quoted}`;
+  if (error.code === 'ERR_PARSE_ARGS_UNEXPECTED_POSITIONAL' && quoted) return `unexpected argument "${quoted}"`;
+  return error.message.split(/\.\s/)[0];
+}
+
+/**
+ * The data directory, made if missing and checked by writing a file there, so that a directory
+ * the receiver cannot keep its identity in is said at start, naming it and why.
+ */
+function checkDataDir(dir: string): void {
+  const fail = (error: unknown): never => {
+    throw new ConfigError(`data directory ${dir} cannot be used: ${fsCause(error)}; choose another with --data-dir DIR`);
+  };
+  try {
+    makeDataDir(dir);
+  } catch (error) {
+    fail(error);
+  }
+  try {
+    if (!statSync(dir).isDirectory()) fail(Object.assign(new Error('not a directory'), { code: 'EEXIST' }));
+  } catch (error) {
+    if (error instanceof ConfigError) throw error;
+    fail(error);
+  }
+  const probe = path.join(dir, `.write-check.${process.pid}`);
+  try {
+    writeFileSync(probe, '');
+    rmSync(probe, { force: true });
+  } catch (error) {
+    fail(error);
+  }
+}
+
+/**
+ * The command line as the receiver's configuration and the host's own settings, checked in full
+ * before anything opens a socket: a mistake is a ConfigError of one line. Undefined after --help.
+ * The data directory is made (and checked writable) here, since the device id is kept there.
+ */
+export function parseCommandLine(argv: string[]): CommandLine | undefined {
+  let parsed;
+  try {
+    parsed = parseArgs({
+      args: argv,
+      strict: true,
+      allowNegative: false,
+      options: {
+        name: { type: 'string' },
+        port: { type: 'string' },
+        'mirror-port': { type: 'string' },
+        'ntp-port': { type: 'string' },
+        record: { type: 'string' },
+        interface: { type: 'string', multiple: true },
+        'no-mdns': { type: 'boolean' },
+        'no-mdns-unicast': { type: 'boolean' },
+        'screen-port': { type: 'string' },
+        'no-screen': { type: 'boolean' },
+        'mirror-size': { type: 'string' },
+        profile: { type: 'string' },
+        dialect: { type: 'string' },
+        'device-id': { type: 'string' },
+        'data-dir': { type: 'string' },
+        pin: { type: 'string' },
+        'pin-required': { type: 'boolean' },
+        password: { type: 'string' },
+        'auth-key': { type: 'string' },
+        'auth-certificate': { type: 'string' },
+        'log-level': { type: 'string' },
+        limit: { type: 'string', multiple: true },
+        'activity-signal': { type: 'boolean' },
+        help: { type: 'boolean', short: 'h' },
+      },
+    });
+  } catch (error) {
+    throw new ConfigError(usageMessage(error as Error));
+  }
+  const { values } = parsed;
+  if (values.help) {
+    process.stdout.write(HELP);
+    return undefined;
+  }
+  const logLevel = (values['log-level'] ?? 'info') as LogLevel;
+  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
+  if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  // Before the data directory is touched: a name discovery cannot publish is refused here, in
+  // one line, rather than by a stack trace once the receiver starts advertising.
+  const nameProblem = values.name === undefined ? undefined : receiverNameProblem(values.name);
+  if (nameProblem) throw new ConfigError(`--name ${nameProblem}`);
+  const mirrorGeometry = values['mirror-size'] === undefined ? DEFAULT_MIRROR_GEOMETRY : parseMirrorSize(values['mirror-size']);
+  if (!mirrorGeometry) throw new ConfigError(`--mirror-size ${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  checkDataDir(dataDir);
+  const interfaces = values.interface ?? [];
+  const known = networkInterfaces();
+  for (const name of interfaces) if (!known[name]) throw new ConfigError(`--interface ${name}: no such interface (have: ${Object.keys(known).join(', ')})`);
+  const config = makeConfig({
+    ...(values.name !== undefined && { name: values.name }),
+    ...(values.profile !== undefined && { profile: values.profile as ReceiverConfig['profile'] }),
+    ...(values.dialect !== undefined && { dialect: values.dialect as ReceiverConfig['dialect'] }),
+    ...(values.pin !== undefined && { pin: values.pin }),
+    ...(values.password !== undefined && { password: values.password }),
+    ...(values['pin-required'] && { pinRequired: true }),
+    ...readAuthFiles(values['auth-key'], values['auth-certificate']),
+    deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
+    port: parsePort('port', values.port, CONTROL_PORT),
+    mirrorPort: parsePort('mirror-port', values['mirror-port'], MIRROR_PORT),
+    ntpPort: parsePort('ntp-port', values['ntp-port'], NTP_RECEIVER_PORT),
+    limits: parseLimits(values.limit ?? []),
+  });
+  return {
+    config,
+    interfaces,
+    mdns: !values['no-mdns'],
+    mdnsUnicast: !values['no-mdns-unicast'],
+    dataDir,
+    logLevel,
+    activitySignal: values['activity-signal'] === true,
+    screenPort: parsePort('screen-port', values['screen-port'], SCREEN_PORT),
+    screen: !values['no-screen'],
+    mirrorGeometry,
+    record: values.record,
+  };
+}
+
+/**
+ * The device key (PEM text) and certificate (DER bytes; PEM is decoded) named by --auth-key and
+ * --auth-certificate. The core checks the key itself when the receiver starts.
+ */
+function readAuthFiles(keyFile: string | undefined, certificateFile: string | undefined): Pick<ReceiverConfig, 'authKey' | 'authCertificate'> {
+  if (keyFile === undefined && certificateFile === undefined) return {};
+  if (keyFile === undefined || certificateFile === undefined) throw new ConfigError('--auth-key and --auth-certificate go together');
+  const read = (flag: string, file: string): Buffer => {
+    try {
+      return readFileSync(file);
+    } catch (error) {
+      throw new ConfigError(`--${flag} ${file}: ${(error as Error).message}`);
+    }
+  };
+  const certificate = read('auth-certificate', certificateFile);
+  const text = certificate.toString('latin1');
+  let der: Uint8Array;
+  try {
+    der = text.includes('-----BEGIN ') ? readCertificateDer(text) : readCertificateDer(new Uint8Array(certificate));
+  } catch (error) {
+    throw new ConfigError(`--auth-certificate ${certificateFile}: ${(error as Error).message}`);
+  }
+  return { authKey: read('auth-key', keyFile).toString('utf8'), authCertificate: der };
+}
+
+/** `--limit maxConnections=32` pairs; names and values are checked against DEFAULT_LIMITS. */
+function parseLimits(settings: string[]): Partial<ReceiverLimits> {
+  const limits: Partial<ReceiverLimits> = {};
+  for (const setting of settings) {
+    const [name, text] = setting.split('=');
+    if (!Object.prototype.hasOwnProperty.call(DEFAULT_LIMITS, name)) {
+      throw new ConfigError(`--limit ${setting}: unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+    }
+    if (!/^\d+$/.test(text ?? '')) throw new ConfigError(`--limit ${setting}: value must be a positive integer`);
+    limits[name as keyof ReceiverLimits] = Number(text);
+  }
+  return limits;
+}
