@@ -51,142 +51,161 @@ function noop(): void {}
  * socket's callbacks drive them.
  */
 export function adoptConnection(from: unknown, adopt: AdoptSocket, options: TcpHostOptions): Connection {
-  const highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER;
-  const queue: Uint8Array[] = [];
-  let queued = 0;
+  const connection = new AdoptedConnection(options);
+  connection.adopt(from, adopt);
+  return connection;
+}
+
+/** One accepted ECMA-419 socket as the core's Connection: a write queue, pull reads, a timed close. */
+class AdoptedConnection implements Connection {
+  readonly localAddress: string;
+  readonly localPort: number;
+  remoteAddress = '';
+  remotePort = 0;
+  onData: (bytes: Uint8Array) => void = noop;
+  onClose: (error?: string) => void = noop;
+  onDrain: () => void = noop;
+
+  private readonly highWater: number;
+  private readonly queue: Uint8Array[] = [];
+  private queued = 0;
   /** Bytes the socket takes now (ECMA-419 onWritable count). */
-  let writable = 0;
-  let full = false;
-  let closing = false;
-  let closed = false;
-  let closeTimer: unknown;
-  let socket: TcpSocket | undefined;
+  private writable = 0;
+  private full = false;
+  private closing = false;
+  private closed = false;
+  private closeTimer: unknown;
+  private socket: TcpSocket | undefined;
   /** The core holds enough: bytes stay in the socket (ECMA-419 pull reads) until resume(). */
-  let paused = false;
+  private paused = false;
   /** Bytes the socket said it has while paused. */
-  let unread = 0;
-  let remoteAddress = '';
-  let remotePort = 0;
+  private unread = 0;
 
-  const finish = (error?: string): void => {
-    if (closed) return;
-    closed = true;
-    if (closeTimer !== undefined) options.clearTimer(closeTimer);
-    queue.length = 0;
-    queued = 0;
-    try {
-      socket?.close();
-    } catch {
-      // Already closed by the platform.
+  constructor(private readonly options: TcpHostOptions) {
+    this.highWater = options.highWaterBytes ?? DEFAULT_HIGH_WATER;
+    this.localAddress = options.localAddress();
+    this.localPort = options.localPort;
+  }
+
+  adopt(from: unknown, adopt: AdoptSocket): void {
+    // The socket calls its callbacks with itself as `this`, so the connection goes by name.
+    const connection = this;
+    // The callbacks take the socket from `this`: a platform may call one before adopt() returns.
+    const socket = adopt(from, {
+      onReadable(count) {
+        connection.socket ??= this;
+        connection.readable(count);
+      },
+      onWritable(count) {
+        connection.socket ??= this;
+        connection.writable = count;
+        connection.flush();
+      },
+      // ECMA-419 reports the peer's close and a failure alike.
+      onError() {
+        connection.socket ??= this;
+        connection.finish();
+      },
+    });
+    this.socket = socket;
+    // Read once, now the socket is adopted (Moddable's sockets answer only then).
+    this.remoteAddress = socket.remoteAddress ?? '';
+    this.remotePort = socket.remotePort ?? 0;
+    this.flush();
+  }
+
+  write(bytes: Uint8Array): boolean {
+    if (this.closed || this.closing) return false;
+    if (bytes.length > 0) {
+      // The caller may reuse its buffer once write() returns.
+      this.queue.push(bytes.slice());
+      this.queued += bytes.length;
+      this.flush();
     }
-    connection.onClose(error);
-  };
+    if (this.queued >= this.highWater) this.full = true;
+    return !this.full;
+  }
 
-  const flush = (): void => {
-    while (socket && !closed && queue.length > 0 && writable > 0) {
+  close(): void {
+    if (this.closed || this.closing) return;
+    this.closing = true;
+    if (this.queue.length === 0) {
+      this.finish();
+      return;
+    }
+    this.closeTimer = this.options.setTimer(this.options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, () => {
+      this.closeTimer = undefined;
+      this.finish('peer did not take the queued bytes before the close timeout');
+    });
+  }
+
+  pause(): void {
+    this.paused = true;
+  }
+
+  resume(): void {
+    if (!this.paused) return;
+    this.paused = false;
+    if (this.unread > 0 && this.socket) {
+      this.unread = 0;
+      this.read(this.socket);
+    }
+  }
+
+  private readable(count: number): void {
+    if (this.closed || count <= 0 || !this.socket) return;
+    if (this.paused) {
+      this.unread = count;
+      return;
+    }
+    this.read(this.socket);
+  }
+
+  private read(from: TcpSocket): void {
+    const bytes = from.read();
+    if (bytes instanceof ArrayBuffer && bytes.byteLength > 0 && !this.closing) this.onData(new Uint8Array(bytes));
+  }
+
+  /** Writes what the socket takes now; ends a close once the queue is out; says drain below high water. */
+  private flush(): void {
+    const { queue, socket } = this;
+    while (socket && !this.closed && queue.length > 0 && this.writable > 0) {
       const head = queue[0];
-      const piece = head.length <= writable ? head : head.subarray(0, writable);
+      const piece = head.length <= this.writable ? head : head.subarray(0, this.writable);
       let left: number | void;
       try {
         left = socket.write(piece);
       } catch (error) {
-        finish(`write failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.finish(`write failed: ${error instanceof Error ? error.message : String(error)}`);
         return;
       }
-      writable = typeof left === 'number' ? left : writable - piece.length;
-      queued -= piece.length;
+      this.writable = typeof left === 'number' ? left : this.writable - piece.length;
+      this.queued -= piece.length;
       if (piece === head) queue.shift();
       else queue[0] = head.subarray(piece.length);
     }
-    if (closed) return;
-    if (queue.length === 0 && closing) {
-      finish();
+    if (this.closed) return;
+    if (queue.length === 0 && this.closing) {
+      this.finish();
       return;
     }
-    if (full && queued < highWater) {
-      full = false;
-      connection.onDrain();
+    if (this.full && this.queued < this.highWater) {
+      this.full = false;
+      this.onDrain();
     }
-  };
+  }
 
-  const connection: Connection = {
-    get remoteAddress() {
-      return remoteAddress;
-    },
-    get remotePort() {
-      return remotePort;
-    },
-    localAddress: options.localAddress(),
-    localPort: options.localPort,
-    write(bytes) {
-      if (closed || closing) return false;
-      if (bytes.length > 0) {
-        // The caller may reuse its buffer once write() returns.
-        queue.push(bytes.slice());
-        queued += bytes.length;
-        flush();
-      }
-      if (queued >= highWater) full = true;
-      return !full;
-    },
-    close() {
-      if (closed || closing) return;
-      closing = true;
-      if (queue.length === 0) {
-        finish();
-        return;
-      }
-      closeTimer = options.setTimer(options.closeTimeoutMs ?? DEFAULT_CLOSE_TIMEOUT_MS, () => {
-        closeTimer = undefined;
-        finish('peer did not take the queued bytes before the close timeout');
-      });
-    },
-    pause() {
-      paused = true;
-    },
-    resume() {
-      if (!paused) return;
-      paused = false;
-      if (unread > 0 && socket) {
-        unread = 0;
-        read(socket);
-      }
-    },
-    onData: noop,
-    onClose: noop,
-    onDrain: noop,
-  };
-
-  const read = (from: TcpSocket): void => {
-    const bytes = from.read();
-    if (bytes instanceof ArrayBuffer && bytes.byteLength > 0 && !closing) connection.onData(new Uint8Array(bytes));
-  };
-
-  // The callbacks take the socket from `this`: a platform may call one before adopt() returns.
-  socket = adopt(from, {
-    onReadable(count) {
-      socket ??= this;
-      if (closed || count <= 0) return;
-      if (paused) {
-        unread = count;
-        return;
-      }
-      read(this);
-    },
-    onWritable(count) {
-      socket ??= this;
-      writable = count;
-      flush();
-    },
-    // ECMA-419 reports the peer's close and a failure alike.
-    onError() {
-      socket ??= this;
-      finish();
-    },
-  });
-  // Read once, now the socket is adopted (Moddable's sockets answer only then).
-  remoteAddress = socket.remoteAddress ?? '';
-  remotePort = socket.remotePort ?? 0;
-  flush();
-  return connection;
+  private finish(error?: string): void {
+    if (this.closed) return;
+    this.closed = true;
+    if (this.closeTimer !== undefined) this.options.clearTimer(this.closeTimer);
+    this.queue.length = 0;
+    this.queued = 0;
+    try {
+      this.socket?.close();
+    } catch {
+      // Already closed by the platform.
+    }
+    this.onClose(error);
+  }
 }
