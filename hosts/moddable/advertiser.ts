@@ -145,37 +145,111 @@ function message(error: unknown): string {
 
 /** An Advertiser on the SDK's responder. Errors are logged, never thrown (as the Node host's). */
 export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser & { close(): void } {
-  const { log } = options;
-  /** Published services by `name\0type`; `added` once handed to the SDK (after the claim). */
-  const services = new Map<string, { service: SdkService; added: boolean }>();
-  let claimed = false;
-  /** The responder could not be made (said once in the log); services are kept, not announced. */
-  let unavailable = false;
-  let responder: InstanceResponder | undefined;
-  const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
-
-  const addAll = (): void => {
-    for (const entry of services.values()) {
-      if (entry.added || !responder) continue;
-      try {
-        responder.add(entry.service);
-        entry.added = true;
-        log('info', `mdns: announcing "${entry.service.instance}" ${serviceDomain(entry.service)} port ${entry.service.port} (host ${responder.hostName}.local)`);
-      } catch (error) {
-        log('error', `mdns: "${entry.service.instance}" not announced: ${message(error)}`);
-      }
-    }
+  const advertiser = new SdkAdvertiser(options);
+  return {
+    publish: (record) => advertiser.publish(record),
+    update: (record) => advertiser.update(record),
+    withdraw: (record) => advertiser.withdraw(record),
+    close: () => advertiser.close(),
   };
+}
 
-  const start = (): void => {
-    if (responder || unavailable) return;
-    const hostName = hostLabel(options.name);
+const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
+
+class SdkAdvertiser {
+  private readonly log: Logger;
+  /** Published services by `name\0type`; `added` once handed to the SDK (after the claim). */
+  private readonly services = new Map<string, { service: SdkService; added: boolean }>();
+  private claimed = false;
+  /** The responder could not be made (said once in the log); services are kept, not announced. */
+  private unavailable = false;
+  private responder: InstanceResponder | undefined;
+
+  constructor(private readonly options: MdnsAdvertiserOptions) {
+    this.log = options.log;
+  }
+
+  publish(record: ServiceRecord): void {
+    const key = keyOf(record);
+    if (this.services.has(key)) {
+      this.update(record);
+      return;
+    }
+    let service: SdkService;
     try {
-      responder = new InstanceResponder({ hostName }, (status, value) => {
+      service = sdkService(record);
+    } catch (error) {
+      this.log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
+      return;
+    }
+    this.services.set(key, { service, added: false });
+    this.start();
+    if (this.claimed) this.addAll();
+  }
+
+  update(record: ServiceRecord): void {
+    const { log, responder } = this;
+    const entry = this.services.get(keyOf(record));
+    if (!entry) {
+      this.publish(record);
+      return;
+    }
+    let next: SdkService;
+    try {
+      next = sdkService(record);
+    } catch (error) {
+      log('error', `mdns: ${describe(record)} TXT not updated: ${message(error)}`);
+      return;
+    }
+    const { service } = entry;
+    if (next.port !== service.port) {
+      this.withdraw(record);
+      this.publish(record);
+      return;
+    }
+    // The SDK keeps the object it was given: change it in place and have it announced again.
+    service.txt = next.txt;
+    if (!entry.added || !responder) return;
+    try {
+      responder.update(service);
+      log('debug', `mdns: ${describe(record)} TXT record announced again`);
+    } catch (error) {
+      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
+    }
+  }
+
+  withdraw(record: ServiceRecord): void {
+    const key = keyOf(record);
+    const entry = this.services.get(key);
+    if (!entry) return;
+    this.services.delete(key);
+    if (!entry.added || !this.responder) return;
+    try {
+      this.responder.remove(entry.service);
+      this.log('info', `mdns: withdrew ${describe(record)} (goodbye sent)`);
+    } catch (error) {
+      this.log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`);
+    }
+  }
+
+  close(): void {
+    for (const entry of this.services.values()) if (entry.added) this.responder?.remove(entry.service);
+    this.services.clear();
+    this.responder?.close();
+    this.responder = undefined;
+  }
+
+  /** The responder, made on the first publish: it probes for the host name, then announces. */
+  private start(): void {
+    if (this.responder || this.unavailable) return;
+    const { log } = this;
+    const hostName = hostLabel(this.options.name);
+    try {
+      this.responder = new InstanceResponder({ hostName }, (status, value) => {
         if (status === CLAIMED && value) {
-          claimed = true;
+          this.claimed = true;
           log('info', `mdns: host name ${value}.local claimed`);
-          addAll();
+          this.addAll();
         } else if (status === RETRY) {
           // Returning nothing lets the SDK number the name (`Living-Room-2`) and probe again.
           log('warn', `mdns: host name ${value}.local is taken on the network; trying another`);
@@ -188,79 +262,24 @@ export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser
     } catch (error) {
       // The SDK's Linux simulator cannot open its multicast socket (modules/network/socket/lin
       // rejects every valid group address); a board without a network fails here too.
-      unavailable = true;
+      this.unavailable = true;
       log('warn', `mdns: responder unavailable (${message(error)}); serving without advertising`);
     }
-  };
+  }
 
-  const publish = (record: ServiceRecord): void => {
-    const key = keyOf(record);
-    if (services.has(key)) {
-      update(record);
-      return;
+  /** Hands the SDK every service not yet added (once the host name is claimed). */
+  private addAll(): void {
+    const { responder } = this;
+    if (!responder) return;
+    for (const entry of this.services.values()) {
+      if (entry.added) continue;
+      try {
+        responder.add(entry.service);
+        entry.added = true;
+        this.log('info', `mdns: announcing "${entry.service.instance}" ${serviceDomain(entry.service)} port ${entry.service.port} (host ${responder.hostName}.local)`);
+      } catch (error) {
+        this.log('error', `mdns: "${entry.service.instance}" not announced: ${message(error)}`);
+      }
     }
-    let service: SdkService;
-    try {
-      service = sdkService(record);
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
-      return;
-    }
-    services.set(key, { service, added: false });
-    start();
-    if (claimed) addAll();
-  };
-
-  const update = (record: ServiceRecord): void => {
-    const entry = services.get(keyOf(record));
-    if (!entry) {
-      publish(record);
-      return;
-    }
-    let next: SdkService;
-    try {
-      next = sdkService(record);
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT not updated: ${message(error)}`);
-      return;
-    }
-    const { service } = entry;
-    if (next.port !== service.port) {
-      withdraw(record);
-      publish(record);
-      return;
-    }
-    // The SDK keeps the object it was given: change it in place and have it announced again.
-    service.txt = next.txt;
-    if (!entry.added || !responder) return;
-    try {
-      responder.update(service);
-      log('debug', `mdns: ${describe(record)} TXT record announced again`);
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
-    }
-  };
-
-  const withdraw = (record: ServiceRecord): void => {
-    const key = keyOf(record);
-    const entry = services.get(key);
-    if (!entry) return;
-    services.delete(key);
-    if (!entry.added || !responder) return;
-    try {
-      responder.remove(entry.service);
-      log('info', `mdns: withdrew ${describe(record)} (goodbye sent)`);
-    } catch (error) {
-      log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`);
-    }
-  };
-
-  const close = (): void => {
-    for (const entry of services.values()) if (entry.added) responder?.remove(entry.service);
-    services.clear();
-    responder?.close();
-    responder = undefined;
-  };
-
-  return { publish, update, withdraw, close };
+  }
 }
