@@ -184,6 +184,32 @@ interface SlideshowOptions {
   readonly stopAfterMs: number | undefined;
 }
 
+/** Pictures (spec 2.8): the folder over and over; each reply a new asset id. */
+function assetServer(pictures: string[], dialect: Dialect): (request: Message<RequestHead>) => ReverseAnswer {
+  let nextId = 1;
+  return (request) => {
+    if (request.head.method !== 'GET' || !/^\/slideshows\/1\/assets\/\d+$/.test(request.head.target)) return { status: 404 };
+    const id = nextId++;
+    const file = pictures[(id - 1) % pictures.length];
+    const jpeg = readFile(file);
+    say(`asset ${id}: ${path.basename(file)} (${kilobytes(jpeg.length)})`);
+    const reply: PlistDict = { data: jpeg, info: { id, key: 1 } };
+    return { status: 200, headers: [[HEADER.contentType, dialect.mime.plistBinary]], body: encodeBinaryPlist(reply) };
+  };
+}
+
+/** The themes the receiver offers: a note (only) when ours is not among them; none at all is an error. */
+async function checkThemes(control: ControlConnection, where: string, theme: string): Promise<void> {
+  const features = await control.request('GET', '/slideshow-features', [[HEADER.acceptLanguage, 'en']]);
+  if (features.head.status === 200) {
+    const body = decodePlist(features.body);
+    const keys = isPlistDict(body) && Array.isArray(body.themes) ? body.themes.map((offered) => (isPlistDict(offered) ? String(offered.key) : '')) : [];
+    if (!keys.includes(theme)) say(`note: the receiver offers the themes ${keys.join(', ')}; asking for ${theme} anyway`);
+  } else if (features.head.status === 404 || features.head.status === 501) {
+    throw new SendError(`${where} does not do slideshows (GET /slideshow-features: ${features.head.status})`);
+  }
+}
+
 async function playSlideshow(common: Common, options: SlideshowOptions): Promise<void> {
   const { dialect, endpoint } = common;
   const pictures = listPictures(options.dir);
@@ -195,7 +221,6 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   control.onClose = (reason) => {
     if (!stopping) finish(new SendError(`control connection to ${where}: ${reason}`));
   };
-
 
   // Events (spec 6): printed as they come.
   let lastState = '';
@@ -212,17 +237,7 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
     }
   });
 
-  // Pictures (spec 2.8): the folder over and over; each reply a new asset id.
-  let nextId = 1;
-  const serveAsset = (request: Message<RequestHead>): ReverseAnswer => {
-    if (request.head.method !== 'GET' || !/^\/slideshows\/1\/assets\/\d+$/.test(request.head.target)) return { status: 404 };
-    const id = nextId++;
-    const file = pictures[(id - 1) % pictures.length];
-    const jpeg = readFile(file);
-    say(`asset ${id}: ${path.basename(file)} (${kilobytes(jpeg.length)})`);
-    const reply: PlistDict = { data: jpeg, info: { id, key: 1 } };
-    return { status: 200, headers: [[HEADER.contentType, dialect.mime.plistBinary]], body: encodeBinaryPlist(reply) };
-  };
+  const serveAsset = assetServer(pictures, dialect);
 
   const channels = new Set<ReverseChannel>();
   const openChannel = async (purpose: typeof EVENT_PURPOSE | typeof SLIDESHOW_PURPOSE): Promise<void> => {
@@ -270,15 +285,7 @@ async function playSlideshow(common: Common, options: SlideshowOptions): Promise
   };
 
   try {
-    // The themes the receiver offers: warn (only) when ours is not among them.
-    const features = await control.request('GET', '/slideshow-features', [[HEADER.acceptLanguage, 'en']]);
-    if (features.head.status === 200) {
-      const body = decodePlist(features.body);
-      const keys = isPlistDict(body) && Array.isArray(body.themes) ? body.themes.map((theme) => (isPlistDict(theme) ? String(theme.key) : '')) : [];
-      if (!keys.includes(options.theme)) say(`note: the receiver offers the themes ${keys.join(', ')}; asking for ${options.theme} anyway`);
-    } else if (features.head.status === 404 || features.head.status === 501) {
-      throw new SendError(`${where} does not do slideshows (GET /slideshow-features: ${features.head.status})`);
-    }
+    await checkThemes(control, where, options.theme);
     await openChannel(EVENT_PURPOSE);
     for (let i = 0; i < options.connections; i++) await openChannel(SLIDESHOW_PURPOSE);
     say(`slideshow of ${pictures.length} pictures on ${where}: ${options.duration} s per slide, theme ${options.theme}, session ${common.sessionId}`);
@@ -335,10 +342,10 @@ function usageMessage(error: Error & { code?: string }): string {
   return error.message.split(/\.\s/)[0];
 }
 
-async function main(argv: string[]): Promise<number> {
-  let parsed;
+/** The options as node:util reads them; a mistake is a UsageError of one line. */
+function readOptions(argv: string[]) {
   try {
-    parsed = parseArgs({
+    return parseArgs({
       args: argv,
       strict: true,
       allowPositionals: true,
@@ -363,11 +370,12 @@ async function main(argv: string[]): Promise<number> {
   } catch (error) {
     throw new UsageError(usageMessage(error as Error));
   }
-  const { values, positionals } = parsed;
-  if (values.help) {
-    process.stdout.write(HELP);
-    return 0;
-  }
+}
+
+type Options = ReturnType<typeof readOptions>['values'];
+
+/** The command and its HOST:PORT and argument, checked against TARGETS. */
+function readPositionals(positionals: string[]): { command: Command; address: string; target: string | undefined } {
   const [command, address, target, ...extra] = positionals;
   if (!command) throw new UsageError(`no command: ${COMMANDS.join(', ')}`);
   if (!Object.prototype.hasOwnProperty.call(TARGETS, command)) throw new UsageError(`unknown command "${command}": ${COMMANDS.join(', ')}`);
@@ -375,6 +383,11 @@ async function main(argv: string[]): Promise<number> {
   const wants = TARGETS[command as Command];
   if (wants.required && !target) throw new UsageError(`${command}: the ${wants.name} is missing`);
   if (extra.length > 0 || (!wants.name && target)) throw new UsageError(`${command}: unexpected argument "${extra[0] ?? target}"`);
+  return { command: command as Command, address, target };
+}
+
+/** What every command sends with: the receiver's endpoint, the dialect, the session id. */
+function commonSettings(command: Command, address: string, values: Options): Common {
   const dialectName = values.dialect ?? 'vendor';
   if (!isDialectName(dialectName)) throw new UsageError(`--dialect ${JSON.stringify(dialectName)} is not vendor or apple`);
   const dialect = DIALECTS[dialectName];
@@ -396,55 +409,79 @@ async function main(argv: string[]): Promise<number> {
     if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
     return list;
   };
-  const common: Common = { endpoint, dialect, sessionId, headers };
+  return { endpoint, dialect, sessionId, headers };
+}
 
+/** `mirror HOST[:PORT] FILE`: the stream, its NTP port and clock, paced at --fps. */
+async function runMirror(common: Common, file: string | undefined, values: Options): Promise<void> {
+  const ntpPort = values['ntp-port'] === undefined ? NTP_SENDER_PORT : Number(values['ntp-port']);
+  if (!Number.isInteger(ntpPort) || ntpPort < 1 || ntpPort > 65535) throw new UsageError(`--ntp-port ${JSON.stringify(values['ntp-port'])} is not a port (1 to 65535)`);
+  const clockOffsetMs = values['clock-offset'] === undefined ? 0 : Number(values['clock-offset']);
+  if (!Number.isFinite(clockOffsetMs) || clockOffsetMs < 0) throw new UsageError(`--clock-offset ${JSON.stringify(values['clock-offset'])} is not a number of ms (0 or more)`);
+  await sendMirror({
+    endpoint: common.endpoint,
+    dialect: common.dialect,
+    file: file!,
+    framesPerSecond: values.fps === undefined ? undefined : positiveNumber('fps', values.fps, 30, 240),
+    bind: values.bind,
+    ntpPort,
+    clockOffsetMs,
+    holdMs: values.hold === undefined ? 0 : positiveNumber('hold', values.hold, 0, 3600) * 1000,
+    userAgent: `vendorplay-send/${VERSION}`,
+    say,
+  });
+}
+
+/** --stop-after SECONDS, in ms. */
+function stopAfterMs(values: Options): number | undefined {
+  return values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000;
+}
+
+async function run(command: Command, target: string | undefined, values: Options, common: Common): Promise<void> {
   const video: VideoCommon = { ...common, say, expectOk };
-  if (command === 'mirror') {
-    const ntpPort = values['ntp-port'] === undefined ? NTP_SENDER_PORT : Number(values['ntp-port']);
-    if (!Number.isInteger(ntpPort) || ntpPort < 1 || ntpPort > 65535) throw new UsageError(`--ntp-port ${JSON.stringify(values['ntp-port'])} is not a port (1 to 65535)`);
-    const clockOffsetMs = values['clock-offset'] === undefined ? 0 : Number(values['clock-offset']);
-    if (!Number.isFinite(clockOffsetMs) || clockOffsetMs < 0) throw new UsageError(`--clock-offset ${JSON.stringify(values['clock-offset'])} is not a number of ms (0 or more)`);
-    await sendMirror({
-      endpoint,
-      dialect,
-      file: target,
-      framesPerSecond: values.fps === undefined ? undefined : positiveNumber('fps', values.fps, 30, 240),
-      bind: values.bind,
-      ntpPort,
-      clockOffsetMs,
-      holdMs: values.hold === undefined ? 0 : positiveNumber('hold', values.hold, 0, 3600) * 1000,
-      userAgent: `vendorplay-send/${VERSION}`,
-      say,
-    });
-  } else if (command === 'photo') {
-    await sendPhoto(common, target, values.transition);
-  } else if (command === 'stop') {
-    await sendStop(common);
-  } else if (command === 'play') {
-    if (values.start !== undefined && values['start-seconds'] !== undefined) throw new UsageError('--start and --start-seconds: give one of them');
-    await playVideo(video, {
-      url: target,
-      startFraction: values.start === undefined ? undefined : numberIn('start', values.start, 0, 1),
-      startSeconds: values['start-seconds'] === undefined ? undefined : numberIn('start-seconds', values['start-seconds'], 0, 86_400 * 7),
-      stopAfterMs: values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000,
-    });
-  } else if (command === 'scrub') {
-    await scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, 86_400 * 365, false));
-  } else if (command === 'rate') {
-    await rate(video, numberIn('rate: VALUE', target, -64, 64, false));
-  } else if (command === 'info') {
-    await info(video);
-  } else {
-    const connections = positiveNumber('connections', values.connections, 3, 3);
-    if (!Number.isInteger(connections)) throw new UsageError('--connections must be 1, 2 or 3');
-    await playSlideshow(common, {
-      dir: target,
-      duration: positiveNumber('duration', values.duration, 3, 3600),
-      theme: values.theme ?? 'Dissolve',
-      connections,
-      stopAfterMs: values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000,
-    });
+  switch (command) {
+    case 'mirror':
+      return runMirror(common, target, values);
+    case 'photo':
+      return sendPhoto(common, target!, values.transition);
+    case 'stop':
+      return sendStop(common);
+    case 'play':
+      if (values.start !== undefined && values['start-seconds'] !== undefined) throw new UsageError('--start and --start-seconds: give one of them');
+      return playVideo(video, {
+        url: target!,
+        startFraction: values.start === undefined ? undefined : numberIn('start', values.start, 0, 1),
+        startSeconds: values['start-seconds'] === undefined ? undefined : numberIn('start-seconds', values['start-seconds'], 0, 86_400 * 7),
+        stopAfterMs: stopAfterMs(values),
+      });
+    case 'scrub':
+      return scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, 86_400 * 365, false));
+    case 'rate':
+      return rate(video, numberIn('rate: VALUE', target!, -64, 64, false));
+    case 'info':
+      return info(video);
+    case 'slideshow': {
+      const connections = positiveNumber('connections', values.connections, 3, 3);
+      if (!Number.isInteger(connections)) throw new UsageError('--connections must be 1, 2 or 3');
+      return playSlideshow(common, {
+        dir: target!,
+        duration: positiveNumber('duration', values.duration, 3, 3600),
+        theme: values.theme ?? 'Dissolve',
+        connections,
+        stopAfterMs: stopAfterMs(values),
+      });
+    }
   }
+}
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = readOptions(argv);
+  if (values.help) {
+    process.stdout.write(HELP);
+    return 0;
+  }
+  const { command, address, target } = readPositionals(positionals);
+  await run(command, target, values, commonSettings(command, address, values));
   return 0;
 }
 
