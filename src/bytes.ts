@@ -294,11 +294,6 @@ export function utf8Decode(bytes: Uint8Array, fatal = true): string {
 /** Arguments passed to String.fromCharCode at once: small enough for an XS stack on a board. */
 const CHAR_CODE_CHUNK = 64;
 
-/** True when every byte is 7-bit ASCII (a string that can take the 1-byte plist form). */
-export function isAscii(text: string): boolean {
-  return !/[^\x00-\x7f]/.test(text);
-}
-
 /** Latin-1 view of bytes: each byte one UTF-16 unit. Used for HTTP heads, which are ASCII. */
 export function latin1Decode(bytes: Uint8Array): string {
   // One call for the short pieces of a request head (method, target, each header name and
@@ -351,9 +346,6 @@ export function readU32BE(bytes: Uint8Array, offset: number): number {
 export function readU32LE(bytes: Uint8Array, offset: number): number {
   checkRange(bytes, offset, 4);
   return ((bytes[offset + 3] << 24) >>> 0) + ((bytes[offset + 2] << 16) | (bytes[offset + 1] << 8) | bytes[offset]);
-}
-export function readI32BE(bytes: Uint8Array, offset: number): number {
-  return readU32BE(bytes, offset) | 0;
 }
 export function readI32LE(bytes: Uint8Array, offset: number): number {
   return readU32LE(bytes, offset) | 0;

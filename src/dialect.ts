@@ -86,11 +86,6 @@ export function isDialectName(name: string): name is DialectName {
   return Object.prototype.hasOwnProperty.call(DIALECTS, name);
 }
 
-/** Every dialect's spelling of one maker header, for reading requests in any dialect. */
-export function headerNames(suffix: MakerHeader): string[] {
-  return Object.values(DIALECTS).map((dialect) => dialect.headers[suffix]);
-}
-
 /**
  * The first non-empty value of a maker header in any dialect's spelling, trimmed: requests
  * are read in every dialect (DESIGN 5). `headers` is anything with a case-insensitive `get`.
@@ -101,19 +96,6 @@ export function readMakerHeader(headers: { get(name: string): string | undefined
     if (value === undefined) continue;
     const trimmed = value.trim();
     if (trimmed) return trimmed;
-  }
-  return undefined;
-}
-
-/** The dialect-neutral role of a MIME type, or undefined when it is not a maker-named type. */
-export function mimeRole(contentType: string | undefined): MakerMime | undefined {
-  if (!contentType) return undefined;
-  // Parameters such as "; charset=utf-8" do not change the role.
-  const base = contentType.split(';')[0].trim().toLowerCase();
-  for (const dialect of Object.values(DIALECTS)) {
-    for (const role of Object.keys(dialect.mime) as MakerMime[]) {
-      if (dialect.mime[role] === base) return role;
-    }
   }
   return undefined;
 }
