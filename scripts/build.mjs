@@ -127,7 +127,7 @@ export async function build() {
     target: 'node20',
     external: EXTERNAL,
     sourcemap: 'linked',
-    // No `__name` wrappers (tsx adds them: ~4% of request CPU, issue 11); names are not read.
+    // No `__name` wrappers (tsx adds them: ~4% of request CPU); names are not read.
     keepNames: false,
     write: false,
     logLevel: 'silent',

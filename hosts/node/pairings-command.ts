@@ -1,6 +1,6 @@
 // `vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]`: the paired senders of a
 // data directory, listed or removed by a person at the computer, without starting a receiver
-// (issue 15: a full table must be recoverable without deleting files by hand). It works on the
+// (a full table must be recoverable without deleting files by hand). It works on the
 // same record the receiver uses (src/pairing/peers.ts), which the receiver reads on every use,
 // so a running receiver sees the change at its next pair-setup or pair-verify.
 

@@ -2,7 +2,7 @@
 // ChaCha20-Poly1305, X25519, Ed25519, SHA-512 and HMAC, mbedTLS for modexp. The checks and
 // errors at the edges are the portable kernels' own, so callers see no difference but speed.
 // The frame kernel seals in place on the frame buffer and opens into the output it is given:
-// per frame it allocates nothing (spec 5.4 frames, issue 12).
+// per frame it allocates nothing (spec 5.4 frames).
 
 import { joinBytes } from '../../src/bytes';
 import { PairingError } from '../../src/pairing/errors';

@@ -27,7 +27,7 @@ export interface NativeCrypto {
 }
 
 /**
- * The natives of vp-nal.c (the mirroring stream's NAL kernel, issue 14): the Moddable module
+ * The natives of vp-nal.c (the mirroring stream's NAL kernel): the Moddable module
  * "modules/native/vp-nal", and in the XS test host on the same global object as NativeCrypto.
  * A lengthSize other than 1, 2 or 4 throws a RangeError.
  */

@@ -1,5 +1,5 @@
 /*
- * XS natives of the receiver's cryptographic kernels (issue 12, DESIGN 5): thin xsmc bindings of
+ * XS natives of the receiver's cryptographic kernels (DESIGN 5): thin xsmc bindings of
  * libsodium (ChaCha20-Poly1305 IETF, X25519, Ed25519, SHA-512, HMAC-SHA-512) and mbedTLS (bignum
  * exp_mod, which ESP32 runs on its RSA/MPI accelerator). No cryptography of our own is here.
  *

@@ -1,5 +1,5 @@
 /*
- * XS natives of the mirroring stream's NAL kernel (issue 14, DESIGN 5): a video payload's H.264
+ * XS natives of the mirroring stream's NAL kernel (DESIGN 5): a video payload's H.264
  * NAL units, each behind a big-endian length of avcC's lengthSize bytes (spec 2.14; ISO/IEC
  * 14496-15 5.3.3), rewritten behind Annex B start codes. Plain C, no library: it builds for
  * every platform.

@@ -2,7 +2,7 @@
 // Latin-1. A sender repeats the same pieces request after request (`GET`, `/server-info`,
 // `Host`, `127.0.0.1`), so each piece is kept in a small table found by a hash of its bytes and
 // handed out again when the bytes match: a steady stream of requests decodes and allocates no
-// strings for them (issue 11: per-request cost on the keep-alive path).
+// strings for them (per-request cost on the keep-alive path).
 //
 // The table is direct-mapped: a piece whose slot holds another piece replaces it. A match is
 // checked byte for byte, so what comes out is always exactly the bytes' text; the table only

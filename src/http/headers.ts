@@ -41,7 +41,7 @@ for (const name of Object.values(HEADER)) CANONICAL.set(name.toLowerCase(), name
 /**
  * The lookup key (lower case) of each well-known name as spelled here and in lower case: most
  * names a message carries are these, and a lookup here allocates nothing where toLowerCase
- * makes a new string for every mixed-case name (issue 11: less allocation per request).
+ * makes a new string for every mixed-case name (less allocation per request).
  */
 const KEYS = new Map<string, string>();
 for (const name of Object.values(HEADER)) {

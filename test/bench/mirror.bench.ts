@@ -1,4 +1,4 @@
-// `npm run bench -- mirror`: the mirroring stream's NAL kernel (issue 14), length-prefixed H.264
+// `npm run bench -- mirror`: the mirroring stream's NAL kernel, length-prefixed H.264
 // to Annex B on the payloads of mirror-payloads.ts (a 42 KB P frame, a 200 KB IDR frame; 4- and
 // 2-byte lengths), in MB/s of payload:
 //   - on Node: the portable TypeScript build against the WebAssembly build, and the two copies

@@ -1,4 +1,4 @@
-// Runs inside the XS test host (xs.bench.ts bundles it): the figures of issue 12, each for the
+// Runs inside the XS test host (xs.bench.ts bundles it): the crypto kernels' figures, each for the
 // C natives and for @noble, 5 runs, printed as `# bench {json}` lines with min/median/max of
 // wall time (ms) and XS compute steps. Every run's output is checked before it counts.
 //   channel.open   1 MB in 1024-byte frames through the control channel (spec 5.4)
@@ -222,7 +222,7 @@ async function photoHeap(crypto: CryptoKernels, sealer: CryptoKernels): Promise<
   });
 }
 
-test('issue 12 figures inside the XS test host', async () => {
+test('crypto kernel figures inside the XS test host', async () => {
   const natives = (globalThis as { __vpNatives?: NativeCrypto }).__vpNatives;
   if (natives === undefined) throw new Error('not the XS test host');
   const builds = [createNativeCryptoKernels(natives), portableCryptoKernels];

@@ -1,4 +1,4 @@
-// Runs inside the XS test host (mirror.bench.ts bundles it): the NAL kernel (issue 14) on the
+// Runs inside the XS test host (mirror.bench.ts bundles it): the NAL kernel on the
 // payloads of mirror-payloads.ts, the C native (modules/native/vp-nal.c) against the portable
 // build, 5 runs of a batch of conversions each, printed as `# bench {json}` lines: MB/s of
 // payload and microseconds per frame (min/median/max), XS compute steps per frame, and the
@@ -53,7 +53,7 @@ function measure(kernel: NalKernel, sample: MirrorPayload): { mbPerSec: number[]
   return { mbPerSec, usPerFrame, stepsPerFrame };
 }
 
-test('issue 14 NAL kernel figures inside the XS test host', () => {
+test('NAL kernel figures inside the XS test host', () => {
   const natives = (globalThis as { __vpNatives?: NativeNal }).__vpNatives;
   if (natives === undefined) throw new Error('not the XS test host');
   const builds = [createNativeNalKernel(natives), portableNalKernel];

@@ -1,4 +1,4 @@
-// `npm run bench -- xs`: the figures of issue 12 inside the XS test host (modules/native/xs-host),
+// `npm run bench -- xs`: the crypto kernels' figures inside the XS test host (modules/native/xs-host),
 // C natives against @noble: channel open of 1 MB in 1024-byte frames, transient pair-setup and
 // pair-verify on the receiver side, XS heap while a 1 MB photo arrives over a paired channel.
 // The sender's messages are computed here on Node (the receiver is seeded, so its replies are

@@ -1,4 +1,4 @@
-// The two commands as a person meets them (issue 10 item 11): a refusal or a usage error is one
+// The two commands as a person meets them: a refusal or a usage error is one
 // line that says what to do, never a stack trace or the whole help; a taken screen port or an
 // unusable data directory stops start-up naming it; --help says what is not served yet.
 //

@@ -1,4 +1,4 @@
-// Admission and fairness on real sockets (issue 15): idle and trickling connections do not lock a
+// Admission and fairness on real sockets: idle and trickling connections do not lock a
 // sender out, and one connection's pipelined pairing steps do not stall the others.
 //
 // On a loaded machine: what the receiver did, and in which order, is read from its log (one

@@ -1,4 +1,4 @@
-// Pairing management and storage faults end to end (issue 15): the real `vendorplay-receiver`
+// Pairing management and storage faults end to end: the real `vendorplay-receiver`
 // command on loopback; npm hap-controller (a HomeKit-style client nobody here wrote) pairs, then
 // lists, adds and removes pairings over its pair-verified connection (POST /pairings, TLV8
 // methods 3/4/5); the `vendorplay-receiver pairings` command changes the table of a running

@@ -1,4 +1,4 @@
-// Flow control on a real socket (DESIGN 6, issue 9): the Node host's ConnectionDriver pauses a
+// Flow control on a real socket (DESIGN 6): the Node host's ConnectionDriver pauses a
 // connection whose requests wait, so a sender that floods pipelined requests is held back by TCP
 // itself, the receiver's memory stays bounded, and other senders are served meanwhile.
 

@@ -1,4 +1,4 @@
-// By hand, against a running receiver (the Moddable simulator, issue 12; hosts/moddable/README.md
+// By hand, against a running receiver (the Moddable simulator; hosts/moddable/README.md
 // says how to start it): pairs, verifies and talks encrypted, printing one line per step.
 //   1. hap-controller (npm): pair-setup M1-M6 (Method 0) with the PIN, then pair-verify and an
 //      encrypted GET /server-info on its own verified connection.

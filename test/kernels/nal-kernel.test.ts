@@ -1,4 +1,4 @@
-// The NAL kernel builds on Node (issue 14): the shared vectors (test/vectors/nal-annexb.json)
+// The NAL kernel builds on Node: the shared vectors (test/vectors/nal-annexb.json)
 // through the portable build and the WebAssembly build (assemblyscript/nal-kernel.ts), seeded
 // random payloads against the portable build, the module's memory growing for a large payload,
 // and the host's choice between the builds. The XS test host runs the same vectors for the

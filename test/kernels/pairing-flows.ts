@@ -1,5 +1,5 @@
 // Pairing and the encrypted channel end to end through a Receiver whose ports carry one
-// CryptoKernels build (issue 12): transient pair-setup, normal M1-M6, pair-verify, encrypted
+// CryptoKernels build: transient pair-setup, normal M1-M6, pair-verify, encrypted
 // GET /server-info and RTSP GET /info, a photo over the paired channel, a wrong PIN. The sender
 // side is the test client on the portable build, so a native receiver is checked against the
 // other implementation. Registered by xs-host-suite.ts inside the XS test host (portable and

@@ -1,5 +1,5 @@
 // The real `vendorplay-receiver` command chooses its mirroring NAL kernel when the first mirrored
-// frame needs one (issue 14; not at start, issue 11): it times the portable and WebAssembly
+// frame needs one (not at start, where it would delay the first answer): it times the portable and WebAssembly
 // builds on a mirroring-sized frame and says which it passes on, with the figures;
 // VENDORPLAY_NAL_KERNEL forces one and it says so. A sender played by hand on a real socket sends
 // the stream request, the codec data and one frame.

@@ -1,4 +1,4 @@
-// Runs the C natives inside XS (issue 12): builds the XS test host (modules/native/xs-host: the
+// Runs the C natives inside XS: builds the XS test host (modules/native/xs-host: the
 // XS sources @agoric/xsnap brings, our natives, Debian's libsodium and mbedTLS; cached in
 // modules/native/build), then runs in it the shared vectors and pairing flows for the portable
 // build and the natives (xs-host-suite.ts) and every pairing suite of test/unit. The host's XS,

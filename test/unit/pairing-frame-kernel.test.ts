@@ -1,4 +1,4 @@
-// The portable frame kernel at its edges (issue 12): results land in the output it is given on
+// The portable frame kernel at its edges: results land in the output it is given on
 // every engine, the SDK's linked XS included (its functions have no `length`, which is how
 // @noble/ciphers decides whether a cipher takes an output), and a failure that is not a tag
 // mismatch is reported as what it is. The XS test host (test/kernels/xs-host.test.ts) runs this

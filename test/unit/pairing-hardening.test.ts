@@ -1,4 +1,4 @@
-// Pairing under abuse and faults (issue 15) through a Receiver on in-memory ports: the pair-setup
+// Pairing under abuse and faults through a Receiver on in-memory ports: the pair-setup
 // lock belongs to one attempt with a deadline from its first M1; costly M1s are rate-limited per
 // connection and per address without doing the work; a store that fails is a TLV error and a log
 // line, never an HTTP 500, and the failed-attempt count is never dropped silently.

@@ -1,4 +1,4 @@
-// Pairing management (issue 15; HAP Add/Remove/List Pairings, TLV8 methods 3/4/5) through a
+// Pairing management (HAP Add/Remove/List Pairings, TLV8 methods 3/4/5) through a
 // Receiver on in-memory ports: POST /pairings and /pair-add, /pair-remove, /pair-list, byte-exact
 // replies, admin only, encrypted connections only, the table size a limit. The admin is paired by
 // writing its record and proving it with pair-verify (X25519 and Ed25519: cheap on XS too).

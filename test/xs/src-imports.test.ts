@@ -10,7 +10,7 @@ import ts from 'typescript';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
-/** Packages src/ may import: pure ECMAScript, and they run on XS (DESIGN 2, issue 6). */
+/** Packages src/ may import: pure ECMAScript, and they run on XS (DESIGN 2). */
 const ALLOWED_PACKAGES = ['@noble/hashes', '@noble/curves', '@noble/ciphers'];
 
 function sourceFiles(dir: string): string[] {

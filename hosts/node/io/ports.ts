@@ -179,7 +179,7 @@ export function fileStore(directory: string): Store {
         }
         renameSync(temporary, target);
       } catch (error) {
-        // A full disk leaves a 0-byte temporary file otherwise (issue 15). On a read-only
+        // A full disk leaves a 0-byte temporary file otherwise. On a read-only
         // disk there is none to remove; the write's own error is the one to report.
         try {
           rmSync(temporary, { force: true });

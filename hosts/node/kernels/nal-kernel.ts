@@ -4,7 +4,7 @@
 //
 // The choice is made when the first mirrored frame needs a kernel (NalKernelChosenOnFirstUse),
 // not at start: timing both builds and instantiating the module take about 20 ms, which a start
-// (issue 11: start to first answer) and a receiver that never mirrors should not pay.
+// (start to first answer counts) and a receiver that never mirrors should not pay.
 //
 // The module cannot read the payload where it lies (a JavaScript ArrayBuffer outside its linear
 // memory), so every call copies the payload in and the result out: two full copies that the

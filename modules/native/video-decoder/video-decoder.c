@@ -1,5 +1,5 @@
 /*
- * H.264 decoding for screen mirroring on Linux media boards and the Linux simulator (issue 14):
+ * H.264 decoding for screen mirroring on Linux media boards and the Linux simulator:
  * thin xsmc bindings of libavcodec (the decoder: `h264_v4l2m2m`, the board's hardware decoder
  * through V4L2 mem2mem, or the `h264` software decoder) and libswscale (each picture converted
  * to the screen's pixel format and scaled to fit the area it is drawn in). No codec of our own.

@@ -6,7 +6,7 @@
 // makefile (xsnap-native/xsnap/makefiles/lin/xsnap-worker.mk) plus two renames:
 // - modInstallBase64 -> vpInstallNatives in the worker, so natives.c installs the natives;
 // - fxNewFunctionLength -> vpNoFunctionLength in the engine's defaults, so functions have no
-//   own `length`, as in every app the Moddable SDK's linker links (issue 12's first bug).
+//   own `length`, as in every app the Moddable SDK's linker links (the first bug found when the natives ran in XS).
 // Objects are cached in modules/native/build/xs-host (gitignored) and rebuilt when their
 // source or the flags change. One build at a time: test files run in parallel (and benches)
 // all call buildXsHost(); the first takes a lock file, the others wait for it and then find

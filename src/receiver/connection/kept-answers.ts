@@ -1,6 +1,6 @@
 // Serialized answers of reusable responses (Response.reusable: a cached reply, reply-cache.ts),
 // shared by every connection: such a reply is written once per second (its Date) instead of once
-// per request (issue 11).
+// per request.
 //
 // An RTSP answer carries the request's CSeq (RFC 2326 12.17), which differs from request to
 // request: it is kept with that line cut out, and each answer puts the request's line back where

@@ -1,6 +1,6 @@
 // Replies that depend only on receiver state (RTSP GET /info, GET /server-info, GET
 // /slideshow-features, RTSP OPTIONS): built once for a state and kept until that state changes,
-// instead of rebuilding a record and encoding a plist on every request (issue 11: /info took
+// instead of rebuilding a record and encoding a plist on every request (/info took
 // 147 us of CPU per request, most of it the record, TXT and binary plist built again).
 //
 // The handler names what its reply is built from (`state`, compared value by value with
