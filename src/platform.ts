@@ -2,12 +2,20 @@
 // The core reaches the world only through these (DESIGN 2 and 4). Shapes follow ECMA-419:
 // callbacks, byte arrays, explicit close.
 
-/** Monotonic and wall-clock time, and timers. */
-export interface Clock {
+/** Monotonic and wall-clock time: what the core reads. */
+export interface TimeSource {
   /** Monotonic milliseconds (never goes back; unrelated to the wall clock). */
   now(): number;
   /** Milliseconds since the Unix epoch, for Date headers and plist dates. */
   wallTime(): number;
+}
+
+/**
+ * Time, and the host's timers. Only drivers arm timers: a ConnectionDriver one per connection,
+ * a TimerDriver one for the receiver's features (src/receiver/timers.ts); a feature sets named
+ * deadlines in the receiver's timer table instead, and sees a TimeSource.
+ */
+export interface Clock extends TimeSource {
   setTimer(ms: number, callback: () => void): TimerHandle;
   clearTimer(handle: TimerHandle): void;
 }

@@ -23,6 +23,7 @@ import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { profileMirrors, profileShowsPictures } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
 import { hostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
@@ -185,6 +186,8 @@ function start(): void {
     udp: mirroring?.udp,
   });
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
+  // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
+  new TimerDriver(receiver, moddableClock);
   log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();
   for (const service of receiver.services()) {

@@ -11,6 +11,7 @@ import { ConfigError, freezeConfig } from '../../src/receiver/config';
 import { SECRET_KEY_RECORDS } from '../../src/receiver/identity';
 import { profileMirrors, profilePlaysVideo } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { parseCommandLine, type CommandLine } from './command-line';
 import { selectFrameKernel } from './kernels/kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
@@ -220,6 +221,8 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
     throw error;
   }
   const receiver = opened.receiver;
+  // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
+  new TimerDriver(receiver, nodeClock);
   for (const line of mirrorLines) process.stdout.write(line);
   const { screenServer } = opened;
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);

@@ -2,7 +2,8 @@
 // The composition root of src/receiver: it builds each feature with the narrow context that
 // feature needs (no feature sees the Receiver), and hands out sans-I/O connections.
 // Hosts create one with a complete configuration, give it the ports it needs, and drive its
-// connections (src/receiver/connection/connection-driver.ts).
+// connections (src/receiver/connection/connection-driver.ts) and its features' deadlines, one
+// timer for all (pollTimeout / handleTimeout, src/receiver/timers.ts TimerDriver).
 
 import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from './connection/connection-driver';
@@ -44,6 +45,7 @@ import { registerSlideshowRoutes } from './slideshow/slideshow-routes';
 import { registerStopRoute } from './media/stop-route';
 import { registerVideoRoutes } from './video/video-routes';
 import type { VideoSession } from './video/video-session';
+import { RECEIVER_TIMERS, TimerTable, type SansIoTimers } from './timers';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -119,9 +121,11 @@ export interface ReceiverPorts {
   readonly nalKernel?: NalKernel;
 }
 
-export class Receiver implements InfoContext {
+export class Receiver implements InfoContext, SansIoTimers {
   readonly config: Readonly<ReceiverConfig>;
   readonly router = new Router();
+  /** The features' deadlines (slideshow, video, the pairing PIN): one table, one host timer. */
+  readonly timers = new TimerTable(RECEIVER_TIMERS);
   /** Reverse connections of every sender (spec 1.6), by session and purpose. */
   readonly reverse = new ReverseRegistry();
   /** Events to senders over their reverse connections (spec 6). */
@@ -199,14 +203,15 @@ export class Receiver implements InfoContext {
     });
     registerInfoRoutes(this.router, this);
     registerUnservedAudioRoutes(this.router);
-    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
+    const { timers } = this;
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
     if (display && this.features & featureMask(['Photo'])) {
       this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits });
     }
     if (display && this.features & featureMask(['Slideshow'])) {
-      this.slideshow = registerSlideshowRoutes(this.router, { clock, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+      this.slideshow = registerSlideshowRoutes(this.router, { clock, timers, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
     }
     const { videoDecoder, udp } = ports;
     if (videoDecoder && udp && this.features & featureMask(MIRRORING_FEATURES)) {
@@ -225,8 +230,26 @@ export class Receiver implements InfoContext {
       registerMirrorRoutes(this.mirrorRouter, this.mirror);
     }
     if (ports.player && this.features & featureMask(['Video'])) {
-      this.video = registerVideoRoutes(this.router, { clock, log, random: ports.random, player: ports.player, media: this.media, mime: this.dialect.mime, limits });
+      this.video = registerVideoRoutes(this.router, { clock, timers, log, random: ports.random, player: ports.player, media: this.media, mime: this.dialect.mime, limits });
     }
+  }
+
+  /** The features' next deadline (monotonic ms): a host arms one timer for it (TimerDriver). */
+  pollTimeout(): number | undefined {
+    return this.timers.pollTimeout();
+  }
+
+  /** Runs the features' deadlines due at `now`. */
+  handleTimeout(now: number): void {
+    this.timers.handleTimeout(now);
+  }
+
+  /** Set by the driver: called whenever a feature sets a deadline, so the driver polls again. */
+  get onWake(): () => void {
+    return this.timers.onWake;
+  }
+  set onWake(wake: () => void) {
+    this.timers.onWake = wake;
   }
 
   get activity(): Activity {

@@ -3,6 +3,7 @@
 
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from './memory-ports';
 
 export function testReceiver(limits: Partial<ReceiverLimits> = {}) {
@@ -14,5 +15,7 @@ export function testReceiver(limits: Partial<ReceiverLimits> = {}) {
     store: new MemoryStore(),
     log,
   });
+  // The features' deadlines on the manual clock, as a host drives them on its own.
+  new TimerDriver(receiver, clock);
   return { clock, log, receiver };
 }

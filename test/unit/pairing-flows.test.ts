@@ -16,6 +16,7 @@ import { createSenderChannel } from '../../src/pairing/channel';
 import { ed25519KeyPair } from '../../src/pairing/keys';
 import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import {
@@ -48,6 +49,7 @@ function setup(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(
     log,
     display,
   });
+  new TimerDriver(receiver, clock);
   return { receiver, store, clock, log, shown };
 }
 

@@ -12,6 +12,7 @@ import { decodeXmlPlist, encodeXmlPlistBytes } from '../../src/plist/xml';
 import { featureMask } from '../../src/discovery';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { readAssetReply, SENDER_GONE_MS, SlideshowError } from '../../src/receiver/slideshow/slideshow';
 import { readSlideshowRequest } from '../../src/receiver/slideshow/slideshow-routes';
 import { SLIDESHOW_THEMES, themeLanguage } from '../../src/receiver/slideshow/slideshow-themes';
@@ -78,6 +79,7 @@ function setup(options: { limits?: Partial<ReceiverLimits>; display?: boolean; d
     log,
     ...(options.display !== false && { display }),
   });
+  new TimerDriver(receiver, clock);
   // A connection keeps the session id of its first request: one control connection per session.
   const controls = new Map<string, MemorySender>();
   let nextPort = 52000;

@@ -13,6 +13,7 @@ import { decodeXmlPlist, encodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import { PROFILES, profilePlaysVideo, type ProfileName } from '../../src/receiver/profiles';
 import { Receiver } from '../../src/receiver/receiver';
+import { TimerDriver } from '../../src/receiver/timers';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { ManualClock, MemoryStore, RecordingAdvertiser, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemoryPlayer } from '../support/memory-player';
@@ -46,6 +47,7 @@ function setup(options: SetupOptions = {}) {
     advertiser,
     ...(options.player !== false && { player }),
   });
+  new TimerDriver(receiver, clock);
   receiver.start();
   const prefix = options.dialect === 'apple' ? 'X-Apple-' : 'X-Vendor-';
   const senders = new Map<string, MemorySender>();

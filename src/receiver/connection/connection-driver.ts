@@ -7,7 +7,8 @@
 //   connection.pollTimeout() -> one timer -> connection.handleTimeout(now)
 //   connection.wantsRead, and a socket whose write queue is full -> pause() / resume()
 
-import type { Clock, Connection, TimerHandle } from '../../platform';
+import type { Clock, Connection } from '../../platform';
+import { HostTimer } from '../timers';
 
 /** What the connection asks of its transport. */
 export type ConnectionEvent = { readonly type: 'close'; readonly reason: string };
@@ -30,8 +31,8 @@ export interface SansIoConnection {
 }
 
 export class ConnectionDriver {
-  private timer: TimerHandle | undefined;
-  private deadline: number | undefined;
+  /** The connection's one host timer (armed lazily, see HostTimer). */
+  private readonly timer: HostTimer;
   private servicing = false;
   private again = false;
   private writeBlocked = false;
@@ -41,8 +42,13 @@ export class ConnectionDriver {
   constructor(
     private readonly connection: SansIoConnection,
     private readonly port: Connection,
-    private readonly clock: Clock,
+    clock: Clock,
   ) {
+    this.timer = new HostTimer(clock, (now) => {
+      if (this.done) return;
+      connection.handleTimeout(now);
+      this.service();
+    });
     connection.onWake = () => this.service();
     port.onData = (bytes) => {
       if (this.done) return;
@@ -56,7 +62,7 @@ export class ConnectionDriver {
     port.onClose = (error) => {
       if (this.done) return;
       this.done = true;
-      this.clearTimer();
+      this.timer.clear();
       connection.transportClosed(error, clock.now());
     };
     this.service();
@@ -89,7 +95,7 @@ export class ConnectionDriver {
     for (let event = connection.pollEvent(); event; event = connection.pollEvent()) {
       if (event.type === 'close') {
         this.done = true;
-        this.clearTimer();
+        this.timer.clear();
         port.close();
         return;
       }
@@ -103,25 +109,6 @@ export class ConnectionDriver {
       this.paused = true;
       port.pause();
     }
-    // One host timer, armed lazily: a deadline that moved later (the idle deadline after every
-    // request) keeps the timer it has, which re-arms when it fires early; only an earlier deadline
-    // re-arms now. A timer that finds nothing due is harmless.
-    const deadline = connection.pollTimeout();
-    if (deadline === undefined || (this.deadline !== undefined && this.deadline <= deadline)) return;
-    this.clearTimer();
-    this.deadline = deadline;
-    this.timer = this.clock.setTimer(Math.max(0, deadline - this.clock.now()), () => {
-      this.timer = undefined;
-      this.deadline = undefined;
-      if (this.done) return;
-      connection.handleTimeout(this.clock.now());
-      this.service();
-    });
-  }
-
-  private clearTimer(): void {
-    if (this.timer !== undefined) this.clock.clearTimer(this.timer);
-    this.timer = undefined;
-    this.deadline = undefined;
+    this.timer.arm(connection.pollTimeout());
   }
 }

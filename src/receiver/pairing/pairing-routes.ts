@@ -18,9 +18,10 @@ import { PeerStore, RECORD_MAX_PEERS } from '../../pairing/peers';
 import { parseRsaPrivateKey } from '../../pairing/rsa';
 import type { PairingReply } from '../../pairing/_reply';
 import { errorReply, tlvErrorName } from '../../pairing/_reply';
-import type { Clock, Display, Logger, RandomSource, Store, TimerHandle } from '../../platform';
+import type { Clock, Display, Logger, RandomSource, Store } from '../../platform';
 import { ConfigError, type ReceiverConfig } from '../config';
 import type { ReceiverIdentity } from '../identity';
+import type { Deadlines } from '../timers';
 import { refuse, type Request, type Response, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
@@ -28,6 +29,8 @@ export interface PairingContext {
   readonly config: Readonly<ReceiverConfig>;
   readonly identity: ReceiverIdentity;
   readonly clock: Clock;
+  /** The receiver's timer table: the PIN leaves the screen at its deadline (pairingPin). */
+  readonly timers: Deadlines;
   readonly log: Logger;
   readonly random: RandomSource;
   readonly store: Store;
@@ -85,7 +88,7 @@ export function deviceCredentials(config: Readonly<ReceiverConfig>): AuthSetupDe
 }
 
 export function registerPairingRoutes(router: Router, context: PairingContext): PairingService {
-  const { config, identity, log, clock, display } = context;
+  const { config, identity, log, clock, timers, display } = context;
   const ports = context;
   const device = deviceCredentials(config);
   // The identifier a sender stores for this receiver: the device id (TXT deviceid), as
@@ -96,12 +99,9 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const peers = new PeerStore(ports.store, log, config.limits.maxPairings);
   const limiter = new PairingStepLimiter(config.limits, clock, log);
   const admin = new PairingsAdmin(peers, log);
-  let pinTimer: TimerHandle | undefined;
+  // The PIN is on the screen while its deadline is armed.
   const hidePin = () => {
-    if (pinTimer === undefined) return;
-    clock.clearTimer(pinTimer);
-    pinTimer = undefined;
-    display?.hidePin();
+    if (timers.cancel('pairingPin')) display?.hidePin();
   };
   const setup = new PairSetup({
     identifier,
@@ -203,8 +203,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     // until the pair-setup ends or pairingTimeoutMs passes.
     handler: (request): Response => {
       const pin = config.pin;
-      if (pinTimer !== undefined) clock.clearTimer(pinTimer);
-      pinTimer = clock.setTimer(config.limits.pairingTimeoutMs, hidePin);
+      timers.set('pairingPin', clock.now() + config.limits.pairingTimeoutMs, () => display?.hidePin());
       if (display) display.showPin(pin);
       else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
       return { status: STATUS.ok };

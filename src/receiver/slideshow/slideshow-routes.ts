@@ -9,6 +9,7 @@ import { getPath } from '../../plist/path';
 import { isPlistDict, type PlistValue } from '../../plist/value';
 import { encodeXmlPlistBytes } from '../../plist/xml';
 import type { ReceiverLimits } from '../limits';
+import type { Deadlines } from '../timers';
 import type { MediaSession } from '../media/media-session';
 import type { ReverseRegistry } from '../connection/reverse';
 import { refuse, type Request, type Response, type Router } from '../connection/router';
@@ -72,6 +73,7 @@ function describeValue(value: PlistValue | undefined): string {
 /** What the slideshow endpoints need: time, the media session, the senders' reverse connections. */
 export interface SlideshowRoutesContext {
   readonly clock: Clock;
+  readonly timers: Deadlines;
   readonly log: Logger;
   readonly media: MediaSession;
   readonly reverse: ReverseRegistry;
@@ -84,6 +86,7 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
   const { clock, log, media, mime } = context;
   const slideshow = new Slideshow({
     clock,
+    timers: context.timers,
     log,
     display: media.display,
     connections: context.reverse,

@@ -1,7 +1,8 @@
 // The slideshow (spec 2.7, 2.8, 3, 4.1, 6, 8): a state machine that fetches pictures from the
 // sender over its slideshow reverse connections, shows each for slideDuration seconds, keeps a
-// bounded look-ahead, and reports loading / playing / stopped. Time comes from the clock port,
-// pictures go to the display port; nothing here touches a socket.
+// bounded look-ahead, and reports loading / playing / stopped. Time comes from the clock port and
+// its deadlines live in the receiver's timer table (timers.ts: slideshowSlide, slideshowRetry,
+// slideshowGone); pictures go to the display port; nothing here touches a socket or a timer.
 //
 //   idle --play--> loading --first picture--> playing --slide time over, next ready--> playing
 //                     ^                          |
@@ -11,7 +12,8 @@ import { HEADER, SLIDESHOW_PURPOSE, STATUS } from '../../http';
 import { decodePlist } from '../../plist/any';
 import { getPath } from '../../plist/path';
 import { PlistError, isPlistDict, type PlistValue } from '../../plist/value';
-import type { Clock, Display, Logger, TimerHandle } from '../../platform';
+import type { Display, Logger, TimeSource } from '../../platform';
+import type { Deadlines } from '../timers';
 import { JpegError, inspectJpeg } from '../media/jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
 import { transitionOf } from '../media/transitions';
@@ -79,7 +81,9 @@ export interface AssetConnections {
 }
 
 export interface SlideshowContext {
-  readonly clock: Clock;
+  readonly clock: TimeSource;
+  /** The receiver's timer table: the slide, retry and sender-gone deadlines. */
+  readonly timers: Deadlines;
   readonly log: Logger;
   /** Where pictures go; a receiver without a screen only logs them. */
   readonly display?: Display;
@@ -160,14 +164,10 @@ export class Slideshow {
   private readonly watched = new WeakSet<AssetConnection>();
   private current: Slide | undefined;
   private shownAt = 0;
-  private slideTimer: TimerHandle | undefined;
   /** The current slide's time is over (or nothing was shown yet): show the next on arrival. */
   private waiting = true;
   private badReplies = 0;
   private retryAt = 0;
-  private retryTimer: TimerHandle | undefined;
-  /** Armed while the sender has no slideshow connection open (SENDER_GONE_MS). */
-  private goneTimer: TimerHandle | undefined;
   private reported: SlideshowReport = 'stopped';
 
   constructor(private readonly context: SlideshowContext) {
@@ -209,7 +209,7 @@ export class Slideshow {
     this.settings = settings;
     if (this.phase !== 'idle') {
       log('info', `slideshow: new settings: ${settings.slideDurationMs / 1000} s per slide, theme ${settings.theme}`);
-      if (this.slideTimer !== undefined) this.armSlideTimer(Math.max(0, this.shownAt + settings.slideDurationMs - clock.now()));
+      if (this.context.timers.deadline('slideshowSlide') !== undefined) this.armSlideTimer(Math.max(clock.now(), this.shownAt + settings.slideDurationMs));
       return;
     }
     this.generation++;
@@ -265,17 +265,15 @@ export class Slideshow {
     }
   }
 
-  /** Ends the show when the sender keeps no slideshow connection open for SENDER_GONE_MS. */
+  /**
+   * Ends the show when the sender keeps no slideshow connection open for SENDER_GONE_MS: the
+   * deadline is armed while it has none (counted from when the last went), and disarmed when one comes.
+   */
   private watchSender(connected: boolean): void {
-    const { clock } = this.context;
-    if (connected) {
-      if (this.goneTimer !== undefined) clock.clearTimer(this.goneTimer);
-      this.goneTimer = undefined;
-    } else if (this.goneTimer === undefined) {
-      this.goneTimer = clock.setTimer(SENDER_GONE_MS, () => {
-        this.goneTimer = undefined;
-        this.stop(`no slideshow connection from the sender for ${SENDER_GONE_MS / 1000} s`);
-      });
+    const { clock, timers } = this.context;
+    if (connected) timers.cancel('slideshowGone');
+    else if (timers.deadline('slideshowGone') === undefined) {
+      timers.set('slideshowGone', clock.now() + SENDER_GONE_MS, () => this.stop(`no slideshow connection from the sender for ${SENDER_GONE_MS / 1000} s`));
     }
   }
 
@@ -340,11 +338,7 @@ export class Slideshow {
     const delay = Math.min(MAX_RETRY_DELAY_MS, FIRST_RETRY_DELAY_MS * 2 ** (this.badReplies - 1));
     log('warn', `slideshow: picture from ${connection.peer} skipped: ${reason}; next request in ${delay} ms`);
     this.retryAt = clock.now() + delay;
-    if (this.retryTimer !== undefined) clock.clearTimer(this.retryTimer);
-    this.retryTimer = clock.setTimer(delay, () => {
-      this.retryTimer = undefined;
-      this.pump();
-    });
+    this.context.timers.set('slideshowRetry', this.retryAt, () => this.pump());
   }
 
   /** The connection failed (closed, timed out): it is gone from the registry; the others carry on, and new ones are picked up. */
@@ -391,11 +385,10 @@ export class Slideshow {
     display?.showPhoto(slide.jpeg, transitionOf(this.settings.theme));
     this.phase = 'playing';
     this.report('playing');
-    this.armSlideTimer(this.settings.slideDurationMs);
+    this.armSlideTimer(this.shownAt + this.settings.slideDurationMs);
   }
 
   private slideOver(): void {
-    this.slideTimer = undefined;
     const next = this.takeDue();
     if (next) {
       this.show(next);
@@ -409,20 +402,16 @@ export class Slideshow {
     this.pump();
   }
 
-  private armSlideTimer(ms: number): void {
-    const { clock } = this.context;
-    if (this.slideTimer !== undefined) clock.clearTimer(this.slideTimer);
-    this.slideTimer = clock.setTimer(ms, () => this.slideOver());
+  /** The current slide's time is over at `at` (monotonic ms). */
+  private armSlideTimer(at: number): void {
+    this.context.timers.set('slideshowSlide', at, () => this.slideOver());
   }
 
   private clearTimers(): void {
-    const { clock } = this.context;
-    if (this.slideTimer !== undefined) clock.clearTimer(this.slideTimer);
-    if (this.retryTimer !== undefined) clock.clearTimer(this.retryTimer);
-    if (this.goneTimer !== undefined) clock.clearTimer(this.goneTimer);
-    this.slideTimer = undefined;
-    this.retryTimer = undefined;
-    this.goneTimer = undefined;
+    const { timers } = this.context;
+    timers.cancel('slideshowSlide');
+    timers.cancel('slideshowRetry');
+    timers.cancel('slideshowGone');
     this.retryAt = 0;
   }
 

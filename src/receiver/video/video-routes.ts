@@ -20,6 +20,7 @@ import { encodeBinaryPlist } from '../../plist/binary';
 import type { PlistValue } from '../../plist/value';
 import { encodeXmlPlistBytes } from '../../plist/xml';
 import type { ReceiverLimits } from '../limits';
+import type { Deadlines } from '../timers';
 import { hostPort } from '../connection/connection';
 import type { MediaSession } from '../media/media-session';
 import { refuse, type Request, type Response, type Router } from '../connection/router';
@@ -44,6 +45,7 @@ const PROPERTY_BODY_LIMIT = 4096;
 /** What the video endpoints need. */
 export interface VideoContext {
   readonly clock: Clock;
+  readonly timers: Deadlines;
   readonly log: Logger;
   readonly random: RandomSource;
   readonly player: Player;
@@ -65,6 +67,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
   const { clock, log, media, mime, limits } = context;
   const session: VideoSession = new VideoSession({
     clock,
+    timers: context.timers,
     log,
     player: context.player,
     random: context.random,

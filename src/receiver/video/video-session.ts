@@ -46,7 +46,8 @@
 //   screen opened late still gets the whole time to load over a slow network. A player that
 //   cannot reach the server reports `failed` itself (its connection timeouts are its own).
 
-import type { Clock, Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimerHandle } from '../../platform';
+import type { Logger, Player, PlayerError, PlayerReport, RandomSource, StartPosition, TimeSource } from '../../platform';
+import type { Deadlines } from '../timers';
 import { uuidFromBytes } from '../../uuid';
 import type { ReceiverLimits } from '../limits';
 
@@ -139,7 +140,12 @@ interface Logged<T> {
 }
 
 export interface VideoSessionContext {
-  readonly clock: Clock;
+  readonly clock: TimeSource;
+  /**
+   * The receiver's timer table: the load and end-time deadlines (videoLoad, videoEnd), armed
+   * only for the item loaded (an item that ends or is replaced disarms them).
+   */
+  readonly timers: Deadlines;
   readonly log: Logger;
   readonly player: Player;
   readonly random: RandomSource;
@@ -171,8 +177,6 @@ interface Item {
   taken: boolean;
   /** The player said it was ready (readyToPlay, playing or paused) at least once. */
   ready: boolean;
-  loadTimer: TimerHandle | undefined;
-  endTimer: TimerHandle | undefined;
   /** Lets the connection that carried the POST /play go (it no longer ends the item). */
   release: (() => void) | undefined;
   serverAddress: string | undefined;
@@ -262,8 +266,6 @@ export class VideoSession {
       reportAt: 0,
       taken: false,
       ready: false,
-      loadTimer: undefined,
-      endTimer: undefined,
       release: undefined,
       serverAddress: undefined,
       serverAddressChanges: 0,
@@ -455,11 +457,10 @@ export class VideoSession {
    * taken by a player (when it is not yet) or ready (when it is), or it fails.
    */
   private armLoadTimer(item: Item): void {
-    const { clock, limits } = this.context;
-    this.clearTimer(item, 'loadTimer');
+    const { clock, limits, timers } = this.context;
+    timers.cancel('videoLoad');
     if (item.ready) return;
-    item.loadTimer = clock.setTimer(limits.videoLoadTimeoutMs, () => {
-      item.loadTimer = undefined;
+    timers.set('videoLoad', clock.now() + limits.videoLoadTimeoutMs, () => {
       if (this.current !== item || item.ready) return;
       const error = item.taken ? LOAD_TIMEOUT_ERROR : NO_PLAYER_ERROR;
       this.fail(item, { ...error, message: `${error.message} (${limits.videoLoadTimeoutMs} ms, limits.videoLoadTimeoutMs)` });
@@ -469,7 +470,7 @@ export class VideoSession {
   private becameReady(item: Item): void {
     if (item.ready) return;
     item.ready = true;
-    this.clearTimer(item, 'loadTimer');
+    this.context.timers.cancel('videoLoad');
   }
 
   /**
@@ -477,20 +478,20 @@ export class VideoSession {
    * a timer for the moment it will (reports come a few times a second; the timer is exact).
    */
   private watchEndTimes(item: Item): void {
-    this.clearTimer(item, 'endTimer');
+    const { clock, timers } = this.context;
+    timers.cancel('videoEnd');
     const report = item.report;
     if (!report || report.state !== 'playing' || report.rate === 0) return;
     const end = report.rate > 0 ? item.forwardEnd : item.reverseEnd;
     if (end === undefined) return;
-    const now = this.context.clock.now();
+    const now = clock.now();
     const position = this.position(item, now);
     const untilEnd = (end - position) / report.rate;
     if (untilEnd <= 0) {
       this.end(item, `reached its ${report.rate > 0 ? 'forward' : 'reverse'} end time ${end} s`);
       return;
     }
-    item.endTimer = this.context.clock.setTimer(Math.ceil(untilEnd * 1000), () => {
-      item.endTimer = undefined;
+    timers.set('videoEnd', now + Math.ceil(untilEnd * 1000), () => {
       if (this.current === item) this.watchEndTimes(item);
     });
   }
@@ -521,20 +522,16 @@ export class VideoSession {
     this.context.onState(item.owner, 'stopped');
   }
 
-  /** Clears an item's timers, lets its connection go, and keeps its access-log entry (when a player took it). */
+  /**
+   * Disarms the item's deadlines (only the item loaded has any: this runs as it stops being
+   * that), lets its connection go, and keeps its access-log entry (when a player took it).
+   */
   private retire(item: Item): void {
-    this.clearTimer(item, 'loadTimer');
-    this.clearTimer(item, 'endTimer');
+    this.context.timers.cancel('videoLoad');
+    this.context.timers.cancel('videoEnd');
     item.release?.();
     item.release = undefined;
     if (item.taken) pushBounded(this.accessArchive, { sender: item.sender, event: accessEvent(item) }, this.context.limits.videoLogEntries);
-  }
-
-  private clearTimer(item: Item, which: 'loadTimer' | 'endTimer'): void {
-    const handle = item[which];
-    if (handle === undefined) return;
-    item[which] = undefined;
-    this.context.clock.clearTimer(handle);
   }
 }
 
