@@ -6,15 +6,23 @@
 //   handler -> Response now, or LATER and request.respond(response) -> queued response bytes
 //   pollTransmit() -> bytes;  pollTimeout() / handleTimeout(now);  pollEvent() -> close
 //
-// A connection changes mode at most a few times, each a clear state:
-//   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining
-//   encrypted  the same, every byte framed by a SecureChannel (spec 5.4: after pair-verify or
+// A connection changes mode at most a few times, each a clear state (`Mode` below):
+//   request    HTTP/1.1 or RTSP/1.0 request/response, keep-alive and pipelining; `encrypted`
+//              once every byte is framed by a SecureChannel (spec 5.4: after pair-verify or
 //              transient pair-setup)
 //   reverse    after POST /reverse and 101 (spec 1.6): a ReverseConnection takes the bytes
-//   closed     nothing more is read or written
 //   stream     after POST /stream on the mirroring port (spec 4.4): a StreamTakeover (the
 //              mirroring session) takes the bytes, those not yet parsed first
 //              (MessageAssembler.takeRemaining), and its deadlines; nothing is written.
+//   closed     nothing more is read or written
+//
+// The modes are a discriminated union that carries each mode's object (quinn-proto's `State`
+// enum), and every sans-I/O method says what it does in each mode in one switch. The other way,
+// handing the driver the new sans-I/O object on a mode change, reads worse here: this object is
+// what the Receiver counts, makes room with and closes at stop, and what the sans-I/O tests
+// drive byte for byte, before and after a turn-around; its last bytes (the 101) must leave before
+// the reverse connection's first request; and a stream sends nothing and ends through this
+// object's close. All of them would have to learn of the swap; with the union nobody outside does.
 
 import { ConnectionState } from '../../connection-state';
 import type { ConnectionEvent, SansIoConnection } from './connection-driver';
@@ -40,6 +48,17 @@ import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
 
 export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
+
+/** The mode a connection is in, with what that mode carries (see the header). */
+type Mode =
+  | { readonly kind: 'request' }
+  /**
+   * Kept to the end: the reverse connection closes itself (its close ends this connection's
+   * bookkeeping), and its last bytes and its close event are polled from it.
+   */
+  | { readonly kind: 'reverse'; readonly reverse: ReverseConnection }
+  | { readonly kind: 'stream'; readonly stream: StreamTakeover }
+  | { readonly kind: 'closed' };
 
 /** The addresses of a connection, as its host reports them. */
 export interface ConnectionAddresses {
@@ -101,7 +120,7 @@ interface Answering {
 const IN_FLIGHT_ALLOWANCE = 64 * 1024;
 
 export class ReceiverConnection implements SansIoConnection {
-  mode: ConnectionMode = 'request';
+  private modeState: Mode = { kind: 'request' };
   /** The sender's session (`X-Vendor-Session-ID`), from the first request that carries it. */
   sessionId: string | undefined;
   /** State kept for the life of the connection, handed to every handler. */
@@ -130,9 +149,6 @@ export class ReceiverConnection implements SansIoConnection {
   lastActivity: number;
   /** When the first byte of the current unfinished head arrived (slow-loris guard). */
   private headStartedAt: number | undefined;
-  private reverse: ReverseConnection | undefined;
-  /** The stream that took the connection over (mode `stream`). */
-  private stream: StreamTakeover | undefined;
   /** The latest time the connection was given (receive, handleTimeout), for deadlines set later. */
   private now: number;
   /** Whether the log keeps debug lines: the line of every answer is built only then. */
@@ -162,30 +178,64 @@ export class ReceiverConnection implements SansIoConnection {
     });
   }
 
+  /** The mode, named (`encrypted` for a request connection behind a secure channel). */
+  get mode(): ConnectionMode {
+    const mode = this.modeState;
+    switch (mode.kind) {
+      case 'request':
+        return this.state.encrypted ? 'encrypted' : 'request';
+      case 'reverse':
+        return mode.reverse.closed ? 'closed' : 'reverse';
+      default:
+        return mode.kind;
+    }
+  }
+
   get wantsRead(): boolean {
-    if (this.reverse) return this.reverse.wantsRead;
-    if (this.stream) return this.mode === 'stream' && this.stream.wantsRead;
-    return this.mode !== 'closed' && this.assembler.buffered < this.context.limits.maxHeldBytes;
+    const mode = this.modeState;
+    switch (mode.kind) {
+      case 'request':
+        return this.assembler.buffered < this.context.limits.maxHeldBytes;
+      case 'reverse':
+        return mode.reverse.wantsRead;
+      case 'stream':
+        return mode.stream.wantsRead;
+      case 'closed':
+        return false;
+    }
   }
 
   /** Bytes held unread: unparsed input and partial frames (flow control keeps this bounded). */
   get heldBytes(): number {
-    if (this.stream) return this.stream.heldBytes;
-    return this.reverse ? this.reverse.heldBytes : this.assembler.buffered;
+    const mode = this.modeState;
+    switch (mode.kind) {
+      case 'reverse':
+        return mode.reverse.heldBytes;
+      case 'stream':
+        return mode.stream.heldBytes;
+      default:
+        return this.assembler.buffered;
+    }
   }
 
   receive(bytes: Uint8Array, now: number): void {
-    if (this.reverse) {
-      this.reverse.receive(bytes, now);
+    const mode = this.modeState;
+    if (mode.kind === 'reverse') {
+      mode.reverse.receive(bytes, now);
       return;
     }
-    if (this.mode === 'closed' || bytes.length === 0) return;
+    if (mode.kind === 'closed' || bytes.length === 0) return;
     this.now = now;
     this.lastActivity = now;
-    if (this.stream) {
-      this.stream.receive(bytes, now);
+    if (mode.kind === 'stream') {
+      mode.stream.receive(bytes, now);
       return;
     }
+    this.receiveRequests(bytes, now);
+  }
+
+  /** Request mode: the bytes go to the assembler, and the requests they complete are answered. */
+  private receiveRequests(bytes: Uint8Array, now: number): void {
     this.requestsThisTurn = 0;
     if (this.bodyStartedAt !== undefined) this.bodyBytes += bytes.length;
     if (this.headStartedAt === undefined && !this.assembler.current) this.headStartedAt = now;
@@ -205,12 +255,13 @@ export class ReceiverConnection implements SansIoConnection {
   }
 
   transportClosed(error: string | undefined, now: number): void {
-    if (this.reverse) {
-      this.reverse.transportClosed(error, now);
+    const mode = this.modeState;
+    if (mode.kind === 'reverse') {
+      mode.reverse.transportClosed(error, now);
       return;
     }
     if (error) this.context.log('debug', `${this.peer} connection ended: ${error}`);
-    if (this.stream && this.mode === 'stream') this.stream.transportClosed(now);
+    if (mode.kind === 'stream') mode.stream.transportClosed(now);
     this.releaseSent();
     this.finish('peer closed the connection', false);
   }
@@ -218,7 +269,9 @@ export class ReceiverConnection implements SansIoConnection {
   pollTransmit(): Uint8Array | undefined {
     // The bytes handed out by the previous call have been written by now.
     this.releaseSent();
-    if (this.reverse && this.outgoing.length === 0) return this.reverse.pollTransmit();
+    // A reverse connection's bytes follow those queued here (the 101 that turned it around).
+    const mode = this.modeState;
+    if (mode.kind === 'reverse' && this.outgoing.length === 0) return mode.reverse.pollTransmit();
     const next = this.outgoing.shift();
     if (!next) return undefined;
     this.justSent = next.sent;
@@ -233,8 +286,10 @@ export class ReceiverConnection implements SansIoConnection {
   }
 
   pollTimeout(): number | undefined {
-    if (this.reverse) return this.reverse.pollTimeout();
-    if (this.stream) return this.mode === 'stream' ? this.stream.pollTimeout() : undefined;
+    const mode = this.modeState;
+    if (mode.kind === 'reverse') return mode.reverse.pollTimeout();
+    if (mode.kind === 'stream') return mode.stream.pollTimeout();
+    // Request mode; closed, every timer is clear.
     let next: number | undefined;
     for (const name of TIMER_NAMES) {
       const at = this.timers[name];
@@ -250,20 +305,22 @@ export class ReceiverConnection implements SansIoConnection {
    * connection limit.
    */
   get idle(): boolean {
-    return (this.mode === 'request' || this.mode === 'encrypted') && !this.answering && !this.assembler.current && this.assembler.buffered === 0 && !this.state.held;
+    return this.modeState.kind === 'request' && !this.answering && !this.assembler.current && this.assembler.buffered === 0 && !this.state.held;
   }
 
   handleTimeout(now: number): void {
-    if (this.reverse) {
-      this.reverse.handleTimeout(now);
+    const mode = this.modeState;
+    if (mode.kind === 'reverse') {
+      mode.reverse.handleTimeout(now);
       return;
     }
-    const { limits, log } = this.context;
     this.now = now;
-    if (this.stream) {
-      if (this.mode === 'stream') this.stream.handleTimeout(now);
+    if (mode.kind === 'stream') {
+      mode.stream.handleTimeout(now);
       return;
     }
+    // Request mode; closed, every timer is clear.
+    const { limits, log } = this.context;
     if (this.timers.head !== undefined && now >= this.timers.head) {
       log('warn', `${this.peer} request head not complete within ${limits.headerTimeoutMs} ms: answering 408 and closing`);
       this.write('HTTP', '1.1', STATUS.requestTimeout, new Headers(), undefined, true);
@@ -296,14 +353,16 @@ export class ReceiverConnection implements SansIoConnection {
 
   pollEvent(): ConnectionEvent | undefined {
     this.releaseSent();
-    if (this.reverse && this.events.length === 0) return this.reverse.pollEvent();
+    const mode = this.modeState;
+    if (mode.kind === 'reverse' && this.events.length === 0) return mode.reverse.pollEvent();
     return this.events.shift();
   }
 
   /** Closes the connection after the bytes queued so far have been sent. */
   close(reason: string): void {
-    if (this.reverse) {
-      this.reverse.close(reason);
+    const mode = this.modeState;
+    if (mode.kind === 'reverse') {
+      mode.reverse.close(reason);
       return;
     }
     this.finish(reason, true);
@@ -312,7 +371,7 @@ export class ReceiverConnection implements SansIoConnection {
   /** Answers the request `id` whose handler returned LATER (Request.respond calls this). */
   respond(id: number, response: Response): void {
     const answering = this.answering;
-    if (this.mode === 'closed' || !answering || answering.id !== id) return;
+    if (this.modeState.kind === 'closed' || !answering || answering.id !== id) return;
     this.answering = undefined;
     this.now = this.context.now();
     this.answer(answering.head, response, answering.releaseEvents);
@@ -321,13 +380,15 @@ export class ReceiverConnection implements SansIoConnection {
     this.onWake();
   }
 
+  /** Closes a request or stream connection (a reverse one closes itself: see turnAround). */
   private finish(reason: string, announce: boolean): void {
-    if (this.mode === 'closed') return;
-    this.mode = 'closed';
+    const mode = this.modeState;
+    if (mode.kind === 'closed') return;
+    this.modeState = { kind: 'closed' };
     this.state.closed = true;
     for (const name of TIMER_NAMES) this.timers[name] = undefined;
     this.context.log('debug', `${this.peer} closing: ${reason}`);
-    this.stream?.end(reason);
+    if (mode.kind === 'stream') mode.stream.end(reason);
     this.answering?.releaseEvents();
     this.answering = undefined;
     if (!announce) for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
@@ -356,7 +417,7 @@ export class ReceiverConnection implements SansIoConnection {
   /** Reads messages until more bytes are needed or a handler answers later; then sets the deadlines. */
   private pump(): void {
     const { maxRequestsPerTurn } = this.context.limits;
-    while ((this.mode === 'request' || this.mode === 'encrypted') && !this.answering) {
+    while (this.modeState.kind === 'request' && !this.answering) {
       if (this.requestsThisTurn >= maxRequestsPerTurn) {
         // Fairness: the rest wait for the next turn, after the driver has served the others.
         if (this.assembler.buffered > 0) this.timers.turn = this.now;
@@ -392,7 +453,7 @@ export class ReceiverConnection implements SansIoConnection {
    * the last answer); none while a handler is at work.
    */
   private armTimers(): void {
-    if (this.mode === 'closed' || this.reverse || this.stream) return;
+    if (this.modeState.kind !== 'request') return;
     const { limits } = this.context;
     this.timers.head = undefined;
     this.timers.body = undefined;
@@ -512,7 +573,7 @@ export class ReceiverConnection implements SansIoConnection {
   }
 
   private answer(head: RequestHead, response: Response, releaseEvents: (() => void) | undefined): void {
-    if (this.mode === 'closed') {
+    if (this.modeState.kind === 'closed') {
       releaseEvents?.();
       return;
     }
@@ -580,7 +641,6 @@ export class ReceiverConnection implements SansIoConnection {
   /** Hands the bytes to a ReverseConnection (spec 1.6); this object only forwards to it. */
   private turnAround(head: RequestHead, accept: (connection: ReverseConnection) => void): void {
     const pipelined = this.assembler.takeRemaining();
-    this.mode = 'reverse';
     for (const name of TIMER_NAMES) this.timers[name] = undefined;
     const { log, dialect, limits } = this.context;
     const purpose = readMakerHeader(head.headers, 'Purpose');
@@ -598,10 +658,10 @@ export class ReceiverConnection implements SansIoConnection {
       },
       this.assembler.secureChannel,
     );
-    this.reverse = reverse;
+    this.modeState = { kind: 'reverse', reverse };
     reverse.onWake = () => this.onWake();
+    // Closed from here on (`mode` says so): the connection's end, told once.
     reverse.onClose(() => {
-      this.mode = 'closed';
       this.state.closed = true;
       this.context.onClosed(this);
       this.endHolds();
@@ -614,8 +674,7 @@ export class ReceiverConnection implements SansIoConnection {
   /** Hands the connection to a stream (spec 4.4 POST /stream): the bytes after the request first. */
   private turnIntoStream(stream: StreamTakeover): void {
     const following = this.assembler.takeRemaining();
-    this.mode = 'stream';
-    this.stream = stream;
+    this.modeState = { kind: 'stream', stream };
     for (const name of TIMER_NAMES) this.timers[name] = undefined;
     stream.onWake = () => this.onWake();
     stream.onEnd = (reason) => this.finish(reason, true);
@@ -624,7 +683,6 @@ export class ReceiverConnection implements SansIoConnection {
 
   /** Switches to encrypted mode (spec 5.4): everything after this response goes through the channel. */
   private encrypt(channel: NonNullable<Response['secure']>): void {
-    this.mode = 'encrypted';
     this.state.encrypted = true;
     this.context.log('debug', `${this.peer} connection encrypted`);
     try {
