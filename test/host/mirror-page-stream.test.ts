@@ -11,7 +11,8 @@ import { after, before, describe, test } from 'node:test';
 import { WebSocket } from 'ws';
 import type { LogLevel } from '../../src/platform';
 import { VirtualScreen } from '../../hosts/node/screen/display';
-import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, PageDecoder, parseMirrorSize, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-decoder';
+import { PageDecoder, parseMirrorSize } from '../../hosts/node/screen/page-decoder';
+import { PAGE_MESSAGE, PAGE_MESSAGE_HEADER_BYTES, REPLACED_BY_NEWER_PAGE } from '../../hosts/node/screen/page-protocol';
 import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until, within } from '../e2e/receiver-process';
 

@@ -4,27 +4,10 @@
 
 import type { Display, DisplayStatus, Logger } from '../../../src/platform';
 import { TRANSITIONS, type Transition } from '../../../src/receiver/media/transitions';
+import type { ScreenSnapshot } from './page-protocol';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
-export interface ScreenSnapshot {
-  readonly name: string;
-  /** spec 2.1 activity: `idle`, `receivingVideo`... */
-  readonly activity: string;
-  /** Slideshow state (spec 3) while a slideshow runs, else null. */
-  readonly slideshow: string | null;
-  /** The pairing PIN while it is shown, else null. */
-  readonly pin: string | null;
-  /** The picture on the screen, or null when the screen is clear. */
-  readonly photo: {
-    /** Counts every picture shown since start: the page knows a new one from it. */
-    readonly version: number;
-    /** Where the page loads the JPEG: the version is in it, so a URL names one picture. */
-    readonly url: string;
-    /** The animation (screen.css `t-<name>`). */
-    readonly transition: Transition;
-    readonly bytes: number;
-  } | null;
-}
+export type { ScreenSnapshot };
 
 interface ShownPhoto {
   readonly version: number;

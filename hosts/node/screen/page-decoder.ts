@@ -1,44 +1,19 @@
 // The Node host's VideoDecoder port (src/platform.ts): screen mirroring decoded and shown by the
 // virtual screen page. The host does not decode; it hands the codec string and the Annex B access
 // units to the page over a WebSocket (GET /mirror on the screen server), where WebCodecs decodes
-// them and draws each picture at its presentation time (mirror.js).
+// them and draws each picture at its presentation time (page/mirror.ts).
 //
 // One page shows mirroring: the newest to connect (a second tab takes over; the first is told so
 // and closes its stream). A page that joins mid-stream, or one that falls behind, starts again at
 // the next key frame: a decoder cannot begin anywhere else.
 //
-// Messages to the page are binary, a 10-byte header and a payload (mirror.js reads the same):
-//
-//   byte 0      kind: PAGE_MESSAGE below
-//   byte 1      flags: bit 0 key frame (access units)
-//   bytes 2-9   time, float64 little-endian: the host's monotonic clock in ms (clock.now());
-//               `clock`: the time it was sent; `accessUnit`: its presentation time
-//   payload     `configure`: the RFC 6381 codec string, UTF-8; `accessUnit`: the Annex B bytes
-//
-// Messages from the page are JSON text, for the log: {"kind":"error","message":"..."} when its
-// decoder fails, {"kind":"behind","message":"..."} when it cannot decode as fast as the stream
-// comes (either way it starts again at the next key frame by itself). Anything else is ignored.
+// The messages both ways (a 10-byte binary header and a payload to the page, JSON reports from
+// it) are laid out in page-protocol.ts, which the page reads too.
 
 import type { WebSocket } from 'ws';
 import { CountedLog } from '../../../src/counted-log';
 import type { Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../../src/platform';
-
-/** Message kinds to the page (mirror.js MESSAGE is the same table). */
-export const PAGE_MESSAGE = {
-  /** The host's clock now: the page maps presentation times onto its own performance.now(). */
-  clock: 0,
-  /** A new stream configuration: the codec string. The page's decoder starts again at a key frame. */
-  configure: 1,
-  accessUnit: 2,
-  /** The stream ended: drop what is queued, clear the picture. */
-  reset: 3,
-} as const;
-
-export const PAGE_MESSAGE_HEADER_BYTES = 10;
-const KEY_FRAME_FLAG = 0x01;
-
-/** WebSocket close code a page gets when a newer page takes mirroring over (4000-4999: private use). */
-export const REPLACED_BY_NEWER_PAGE = 4001;
+import { KEY_FRAME_FLAG, MIRROR_REPORT_KINDS, type MirrorPageReport, PAGE_MESSAGE, PAGE_MESSAGE_HEADER, PAGE_MESSAGE_HEADER_BYTES, REPLACED_BY_NEWER_PAGE } from './page-protocol';
 
 /** Longest text of a page's error kept in a log line (a page is local, but its text is still input). */
 const MAX_PAGE_TEXT = 200;
@@ -161,9 +136,9 @@ export class PageDecoder implements VideoDecoder {
     const page = this.page;
     if (!page || page.readyState !== page.OPEN) return;
     const header = Buffer.allocUnsafe(PAGE_MESSAGE_HEADER_BYTES);
-    header[0] = kind;
-    header[1] = flags;
-    header.writeDoubleLE(time, 2);
+    header[PAGE_MESSAGE_HEADER.kind] = kind;
+    header[PAGE_MESSAGE_HEADER.flags] = flags;
+    header.writeDoubleLE(time, PAGE_MESSAGE_HEADER.time);
     // One message in two frames: the header, then the access unit as it is (no copy of every
     // frame to put 10 bytes in front; the page receives one message all the same).
     if (!payload) page.send(header, { binary: true });
@@ -180,8 +155,8 @@ export class PageDecoder implements VideoDecoder {
     } catch {
       return;
     }
-    const { kind, message } = (report ?? {}) as { kind?: unknown; message?: unknown };
-    if (typeof message !== 'string' || (kind !== 'error' && kind !== 'behind')) return;
+    const { kind, message } = (report ?? {}) as { [field in keyof MirrorPageReport]?: unknown };
+    if (typeof message !== 'string' || !(MIRROR_REPORT_KINDS as readonly unknown[]).includes(kind)) return;
     const count = this.pageReports.note(this.options.now());
     if (count === 0) return;
     const shown = JSON.stringify(message.length > MAX_PAGE_TEXT ? `${message.slice(0, MAX_PAGE_TEXT)}...` : message);

@@ -15,41 +15,17 @@
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
 import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaLimits } from './media-proxy';
 import { DEFAULT_LIMITS } from '../../../src/receiver/limits';
-
-/** What the pages are told to play (the `video` field of the page's state). */
-export interface VideoCommand {
-  readonly item: number;
-  /** Where the page fetches it: `/media/ITEM/0` on the screen server. */
-  readonly src: string;
-  /** `hls` when the URL is an HLS playlist (by its path, or its Content-Type once fetched). */
-  readonly kind: 'file' | 'hls';
-  /** The token of the page that plays it (given to each page on its event stream), or null: no page. */
-  readonly player: string | null;
-  /** Where a page that (re)loads the item starts it: the asked start, then the last seek or handover. */
-  readonly start: StartPosition;
-  /** The rate asked for: 0 pauses. */
-  readonly rate: number;
-  /** The last seek asked for; `version` grows with each, so the page applies each once. */
-  readonly seek: { readonly version: number; readonly seconds: number } | null;
-}
+import { MAX_REPORT_RANGES, type PageVideoReport, type VideoCommand } from './page-protocol';
 
 /**
- * What the playing page says about its <video> element (POST /player/report, JSON): the port's
- * report less what the host knows itself (bytes, requests and the server, from the media proxy;
- * startup time, from when a frame was first shown).
+ * A page's report once checked (parsePageReport): the wire's [start, duration] pairs as the port's
+ * TimeRanges.
  */
-export type PageReport = Omit<PlayerReport, 'duration' | 'bytes' | 'requests' | 'startupTime' | 'serverAddress' | 'error'> & {
-  /** null: a live stream (Infinity does not travel in JSON). */
-  readonly duration: number | null;
-  /** A frame of the item has been drawn. */
-  readonly frameShown: boolean;
-  readonly error?: PlayerError;
+export type PageReport = Omit<PageVideoReport, 'loaded' | 'seekable'> & {
+  readonly loaded: readonly TimeRange[];
+  readonly seekable: readonly TimeRange[];
 };
 
-/** Largest report body a page may send. */
-export const MAX_PAGE_REPORT_BYTES = 16 * 1024;
-/** Most time ranges a report may list. */
-const MAX_RANGES = 64;
 const STATES: readonly PlayerState[] = ['idle', 'loading', 'playing', 'paused', 'ended', 'failed'];
 
 interface Current {
@@ -329,7 +305,7 @@ export function parsePageReport(value: unknown): PageReport | string {
   const flag = (name: string): boolean | string => (typeof r[name] === 'boolean' ? (r[name] as boolean) : `${name} is not true or false`);
   const ranges = (name: string): TimeRange[] | string => {
     const v = r[name];
-    if (!Array.isArray(v) || v.length > MAX_RANGES) return `${name} is not a list of at most ${MAX_RANGES} ranges`;
+    if (!Array.isArray(v) || v.length > MAX_REPORT_RANGES) return `${name} is not a list of at most ${MAX_REPORT_RANGES} ranges`;
     const out: TimeRange[] = [];
     for (const range of v) {
       if (!Array.isArray(range) || range.length !== 2 || !range.every((n) => typeof n === 'number' && Number.isFinite(n) && n >= 0)) return `${name} holds a range that is not [start, duration]`;

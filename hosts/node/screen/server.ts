@@ -24,10 +24,11 @@ import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Logger } from '../../../src/platform';
-import type { ScreenSnapshot, VirtualScreen } from './display';
+import type { VirtualScreen } from './display';
 import { parseMediaPath } from './media-proxy';
 import type { PageDecoder } from './page-decoder';
-import { MAX_PAGE_REPORT_BYTES, type PagePlayer, type VideoCommand } from './player';
+import { MAX_PAGE_REPORT_BYTES, type PageState } from './page-protocol';
+import type { PagePlayer } from './player';
 
 export interface ScreenServerOptions {
   readonly screen: VirtualScreen;
@@ -60,9 +61,6 @@ const LOOPBACK = ['127.0.0.1', '::1'] as const;
 
 /** Host header names a page on this machine uses; others are refused (DNS rebinding). */
 const LOCAL_HOSTNAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
-
-/** What a page gets on every change: the screen, and the video to play (null: none). */
-export type PageState = ScreenSnapshot & { readonly video: VideoCommand | null };
 
 interface Asset {
   readonly type: string;
