@@ -1,7 +1,9 @@
 // Builds the Node host (hosts/node and the src/ core it imports) into dist/ with esbuild: one
 // ES module per command (dist/receiver.js, dist/send.js) and shared chunks, so `npm start` and the
 // bin/ commands run plain JavaScript instead of compiling TypeScript at every start (tsx, which
-// stays for the tests).
+// stays for the tests). The virtual screen's page (hosts/node/screen/page/, browser code) is
+// bundled for the browser into dist/screen/, with its markup and style, which the screen server
+// serves.
 //
 // `node scripts/build.mjs` always builds (`npm run build`); with --if-stale (`prepare`, `npm
 // test`) only when a file under src/, hosts/node or sender/, this script, package.json or the
@@ -41,6 +43,17 @@ export const ENTRIES = {
   send: 'sender/main.ts',
 };
 
+/** The virtual screen page: its entry, bundled to `script` in `outdir`, and the files copied beside it. */
+export const PAGE = {
+  entry: 'hosts/node/screen/page/main.ts',
+  outdir: 'dist/screen',
+  script: 'page.js',
+  copied: ['hosts/node/screen/page/page.html', 'hosts/node/screen/page/screen.css'],
+};
+
+/** Every file of dist/screen/ the screen server reads. */
+const PAGE_OUTPUTS = [PAGE.script, ...PAGE.copied.map((file) => path.basename(file))].map((name) => path.join(PAGE.outdir, name));
+
 /** The newest file under `dir` (recursively): { file, mtimeMs }. */
 function newestUnder(dir, newest = { file: '', mtimeMs: 0 }) {
   for (const entry of readdirSync(dir, { withFileTypes: true })) {
@@ -66,6 +79,9 @@ export function staleReason() {
   const built = statSync(STAMP).mtimeMs;
   for (const output of Object.keys(ENTRIES)) {
     if (!existsSync(path.join(DIST, `${output}.js`))) return `dist/${output}.js is missing`;
+  }
+  for (const output of PAGE_OUTPUTS) {
+    if (!existsSync(path.join(ROOT, output))) return `${output} is missing`;
   }
   // An installed package ships dist/ without the TypeScript (package.json `files`): there is
   // nothing to rebuild from, and its files' times say only when npm unpacked each one.
@@ -115,7 +131,7 @@ export async function build() {
   // The stamp takes the time the build started: a source saved while esbuild runs is newer.
   const startedAt = new Date();
   const esbuild = await import('esbuild');
-  const result = await esbuild.build({
+  const [result, page] = await Promise.all([esbuild.build({
     absWorkingDir: ROOT,
     entryPoints: Object.entries(ENTRIES).map(([out, entry]) => ({ out, in: entry })),
     outdir: DIST,
@@ -132,17 +148,14 @@ export async function build() {
     write: false,
     logLevel: 'silent',
     plugins: [sourceUrlPlugin(DIST)],
-  });
-  // Written beside their final names and renamed: several commands starting at once on a stale
-  // build (the end-to-end tests) each build, and none reads a half-written file.
-  mkdirSync(DIST, { recursive: true });
+  }), buildPage(esbuild)]);
+  mkdirSync(path.join(ROOT, PAGE.outdir), { recursive: true });
   const wanted = new Set();
-  for (const file of result.outputFiles) {
-    const temporary = `${file.path}.${process.pid}.tmp`;
-    writeFileSync(temporary, file.contents);
-    renameSync(temporary, file.path);
+  for (const file of [...result.outputFiles, ...page.outputFiles]) {
+    writeWhole(file.path, file.contents);
     wanted.add(file.path);
   }
+  for (const file of PAGE.copied) writeWhole(path.join(ROOT, PAGE.outdir, path.basename(file)), readFileSync(path.join(ROOT, file)));
   // Chunks of earlier builds (their names hash their contents) would pile up.
   for (const name of readdirSync(DIST)) {
     const file = path.join(DIST, name);
@@ -150,10 +163,41 @@ export async function build() {
   }
   const ms = Math.round(performance.now() - started);
   const stampTemporary = `${STAMP}.${process.pid}.tmp`;
-  writeFileSync(stampTemporary, `${JSON.stringify({ builtBy: 'scripts/build.mjs', esbuild: esbuild.version, entries: ENTRIES, ms }, null, 2)}\n`);
+  writeFileSync(stampTemporary, `${JSON.stringify({ builtBy: 'scripts/build.mjs', esbuild: esbuild.version, entries: ENTRIES, page: PAGE.entry, ms }, null, 2)}\n`);
   utimesSync(stampTemporary, startedAt, startedAt);
   renameSync(stampTemporary, STAMP);
   return ms;
+}
+
+/**
+ * The page for the browser: one ES module (no splitting: the page loads one script), modern
+ * Chromium's language level. Its imports of page-protocol.ts and of types (src/platform.ts,
+ * hls.js) leave nothing but the protocol's constants in it; hls.js is loaded at run time, only
+ * where HLS needs it.
+ */
+function buildPage(esbuild) {
+  return esbuild.build({
+    absWorkingDir: ROOT,
+    entryPoints: [PAGE.entry],
+    outfile: path.join(ROOT, PAGE.outdir, PAGE.script),
+    bundle: true,
+    format: 'esm',
+    platform: 'browser',
+    target: 'es2022',
+    sourcemap: 'linked',
+    write: false,
+    logLevel: 'silent',
+  });
+}
+
+/**
+ * Writes `file` beside its final name and renames it: several commands starting at once on a
+ * stale build (the end-to-end tests) each build, and none reads a half-written file.
+ */
+function writeWhole(file, contents) {
+  const temporary = `${file}.${process.pid}.tmp`;
+  writeFileSync(temporary, contents);
+  renameSync(temporary, file);
 }
 
 /** Whether esbuild can be loaded (it is a devDependency). */
@@ -201,5 +245,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === THIS_SCRIPT) {
     process.exit(ifStale ? 0 : 1);
   }
   const ms = await build();
-  process.stderr.write(`build: dist/receiver.js, dist/send.js (${reason ?? 'asked'}; ${ms} ms)\n`);
+  process.stderr.write(`build: dist/receiver.js, dist/send.js, ${PAGE.outdir}/ (${reason ?? 'asked'}; ${ms} ms)\n`);
 }

@@ -49,10 +49,10 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
 
   it('installs without the sources, the dev dependencies or a rebuild', () => {
     const installed = path.join(app, 'node_modules', 'vendorplay-receiver');
-    for (const file of ['dist/receiver.js', 'dist/send.js', 'LICENSE', 'hosts/node/screen/page.html', 'assemblyscript/build/frame-kernel.wasm', 'assemblyscript/build/nal-kernel.wasm']) {
+    for (const file of ['dist/receiver.js', 'dist/send.js', 'LICENSE', 'dist/screen/page.html', 'dist/screen/page.js', 'assemblyscript/build/frame-kernel.wasm', 'assemblyscript/build/nal-kernel.wasm']) {
       assert.ok(existsSync(path.join(installed, file)), `the package has ${file}`);
     }
-    for (const absent of ['src', 'test', 'hosts/node/main.ts']) assert.ok(!existsSync(path.join(installed, absent)), `the package leaves out ${absent}`);
+    for (const absent of ['src', 'test', 'hosts']) assert.ok(!existsSync(path.join(installed, absent)), `the package leaves out ${absent}`);
     for (const dev of ['esbuild', 'tsx', 'typescript', 'playwright-core']) assert.ok(!existsSync(path.join(app, 'node_modules', dev)), `${dev} (a dev dependency) is not installed`);
   });
 
@@ -102,11 +102,11 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
       assert.match(info, /<key>deviceid<\/key>/);
     });
 
-    it('serves the screen page and its scripts, and loads the WebAssembly frame kernel', () => {
+    it('serves the screen page and the files it names, and loads the WebAssembly frame kernel', () => {
       const screenUrl = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(receiver!.lines.join('\n'))?.[1];
       assert.ok(screenUrl, receiver!.report());
       assert.match(curl(pair!.receiver.namespace, screenUrl), /<html/i);
-      for (const script of ['screen.js', 'video.js', 'mirror.js']) assert.ok(curl(pair!.receiver.namespace, `${screenUrl}${script}`).length > 0, script);
+      for (const file of ['page.js', 'screen.css']) assert.ok(curl(pair!.receiver.namespace, `${screenUrl}${file}`).length > 0, file);
       assert.match(receiver!.stderr, /frame kernel: ours-wasm/, receiver!.report());
     });
   });

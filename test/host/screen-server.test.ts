@@ -1,12 +1,21 @@
 // The screen server (hosts/node/screen/server.ts) on a real loopback socket: it bounds its live
 // update clients (maxClients, then 503) and answers only pages on this machine (a Host that is not
-// loopback is 421), so a web page elsewhere cannot read or drive the screen.
+// loopback is 421), so a web page elsewhere cannot read or drive the screen; the page it serves is
+// the build of hosts/node/screen/page/, and every file the page names is served. The screen's
+// folder holds TypeScript only: the page is typed (page/tsconfig.json) and takes the wire's tables
+// from page-protocol.ts, never a copy.
 
 import assert from 'node:assert/strict';
+import { execFileSync } from 'node:child_process';
+import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import path from 'node:path';
 import { test } from 'node:test';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { startScreenServer } from '../../hosts/node/screen/server';
+import { PROJECT_ROOT } from '../e2e/receiver-process';
+
+const SCREEN_FOLDER = path.join(PROJECT_ROOT, 'hosts/node/screen');
 
 /** A raw GET with the given Host header (fetch does not let a caller set Host). */
 function rawGet(port: number, path: string, host: string): Promise<number> {
@@ -44,4 +53,75 @@ test('the screen server bounds its live clients and answers only pages on this m
     for (const controller of controllers) controller.abort();
     await server.close();
   }
+});
+
+test('the page served is the build of hosts/node/screen/page/, and every file it names is served', async () => {
+  execFileSync(process.execPath, [path.join(PROJECT_ROOT, 'scripts/build.mjs'), '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120_000 });
+  const server = await startScreenServer({ screen: new VirtualScreen('Page'), port: 0, log: () => {} });
+  try {
+    const page = await fetch(`http://127.0.0.1:${server.port}/`);
+    assert.equal(page.headers.get('content-type'), 'text/html; charset=utf-8');
+    const html = await page.text();
+    assert.equal(html, readFileSync(path.join(SCREEN_FOLDER, 'page/page.html'), 'utf8'));
+    const named = [...html.matchAll(/(?:src|href)="([^"]+)"/g)].map((match) => match[1]);
+    assert.deepEqual(named.sort(), ['/page.js', '/screen.css']);
+    for (const file of named) {
+      const response = await fetch(`http://127.0.0.1:${server.port}${file}`);
+      assert.equal(response.status, 200, file);
+      assert.match(response.headers.get('content-type') ?? '', file.endsWith('.js') ? /^text\/javascript/ : /^text\/css/, file);
+      assert.ok((await response.text()).length > 0, file);
+    }
+    const script = await (await fetch(`http://127.0.0.1:${server.port}/page.js`)).text();
+    assert.match(script, /\/\/ hosts\/node\/screen\/page\/main\.ts/, 'the bundle of page/main.ts');
+  } finally {
+    await server.close();
+  }
+});
+
+/**
+ * Why the screen folder's files break its rules: no JavaScript by hand (the page is TypeScript,
+ * bundled into dist/), and the page imports only its own folder, page-protocol.ts and types of
+ * hls.js (the server's modules are not the page's).
+ */
+function screenFolderProblems(files: ReadonlyMap<string, string>): string[] {
+  const problems: string[] = [];
+  for (const [file, text] of files) {
+    if (/\.[cm]?js$/.test(file)) problems.push(`${file}: JavaScript in hosts/node/screen/ (write the page in TypeScript, in page/)`);
+    if (!file.startsWith('page/') || !file.endsWith('.ts')) continue;
+    for (const [, typeOnly, from] of text.matchAll(/^import (type )?[^'"]*from '([^']+)'/gm)) {
+      const allowed = from.startsWith('./') || from === '../page-protocol' || (typeOnly !== undefined && from === 'hls.js');
+      if (!allowed) problems.push(`${file}: imports ${from} (the page imports only page/, ../page-protocol and hls.js types)`);
+    }
+  }
+  return problems;
+}
+
+/** Every file under hosts/node/screen/, by its path there (with / between folders). */
+function screenFolder(folder = '', files = new Map<string, string>()): Map<string, string> {
+  for (const entry of readdirSync(path.join(SCREEN_FOLDER, folder), { withFileTypes: true })) {
+    const file = folder ? `${folder}/${entry.name}` : entry.name;
+    if (entry.isDirectory()) screenFolder(file, files);
+    else files.set(file, readFileSync(path.join(SCREEN_FOLDER, file), 'utf8'));
+  }
+  return files;
+}
+
+test('the screen folder holds no JavaScript, and its page imports only page/ and page-protocol.ts', () => {
+  const files = screenFolder();
+  assert.ok(files.has('page/main.ts') && files.has('page-protocol.ts'), [...files.keys()].join(' '));
+  assert.deepEqual(screenFolderProblems(files), []);
+  // The rule itself catches what it names.
+  assert.deepEqual(
+    screenFolderProblems(
+      new Map([
+        ['mirror.js', ''],
+        ['page/video.ts', "import type Hls from 'hls.js';\nimport { MediaItem } from '../media-proxy';\nimport Hls2 from 'hls.js';\n"],
+      ]),
+    ),
+    [
+      'mirror.js: JavaScript in hosts/node/screen/ (write the page in TypeScript, in page/)',
+      'page/video.ts: imports ../media-proxy (the page imports only page/, ../page-protocol and hls.js types)',
+      'page/video.ts: imports hls.js (the page imports only page/, ../page-protocol and hls.js types)',
+    ],
+  );
 });

@@ -1,11 +1,14 @@
 // Debian's Chromium for the browser tests and benches (driven by playwright-core): where it is and
 // how it runs: headless, and with the browser's own network services off (loopback only).
 
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { decodeJpeg, type Rgb } from './color-blocks';
 
 const CHROMIUM = '/usr/bin/chromium';
+const BUILD_SCRIPT = fileURLToPath(new URL('../../scripts/build.mjs', import.meta.url));
 
 const CHROMIUM_ARGS = [
   '--headless',
@@ -21,9 +24,14 @@ const CHROMIUM_ARGS = [
 /** The page size every browser test and bench opens the screen page at. */
 export const VIEWPORT = { width: 640, height: 480 };
 
-/** Debian's Chromium, headless; a clear failure when it is not installed. */
+/**
+ * Debian's Chromium, headless; a clear failure when it is not installed. The screen page it will
+ * open is the one built into dist/screen/ (hosts/node/screen/page/ bundled by scripts/build.mjs):
+ * built first when a source is newer, so a test run on its own sees the page as it is now.
+ */
 export async function launchChromium(): Promise<Browser> {
   if (!existsSync(CHROMIUM)) throw new Error(`${CHROMIUM} is missing: apt-get install chromium (.ci/run does)`);
+  execFileSync(process.execPath, [BUILD_SCRIPT, '--if-stale'], { stdio: ['ignore', 'ignore', 'inherit'], timeout: 120_000 });
   return chromium.launch({ executablePath: CHROMIUM, args: CHROMIUM_ARGS });
 }
 

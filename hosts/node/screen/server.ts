@@ -1,8 +1,8 @@
 // The virtual screen's web server: one page that draws what a frame would show, kept up to date
-// with Server-Sent Events, on loopback only (127.0.0.1 and ::1). Everything it serves is in this
-// folder: the page works with no network.
+// with Server-Sent Events, on loopback only (127.0.0.1 and ::1). Everything it serves is its own
+// (the page built into dist/screen/, hls.js from node_modules): the page works with no network.
 //
-//   GET /               the page (page.html, screen.css, screen.js, video.js, mirror.js)
+//   GET /               the page (dist/screen/: page.html, screen.css, page.js; page-assets.ts)
 //   GET /events         Server-Sent Events: the whole ScreenSnapshot as JSON on every change
 //   GET /state          the ScreenSnapshot now, as JSON
 //   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
@@ -17,15 +17,14 @@
 // named by it in the state's `video` field).
 
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import http from 'node:http';
-import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
 import type { Duplex } from 'node:stream';
 import type { WebSocketServer } from 'ws';
 import type { Logger } from '../../../src/platform';
 import type { VirtualScreen } from './display';
 import { parseMediaPath } from './media-proxy';
+import { hlsLibraryFile, PAGE_FILES, pageFile } from './page-assets';
 import type { PageDecoder } from './page-decoder';
 import { MAX_PAGE_REPORT_BYTES, type PageState } from './page-protocol';
 import type { PagePlayer } from './player';
@@ -62,29 +61,6 @@ const LOOPBACK = ['127.0.0.1', '::1'] as const;
 /** Host header names a page on this machine uses; others are refused (DNS rebinding). */
 const LOCAL_HOSTNAMES = new Set(['127.0.0.1', '[::1]', 'localhost']);
 
-interface Asset {
-  readonly type: string;
-  readonly body: Buffer;
-}
-
-function loadAssets(): Record<string, Asset> {
-  const read = (name: string) => readFileSync(new URL(`./${name}`, import.meta.url));
-  return {
-    '/': { type: 'text/html; charset=utf-8', body: read('page.html') },
-    '/screen.css': { type: 'text/css; charset=utf-8', body: read('screen.css') },
-    '/screen.js': { type: 'text/javascript; charset=utf-8', body: read('screen.js') },
-    '/mirror.js': { type: 'text/javascript; charset=utf-8', body: read('mirror.js') },
-    '/video.js': { type: 'text/javascript; charset=utf-8', body: read('video.js') },
-  };
-}
-
-/** hls.js from node_modules (its UMD build defines `Hls`), read on the first request for it. */
-let hlsLibrary: Buffer | undefined;
-function hlsLibraryBody(): Buffer {
-  hlsLibrary ??= readFileSync(createRequire(import.meta.url).resolve('hls.js/dist/hls.min.js'));
-  return hlsLibrary;
-}
-
 /** Headers on every answer: nothing from elsewhere, no framing by other sites, no sniffing. */
 const COMMON_HEADERS = {
   // media-src blob: is hls.js's Media Source; the media itself comes from /media on this server.
@@ -97,7 +73,6 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
   const { screen, player, log } = options;
   const maxClients = options.maxClients ?? DEFAULT_MAX_SCREEN_CLIENTS;
   const heartbeatMs = options.heartbeatMs ?? 15_000;
-  const assets = loadAssets();
   const clients = new Set<http.ServerResponse>();
 
   const pageState = (): PageState => ({ ...screen.snapshot(), video: player?.command() ?? null });
@@ -194,13 +169,22 @@ export async function startScreenServer(options: ScreenServerOptions): Promise<S
       answer(405, 'text/plain; charset=utf-8', 'GET only\n', { Allow: 'GET, HEAD' });
       return;
     }
-    const asset = assets[path];
-    if (asset) {
+    if (Object.hasOwn(PAGE_FILES, path)) {
+      const { file, type } = PAGE_FILES[path];
+      let asset;
+      try {
+        asset = pageFile(file, type);
+      } catch (error) {
+        log('error', `virtual screen: ${(error as Error).message}`);
+        answer(500, 'text/plain; charset=utf-8', 'the screen page is not built (see the receiver log)\n');
+        return;
+      }
       answer(200, asset.type, asset.body);
       return;
     }
     if (player && path === '/hls.js') {
-      answer(200, 'text/javascript; charset=utf-8', hlsLibraryBody(), { 'Cache-Control': 'private, max-age=3600' });
+      const { type, body } = hlsLibraryFile();
+      answer(200, type, body, { 'Cache-Control': 'private, max-age=3600' });
       return;
     }
     const media = parseMediaPath(path);
