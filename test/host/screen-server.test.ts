@@ -1,9 +1,10 @@
-// The screen server (hosts/node/screen/server.ts) on a real loopback socket: it bounds its live
-// update clients (maxClients, then 503) and answers only pages on this machine (a Host that is not
-// loopback is 421), so a web page elsewhere cannot read or drive the screen; the page it serves is
-// the build of hosts/node/screen/page/, and every file the page names is served. The screen's
-// folder holds TypeScript only: the page is typed (page/tsconfig.json) and takes the wire's tables
-// from page-protocol.ts, never a copy.
+// The screen server (hosts/node/screen/server.ts and its route table, routes.ts) on a real
+// loopback socket: it bounds its live update clients (maxClients, then 503) and answers only pages
+// on this machine (a Host that is not loopback is 421), so a web page elsewhere cannot read or
+// drive the screen; each path answers its own methods (405 names them) and the player's paths only
+// the page itself (403); the page it serves is the build of hosts/node/screen/page/, and every
+// file the page names is served. The screen's folder holds TypeScript only: the page is typed
+// (page/tsconfig.json) and takes the wire's tables from page-protocol.ts, never a copy.
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -12,6 +13,7 @@ import http from 'node:http';
 import path from 'node:path';
 import { test } from 'node:test';
 import { VirtualScreen } from '../../hosts/node/screen/display';
+import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer } from '../../hosts/node/screen/server';
 import { PROJECT_ROOT } from '../e2e/receiver-process';
 
@@ -51,6 +53,36 @@ test('the screen server bounds its live clients and answers only pages on this m
     assert.equal(post.status, 405);
   } finally {
     for (const controller of controllers) controller.abort();
+    await server.close();
+  }
+});
+
+test('each path answers its own methods, and the player\'s paths only the page itself', async () => {
+  const server = await startScreenServer({ screen: new VirtualScreen('Routes'), player: new PagePlayer(), port: 0, log: () => {} });
+  const url = (path: string) => `http://127.0.0.1:${server.port}${path}`;
+  try {
+    const post = await fetch(url('/state'), { method: 'POST' });
+    assert.deepEqual([post.status, post.headers.get('allow'), await post.text()], [405, 'GET, HEAD', 'GET only\n']);
+    const reportByGet = await fetch(url('/player/report?client=x'));
+    assert.deepEqual([reportByGet.status, reportByGet.headers.get('allow')], [405, 'POST']);
+    const mediaByHead = await fetch(url('/media/1/0'), { method: 'HEAD' });
+    assert.deepEqual([mediaByHead.status, mediaByHead.headers.get('allow')], [405, 'GET']);
+    const notPlaying = await fetch(url('/media/1/0'));
+    assert.deepEqual([notPlaying.status, await notPlaying.text()], [404, 'not the item playing now\n']);
+    const fromElsewhere = await fetch(url('/player/report?client=x'), { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site', 'Content-Type': 'application/json' }, body: '{}' });
+    assert.equal(fromElsewhere.status, 403);
+    const notJson = await fetch(url('/player/report?client=x'), { method: 'POST', headers: { 'Content-Type': 'text/plain' }, body: '{}' });
+    assert.equal(notJson.status, 415);
+    const notPlayer = await fetch(url('/player/report?client=x'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
+    assert.deepEqual([notPlayer.status, await notPlayer.text()], [409, 'this page is not the one playing\n']);
+    const mirror = await fetch(url('/mirror'));
+    assert.deepEqual([mirror.status, mirror.headers.get('upgrade')], [426, 'websocket']);
+    assert.equal((await fetch(url('/photo/1.jpg'))).status, 404);
+    assert.equal((await fetch(url('/nothing-here'))).status, 404);
+    const state = await fetch(url('/state'));
+    assert.equal(state.headers.get('x-content-type-options'), 'nosniff');
+    assert.deepEqual(await state.json(), { name: 'Routes', activity: 'idle', slideshow: null, pin: null, photo: null, video: null });
+  } finally {
     await server.close();
   }
 });

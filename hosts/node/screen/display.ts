@@ -15,9 +15,18 @@ interface ShownPhoto {
   readonly transition: Transition;
 }
 
+/** Where the screen server serves the pictures: photoPath() under it. */
+export const PHOTO_PATH_PREFIX = '/photo/';
+
 /** The URL of picture `version` on the screen server. */
 export function photoPath(version: number): string {
-  return `/photo/${version}.jpg`;
+  return `${PHOTO_PATH_PREFIX}${version}.jpg`;
+}
+
+/** The version of a photoPath(), or undefined for any other path. */
+export function parsePhotoPath(path: string): number | undefined {
+  const match = /^\/photo\/(\d{1,15})\.jpg$/.exec(path);
+  return match ? Number(match[1]) : undefined;
 }
 
 export class VirtualScreen implements Display {

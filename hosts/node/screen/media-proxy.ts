@@ -34,9 +34,12 @@ export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItem
 const HLS_TYPE = 'application/vnd.apple.mpegurl';
 const PLAYLIST_TYPES = new Set([HLS_TYPE, 'application/x-mpegurl', 'audio/mpegurl', 'audio/x-mpegurl']);
 
+/** Where the screen server serves the media: mediaPath() under it. */
+export const MEDIA_PATH_PREFIX = '/media/';
+
 /** The screen server's path of URL `number` of `item`. */
 export function mediaPath(item: number, number: number): string {
-  return `/media/${item}/${number}`;
+  return `${MEDIA_PATH_PREFIX}${item}/${number}`;
 }
 
 /** The item and URL number of a mediaPath(), or undefined for any other path. */

@@ -1,0 +1,100 @@
+// The pages' live updates (GET /events): Server-Sent Events, the whole PageState as JSON on every
+// change of the screen or the player, at most `maxClients` streams at once, a keep-alive comment
+// every `heartbeatMs` (a closed tab is noticed by it). Each stream's first event carries the
+// page's token as its id: the player names the page that plays by it (player.ts).
+
+import { randomBytes } from 'node:crypto';
+import type http from 'node:http';
+import type { Logger } from '../../../src/platform';
+import type { VirtualScreen } from './display';
+import { answerText, COMMON_HEADERS, type Exchange } from './exchange';
+import type { PageState } from './page-protocol';
+import type { PagePlayer } from './player';
+
+export interface PageEventStreamsOptions {
+  readonly screen: VirtualScreen;
+  readonly player: PagePlayer | undefined;
+  readonly log: Logger;
+  readonly maxClients: number;
+  readonly heartbeatMs: number;
+}
+
+export class PageEventStreams {
+  private readonly clients = new Set<http.ServerResponse>();
+  /** A state goes out soon: changes that come together (a picture and its activity) make one event. */
+  private pending = false;
+  private readonly heartbeat: NodeJS.Timeout;
+  private readonly unsubscribe: (() => void)[];
+
+  constructor(private readonly options: PageEventStreamsOptions) {
+    const changed = () => this.changed();
+    this.unsubscribe = [options.screen.subscribe(changed), ...(options.player ? [options.player.subscribe(changed)] : [])];
+    this.heartbeat = setInterval(() => {
+      for (const client of this.clients) client.write(': keep-alive\n\n');
+    }, options.heartbeatMs);
+    this.heartbeat.unref();
+  }
+
+  /** Event streams open now. */
+  get count(): number {
+    return this.clients.size;
+  }
+
+  /** What a page is sent: the screen, and the video to play. */
+  pageState(): PageState {
+    return { ...this.options.screen.snapshot(), video: this.options.player?.command() ?? null };
+  }
+
+  /** GET /events: a new stream, or 503 when `maxClients` are open. */
+  open(exchange: Exchange): void {
+    const { request, response } = exchange;
+    const { maxClients, log, player } = this.options;
+    if (this.clients.size >= maxClients) {
+      log('warn', `virtual screen: event stream refused: ${maxClients} pages connected`);
+      answerText(exchange, 503, `at most ${maxClients} pages at once\n`, { 'Retry-After': '5' });
+      return;
+    }
+    response.writeHead(200, { ...COMMON_HEADERS, 'Content-Type': 'text/event-stream; charset=utf-8', 'Cache-Control': 'no-store' });
+    if (request.method === 'HEAD') {
+      response.end();
+      return;
+    }
+    response.socket?.setNoDelay(true);
+    // Reconnect soon after the receiver restarts; then the whole state comes at once.
+    response.write('retry: 1000\n\n');
+    // The page's name for this stream, as the event id of the first state (EventSource keeps
+    // it as every later event's lastEventId): the video command says which page plays by it,
+    // and the playing page signs its reports with it.
+    const token = randomBytes(12).toString('base64url');
+    this.clients.add(response);
+    player?.attach(token);
+    response.write(`id: ${token}\n`);
+    send(response, this.pageState());
+    response.on('close', () => {
+      this.clients.delete(response);
+      player?.detach(token);
+    });
+  }
+
+  /** Stops the updates and ends every stream. */
+  close(): void {
+    clearInterval(this.heartbeat);
+    for (const unsubscribe of this.unsubscribe) unsubscribe();
+    for (const client of this.clients) client.end();
+    this.clients.clear();
+  }
+
+  private changed(): void {
+    if (this.pending) return;
+    this.pending = true;
+    setImmediate(() => {
+      this.pending = false;
+      const state = this.pageState();
+      for (const client of this.clients) send(client, state);
+    });
+  }
+}
+
+function send(response: http.ServerResponse, state: PageState): void {
+  response.write(`data: ${JSON.stringify(state)}\n\n`);
+}
