@@ -1,0 +1,95 @@
+// How often costly pairing steps may run (src/pairing/step-limiter.ts): a token bucket per
+// connection and per address, refusals with a retry delay, one log line per interval.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { ConnectionState } from '../../src/connection-state';
+import { PairingStepLimiter } from '../../src/pairing/step-limiter';
+import { ManualClock, recordingLogger } from '../support/memory-ports';
+
+function limiter(perAddress: number, perConnection: number) {
+  const clock = new ManualClock();
+  const log = recordingLogger();
+  const limits = { pairingStepsPerSecondPerAddress: perAddress, pairingStepsPerSecondPerConnection: perConnection };
+  return { clock, log, limiter: new PairingStepLimiter(limits, clock, log) };
+}
+
+test('a connection gets its second\'s worth of steps, then is told to wait', () => {
+  const { limiter: steps } = limiter(10, 2);
+  const connection = new ConnectionState();
+  assert.deepEqual(steps.admit('10.0.0.1', connection, 'pair-setup M1'), { ok: true });
+  assert.deepEqual(steps.admit('10.0.0.1', connection, 'pair-setup M1'), { ok: true });
+  assert.deepEqual(steps.admit('10.0.0.1', connection, 'pair-setup M1'), {
+    ok: false,
+    retryDelaySeconds: 1,
+    reason: 'pair-setup M1: more than limits.pairingStepsPerSecondPerConnection (2)',
+  });
+});
+
+test('the connections of one address share its bucket; another address has its own', () => {
+  const { limiter: steps } = limiter(3, 2);
+  const first = new ConnectionState();
+  const second = new ConnectionState();
+  assert.equal(steps.admit('10.0.0.1', first, 'M1').ok, true);
+  assert.equal(steps.admit('10.0.0.1', first, 'M1').ok, true);
+  assert.equal(steps.admit('10.0.0.1', second, 'M1').ok, true);
+  const refused = steps.admit('10.0.0.1', second, 'pair-verify M1');
+  assert.equal(refused.ok, false);
+  assert.match(!refused.ok ? refused.reason : '', /^pair-verify M1: more than limits\.pairingStepsPerSecondPerAddress \(3\)$/);
+  assert.equal(steps.admit('10.0.0.2', new ConnectionState(), 'M1').ok, true);
+});
+
+test('a refused step takes no token: the buckets refill at their rate', () => {
+  const { clock, limiter: steps } = limiter(100, 2);
+  const connection = new ConnectionState();
+  steps.admit('a', connection, 'M1');
+  steps.admit('a', connection, 'M1');
+  for (let i = 0; i < 5; i++) assert.equal(steps.admit('a', connection, 'M1').ok, false);
+  clock.advance(499);
+  assert.equal(steps.admit('a', connection, 'M1').ok, false);
+  clock.advance(1);
+  assert.equal(steps.admit('a', connection, 'M1').ok, true, 'half a second refills one of two a second');
+  assert.equal(steps.admit('a', connection, 'M1').ok, false);
+});
+
+test('the retry delay is the longer wait, in whole seconds, at least one', () => {
+  const { clock, limiter: steps } = limiter(1, 1);
+  const connection = new ConnectionState();
+  steps.admit('a', connection, 'M1');
+  clock.advance(900);
+  const refused = steps.admit('a', connection, 'M1');
+  assert.deepEqual(refused.ok ? undefined : refused.retryDelaySeconds, 1);
+  assert.equal(steps.admit('a', new ConnectionState(), 'M1').ok, false, 'the address still waits on a new connection');
+});
+
+test('refusals are logged once at once, then once per ten seconds with their count', () => {
+  const { clock, log, limiter: steps } = limiter(1, 1);
+  const connection = new ConnectionState();
+  steps.admit('10.0.0.9', connection, 'M1');
+  steps.admit('10.0.0.9', connection, 'M1');
+  assert.equal(log.lines.length, 1);
+  assert.equal(log.lines[0].level, 'warn');
+  assert.match(log.lines[0].message, /^a costly pairing step from 10\.0\.0\.9 refused \(Backoff\): M1: more than limits/);
+  clock.advance(100);
+  steps.admit('10.0.0.9', connection, 'M1');
+  steps.admit('10.0.0.9', connection, 'M1');
+  assert.equal(log.lines.length, 1);
+  clock.advance(9_900);
+  // 10 s after the first line: the tokens are back, so this step passes and nothing is logged.
+  assert.equal(steps.admit('10.0.0.9', connection, 'M1').ok, true);
+  steps.admit('10.0.0.9', connection, 'M1');
+  assert.equal(log.lines.length, 2);
+  assert.match(log.lines[1].message, /^3 costly pairing steps refused in the last 10 s, the last from 10\.0\.0\.9 \(Backoff\)/);
+});
+
+test('past 1024 remembered addresses, a busy one is forgotten to make room (its bucket starts full)', () => {
+  const { limiter: steps } = limiter(1, 1);
+  const oldest = new ConnectionState();
+  assert.equal(steps.admit('addr-0', oldest, 'M1').ok, true);
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false, 'remembered: its bucket is empty');
+  for (let i = 1; i < 1024; i++) steps.admit(`addr-${i}`, new ConnectionState(), 'M1');
+  // 1024 addresses, all busy: addr-0 is still remembered.
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false);
+  steps.admit('addr-1024', new ConnectionState(), 'M1');
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, true, 'forgotten, then a fresh bucket');
+});
