@@ -1,0 +1,57 @@
+// The audio-streaming requests this receiver recognises and does not serve
+// (src/receiver/audio/audio-routes.ts, spec 4.3): 501 with a reason, never 404, not listed.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { UNSERVED_AUDIO_METHODS, UNSERVED_AUDIO_POSTS, registerUnservedAudioRoutes } from '../../src/receiver/audio/audio-routes';
+import { Router, type Request, type Response } from '../../src/receiver/connection/router';
+import { testReceiver } from '../support/test-receiver';
+import { MemorySender } from '../support/memory-sender';
+
+function audioRouter(): Router {
+  const router = new Router().add({ protocol: 'RTSP', method: 'OPTIONS', path: '*', handler: () => ({ status: 200 }) });
+  registerUnservedAudioRoutes(router);
+  return router;
+}
+
+function answer(router: Router, protocol: 'HTTP' | 'RTSP', method: string, path: string): Response {
+  const match = router.match(protocol, method, path);
+  assert.equal(match.kind, 'route', `${protocol} ${method} ${path}`);
+  return (match.kind === 'route' ? match.route.handler({ path } as Request) : undefined) as Response;
+}
+
+test('every audio session method is answered 501 on any RTSP path, naming the request', () => {
+  const router = audioRouter();
+  for (const method of UNSERVED_AUDIO_METHODS) {
+    const response = answer(router, 'RTSP', method, '/3413821438');
+    assert.equal(response.status, 501, method);
+    assert.equal(response.reason, `${method} /3413821438: this receiver answers the audio information request but does not stream audio`);
+  }
+});
+
+test('the audio POST endpoints are answered 501 on both protocols', () => {
+  const router = audioRouter();
+  for (const path of UNSERVED_AUDIO_POSTS) {
+    for (const protocol of ['HTTP', 'RTSP'] as const) {
+      const response = answer(router, protocol, 'POST', path);
+      assert.equal(response.status, 501);
+      assert.match(response.reason ?? '', new RegExp(`^POST ${path}: .*does not stream audio$`));
+    }
+  }
+});
+
+test('the unserved methods are not listed among those served, and take small bodies only', () => {
+  const router = audioRouter();
+  assert.deepEqual(router.methods('RTSP'), ['OPTIONS']);
+  const match = router.match('RTSP', 'ANNOUNCE', '*');
+  assert.equal(match.kind === 'route' && match.route.maxBodyBytes, 64 * 1024);
+});
+
+test('a sender that tries to stream to the receiver is told 501 Not Implemented', () => {
+  const { receiver } = testReceiver();
+  const sender = new MemorySender(receiver);
+  const response = sender.request('SETUP', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP' });
+  assert.equal(response.head.status, 501);
+  assert.equal(response.head.reason, 'Not Implemented');
+  assert.equal(sender.request('POST', '/fp-setup', { protocol: 'RTSP', body: new Uint8Array(16) }).head.status, 501);
+});
