@@ -75,7 +75,7 @@ describe('photos on the desktop receiver', () => {
     const page = await fetch(receiver.screenUrl!);
     assert.equal(page.status, 200);
     assert.match(page.headers.get('content-type') ?? '', /^text\/html/);
-    assert.match(await page.text(), /<script src="\/screen\.js"/);
+    assert.match(await page.text(), /<script type="module" src="\/page\.js"/);
   });
 
   test('the photo bits are advertised (spec 2.3: Photo, PhotoCaching)', async () => {
