@@ -13,7 +13,7 @@ import type { MessageHead } from '../../src/http/message';
  * 0x55; partial frames are kept; a frame of length 0xff fails "authentication".
  */
 class XorChannel implements SecureChannel {
-  private pending = new Uint8Array(0);
+  private pending: Uint8Array = new Uint8Array(0);
   disposed = false;
   open(bytes: Uint8Array): Uint8Array[] {
     this.pending = concat(this.pending, bytes);
