@@ -44,7 +44,7 @@ import type { Clock, Logger, RandomSource, Store } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
-import { PairingError, StorageError } from './errors';
+import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify } from './keys';
 import { MAX_PEER_ID_BYTES, PERMISSION_ADMIN, type PeerStore } from './peers';
@@ -161,14 +161,7 @@ export class PairSetup {
           throw new PairingError(`pair-setup State ${state} is not a request step (1, 3 or 5)`, TLV_ERROR.Unknown);
       }
     } catch (caught) {
-      let error = caught;
-      if (error instanceof StorageError) {
-        // A full or read-only disk: the sender is told Unknown (it may try again later), the
-        // log says what failed; never an HTTP 500.
-        this.options.log('error', `pair-setup M${state}: ${error.message}`);
-        error = new PairingError(`storage failed: ${error.message}`, TLV_ERROR.Unknown);
-      }
-      if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
+      const error = stepFailure(caught, `pair-setup M${state}`, this.options.log);
       // A failed step ends this connection's pair-setup; the next M1 starts afresh.
       this.end(session, 'failed');
       return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);

@@ -19,7 +19,7 @@ import type { Logger, RandomSource } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
-import { PairingError, StorageError } from './errors';
+import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared } from './keys';
 import { decodeSubTlv } from './pair-setup';
@@ -63,13 +63,7 @@ export class PairVerify {
       if (state === PAIR_STATE.M3) return this.m3(items, session);
       throw new PairingError(`pair-verify State ${state} is not a request step (1 or 3)`, TLV_ERROR.Unknown);
     } catch (caught) {
-      let error = caught;
-      if (error instanceof StorageError) {
-        // The pairings record cannot be read: Unknown for the sender, the cause in the log.
-        this.options.log('error', `pair-verify M${state}: ${error.message}`);
-        error = new PairingError(`storage failed: ${error.message}`, TLV_ERROR.Unknown);
-      }
-      if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
+      const error = stepFailure(caught, `pair-verify M${state}`, this.options.log);
       this.forget(session);
       return errorReply(Math.min(state + 1, 255), error.tlvError, error.message);
     }

@@ -19,7 +19,7 @@
 
 import { utf8Decode, utf8Encode } from '../bytes';
 import type { Logger } from '../platform';
-import { PairingError, StorageError } from './errors';
+import { PairingError, stepFailure } from './errors';
 import { MAX_PEER_ID_BYTES, PERMISSION_ADMIN, type Peer, type PeerStore } from './peers';
 import { encodeTlv8, encodeTlvUint, type Tlv8Item } from './tlv8';
 import { PAIR_METHOD, PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
@@ -62,12 +62,7 @@ export class PairingsAdmin {
           throw new PairingError(`pairing management Method ${method < 0 ? '(missing)' : method} is not Add (3), Remove (4) or List (5) Pairing(s)`, TLV_ERROR.Unknown);
       }
     } catch (caught) {
-      let error = caught;
-      if (error instanceof StorageError) {
-        this.log('error', `pairing management: ${error.message}`);
-        error = new PairingError(`storage failed: ${error.message}`, TLV_ERROR.Unknown);
-      }
-      if (!(error instanceof PairingError) || error.tlvError === undefined) throw error;
+      const error = stepFailure(caught, 'pairing management', this.log);
       return errorReply(PAIR_STATE.M2, error.tlvError, error.message);
     }
   }

@@ -1,8 +1,10 @@
-// Routing: exact paths, the any-path route, 404/405/501, and target splitting.
+// Routing: exact paths, the any-path route, 404/405/501, target splitting, and thrown refusals answered.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { Router, splitTarget } from '../../src/receiver/connection/router';
+import { RequestError } from '../../src/errors';
+import { PairingError } from '../../src/pairing/errors';
+import { refusalOf, Router, splitTarget, type Answer, type Request } from '../../src/receiver/connection/router';
 
 const ok = () => ({ status: 200 });
 
@@ -81,4 +83,42 @@ test('absolute RTSP URIs lose scheme and authority; an empty target is /', () =>
 
 test('a malformed percent escape is kept as written', () => {
   assert.deepEqual([...splitTarget('/a?q=100%').query], [['q', '100%']]);
+});
+
+// One place maps a thrown refusal to an answer (refusalOf), for every route added.
+
+function throwing(error: unknown): Router {
+  return new Router().add({
+    protocol: 'HTTP',
+    method: 'POST',
+    path: '/refuse',
+    handler: () => {
+      throw error;
+    },
+  });
+}
+
+function answerOf(router: Router): Answer {
+  const match = router.match('HTTP', 'POST', '/refuse');
+  assert.equal(match.kind, 'route');
+  return match.kind === 'route' ? match.route.handler({} as Request) : assert.fail('not routed');
+}
+
+test('a RequestError thrown by a handler is answered with its status and reason', () => {
+  assert.deepEqual(answerOf(throwing(new RequestError(415, 'the body is not a JPEG: no SOI marker'))), { status: 415, reason: 'the body is not a JPEG: no SOI marker' });
+});
+
+test('a subclass of RequestError is answered the same way, and one that asks closes the connection', () => {
+  assert.deepEqual(answerOf(throwing(new PairingError('pairing message without a State item'))), { status: 400, reason: 'pairing message without a State item' });
+  assert.deepEqual(answerOf(throwing(new RequestError(503, 'one mirroring session at a time', true))), { status: 503, reason: 'one mirroring session at a time', close: true });
+});
+
+test('any other error escapes the handler (the connection answers it 500 and logs it)', () => {
+  const fault = new TypeError('a bug');
+  assert.throws(() => answerOf(throwing(fault)), (error: unknown) => error === fault);
+  assert.throws(() => refusalOf('a string'), (error: unknown) => error === 'a string');
+});
+
+test('refusalOf is the same mapping for answers given later', () => {
+  assert.deepEqual(refusalOf(new RequestError(412, 'displayCached k: not in the cache')), { status: 412, reason: 'displayCached k: not in the cache' });
 });

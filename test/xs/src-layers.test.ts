@@ -19,6 +19,7 @@ const SRC = fileURLToPath(new URL('../../src', import.meta.url));
  */
 export const LAYERS: Readonly<Record<string, number>> = {
   bytes: 0,
+  errors: 0,
   uuid: 1,
   dialect: 1,
   platform: 1,

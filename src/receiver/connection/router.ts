@@ -3,6 +3,7 @@
 // through `request.respond` when it is ready).
 
 import type { ConnectionState } from '../../connection-state';
+import { RequestError } from '../../errors';
 import { STATUS, type HeadersInit, type Protocol, type RequestHead, type SecureChannel } from '../../http';
 import { readMakerHeader } from '../../dialect';
 import type { ReverseConnection } from './reverse';
@@ -108,6 +109,29 @@ export function refuse(status: number, reason: string, headers?: HeadersInit): R
   return headers ? { status, reason, headers } : { status, reason };
 }
 
+/**
+ * The one place a thrown refusal becomes an answer: a RequestError (or a feature's subclass) is
+ * its status and reason (the connection logs the reason and sends it as the body), closing the
+ * connection when it asks. Anything else is thrown on: the connection logs it as a fault and
+ * answers 500.
+ */
+export function refusalOf(error: unknown): Response {
+  if (!(error instanceof RequestError)) throw error;
+  const refusal = refuse(error.status, error.message);
+  return error.close ? { ...refusal, close: true } : refusal;
+}
+
+/** `handler`, with the RequestErrors it throws answered by refusalOf. */
+function answeringRefusals(handler: Handler): Handler {
+  return (request) => {
+    try {
+      return handler(request);
+    } catch (error) {
+      return refusalOf(error);
+    }
+  };
+}
+
 export interface Route {
   /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */
   readonly protocol?: Protocol;
@@ -161,8 +185,9 @@ export class Router {
    */
   private exact: ExactIndex | undefined;
 
+  /** Adds a route; its handler may refuse by throwing a RequestError (refusalOf). */
   add(route: Route): this {
-    this.routes.push(route);
+    this.routes.push({ ...route, handler: answeringRefusals(route.handler) });
     this.exact = undefined;
     return this;
   }

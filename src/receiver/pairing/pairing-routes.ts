@@ -7,7 +7,6 @@
 import { HEADER, STATUS } from '../../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../../pairing/auth-setup';
 import type { CryptoKernels } from '../../pairing/crypto-kernels';
-import { PairingError } from '../../pairing/errors';
 import { PairingsAdmin } from '../../pairing/pairings-admin';
 import { PairingStepLimiter } from '../../pairing/step-limiter';
 import { decodeTlv8 } from '../../pairing/tlv8';
@@ -19,10 +18,11 @@ import { parseRsaPrivateKey } from '../../pairing/rsa';
 import type { PairingReply } from '../../pairing/_reply';
 import { errorReply, tlvErrorName } from '../../pairing/_reply';
 import type { Clock, Display, Logger, RandomSource, Store } from '../../platform';
+import { describeError } from '../../errors';
 import { ConfigError, type ReceiverConfig } from '../config';
 import type { ReceiverIdentity } from '../identity';
 import type { Deadlines } from '../timers';
-import { refuse, type Request, type Response, type Router } from '../connection/router';
+import { refuse, type Request, type Response, type Route, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
 export interface PairingContext {
@@ -80,7 +80,7 @@ export function deviceCredentials(config: Readonly<ReceiverConfig>): AuthSetupDe
   try {
     privateKey = parseRsaPrivateKey(config.authKey);
   } catch (error) {
-    throw new ConfigError(`authKey: ${error instanceof Error ? error.message : String(error)}`);
+    throw new ConfigError(`authKey: ${describeError(error)}`);
   }
   if (privateKey.byteLength !== 128) throw new ConfigError(`authKey: an RSA-${privateKey.byteLength * 8} key; spec 5.5 signs with RSA-1024`);
   if (config.authCertificate.length === 0) throw new ConfigError('authCertificate is empty');
@@ -123,114 +123,73 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   });
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
-  const answer = (request: Request, reply: PairingReply): Response => {
-    if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
-    return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
-  };
-  const malformed = (_request: Request, error: unknown): Response => {
-    if (!(error instanceof PairingError)) throw error;
-    return refuse(STATUS.badRequest, error.message);
-  };
-
-  /**
-   * An M1 (the step that makes a key) past the rate limits is answered Backoff with RetryDelay
-   * before any work; the limiter logs the refusals, counted, so they are not logged here.
-   */
-  const limited = (request: Request, step: string): Response | undefined => {
-    if (!isM1(request.body)) return undefined;
-    const admission = limiter.admit(request.remoteAddress, request.state, step);
-    if (admission.ok) return undefined;
-    const reply = errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, admission.reason, admission.retryDelaySeconds);
-    return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body };
-  };
-
-  router.add({
-    method: 'POST',
-    path: '/pair-setup',
-    open: true,
-    costly: true,
-    maxBodyBytes: MAX_PAIR_SETUP_BYTES,
-    handler: (request) => {
-      try {
-        return limited(request, 'pair-setup M1') ?? answer(request, setup.handle(request.body, request.state));
-      } catch (error) {
-        return malformed(request, error);
-      }
-    },
-  });
-  router.add({
-    method: 'POST',
-    path: '/pair-verify',
-    open: true,
-    costly: true,
-    maxBodyBytes: MAX_PAIR_VERIFY_BYTES,
-    handler: (request) => {
-      try {
-        return limited(request, 'pair-verify M1') ?? answer(request, verify.handle(request.body, request.state));
-      } catch (error) {
-        return malformed(request, error);
-      }
-    },
-  });
-  for (const path of PAIRING_MANAGEMENT_PATHS) {
-    router.add({
-      method: 'POST',
-      path,
-      // Open so that the refusal below is this route's own (470 with a reason) whether or not
-      // access control is on; it is served only on an encrypted connection either way.
-      open: true,
-      maxBodyBytes: MAX_MANAGEMENT_BYTES,
+  const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow());
+  // Every route is open (see the file's head). A malformed message escapes the flows as a
+  // PairingError, which the router answers 400.
+  const routes: Omit<Route, 'method' | 'open'>[] = [
+    { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state)) },
+    { path: '/pair-verify', costly: true, maxBodyBytes: MAX_PAIR_VERIFY_BYTES, handler: (request) => step(request, 'pair-verify M1', () => verify.handle(request.body, request.state)) },
+    ...PAIRING_MANAGEMENT_PATHS.map((path) => ({ path, maxBodyBytes: MAX_MANAGEMENT_BYTES, handler: (request: Request) => manage(admin, log, request) })),
+    {
+      path: '/pair-pin-start',
+      maxBodyBytes: 1024,
+      // spec 5.2: the sender asks the receiver to show the PIN its user must type. It stays up
+      // until the pair-setup ends or pairingTimeoutMs passes.
       handler: (request): Response => {
-        // A pair-verified connection only: its peer identifier is what says who asks (HAP:
-        // 470 Connection Authorization Required before pair-verify).
-        if (!request.state.encrypted) return refuse(STATUS.connectionAuthorizationRequired, `${request.path} needs a connection encrypted by pair-verify`);
-        try {
-          const reply = admin.handle(request.body, request.state.peerId);
-          const response = answer(request, reply);
-          return reply.close ? { ...response, close: true } : response;
-        } catch (error) {
-          return malformed(request, error);
-        }
+        const pin = config.pin;
+        timers.set('pairingPin', clock.now() + config.limits.pairingTimeoutMs, () => display?.hidePin());
+        if (display) display.showPin(pin);
+        else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
+        return { status: STATUS.ok };
       },
-    });
-  }
-  router.add({
-    method: 'POST',
-    path: '/pair-pin-start',
-    open: true,
-    maxBodyBytes: 1024,
-    // spec 5.2: the sender asks the receiver to show the PIN its user must type. It stays up
-    // until the pair-setup ends or pairingTimeoutMs passes.
-    handler: (request): Response => {
-      const pin = config.pin;
-      timers.set('pairingPin', clock.now() + config.limits.pairingTimeoutMs, () => display?.hidePin());
-      if (display) display.showPin(pin);
-      else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
-      return { status: STATUS.ok };
     },
-  });
-  router.add({
     // RTSP/1.0 in spec 5.6; one known client sends it over HTTP/1.1: both, one handler.
-    method: 'POST',
-    path: '/auth-setup',
-    open: true,
-    maxBodyBytes: 1024,
-    handler: (request): Response => {
-      // spec 5.6: without a device key and certificate there is nothing to prove; the receiver
-      // does not advertise HasUnifiedAdvertiserInfo then, and says it does not implement this.
-      if (!device) return refuse(STATUS.notImplemented, 'no device key and certificate configured (authKey, authCertificate)');
-      if (request.body.length !== AUTH_SETUP_BODY_BYTES) {
-        return refuse(STATUS.badRequest, `body of ${request.body.length} bytes; spec 5.6 says ${AUTH_SETUP_BODY_BYTES}`);
-      }
-      try {
-        const body = authSetupReply(request.body, device, ports.random, ports.crypto);
-        return { status: STATUS.ok, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
-      } catch (error) {
-        return malformed(request, error);
-      }
-    },
-  });
+    { path: '/auth-setup', maxBodyBytes: 1024, handler: (request) => authSetup(device, ports, request) },
+  ];
+  for (const route of routes) router.add({ method: 'POST', open: true, ...route });
   return { peers, setup, verify, admin, identifier, device };
+}
+
+/** A pairing step's reply: 200 with the TLV8 body (a failed step too: its Error item says so, logged here). */
+function answer(log: Logger, request: Request, reply: PairingReply): Response {
+  if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
+  return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
+}
+
+/**
+ * An M1 (the step that makes a key) past the rate limits is answered Backoff with RetryDelay
+ * before any work; the limiter logs the refusals, counted, so they are not logged here.
+ */
+function limited(limiter: PairingStepLimiter, request: Request, step: string): Response | undefined {
+  if (!isM1(request.body)) return undefined;
+  const admission = limiter.admit(request.remoteAddress, request.state, step);
+  if (admission.ok) return undefined;
+  const reply = errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, admission.reason, admission.retryDelaySeconds);
+  return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body };
+}
+
+/**
+ * Pairing management, on a pair-verified connection only: its peer identifier is what says who
+ * asks (HAP: 470 Connection Authorization Required before pair-verify). The route is open so
+ * that this refusal is its own whether or not access control is on.
+ */
+function manage(admin: PairingsAdmin, log: Logger, request: Request): Response {
+  if (!request.state.encrypted) return refuse(STATUS.connectionAuthorizationRequired, `${request.path} needs a connection encrypted by pair-verify`);
+  const reply = admin.handle(request.body, request.state.peerId);
+  const response = answer(log, request, reply);
+  return reply.close ? { ...response, close: true } : response;
+}
+
+/** spec 5.6 POST /auth-setup: the device's signature over the sender's key. */
+function authSetup(device: AuthSetupDevice | undefined, ports: Pick<PairingContext, 'random' | 'crypto'>, request: Request): Response {
+  // Without a device key and certificate there is nothing to prove; the receiver does not
+  // advertise HasUnifiedAdvertiserInfo then, and says it does not implement this.
+  if (!device) return refuse(STATUS.notImplemented, 'no device key and certificate configured (authKey, authCertificate)');
+  if (request.body.length !== AUTH_SETUP_BODY_BYTES) {
+    return refuse(STATUS.badRequest, `body of ${request.body.length} bytes; spec 5.6 says ${AUTH_SETUP_BODY_BYTES}`);
+  }
+  const body = authSetupReply(request.body, device, ports.random, ports.crypto);
+  return { status: STATUS.ok, headers: { [HEADER.contentType]: PAIRING_MIME.octetStream }, body };
 }
 
 /** The reply's Content-Type: the request's pairing type when it used one, else octet-stream. */
