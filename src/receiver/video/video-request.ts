@@ -17,14 +17,20 @@
 
 import { utf8Encode } from '../../bytes';
 import { readMakerHeader } from '../../dialect';
+import { describeError, RequestError } from '../../errors';
+import { STATUS } from '../../http';
 import { decodePlist } from '../../plist/any';
 import { decodeParameters } from '../../plist/parameters';
 import type { StartPosition } from '../../platform';
-import { getEntry, isPlistDict, PlistError, PlistReal, type PlistDict, type PlistValue } from '../../plist/value';
+import { getEntry, isPlistDict, PlistReal, type PlistDict, type PlistValue } from '../../plist/value';
 
-/** A request whose inputs cannot be used; the message says why. */
-export class VideoRequestError extends Error {
+/** A request whose inputs cannot be used (400); the message says why. */
+export class VideoRequestError extends RequestError {
   override name = 'VideoRequestError';
+
+  constructor(reason: string) {
+    super(STATUS.badRequest, reason);
+  }
 }
 
 /** spec 4.2 POST /play keys, and the seconds form real senders add. */
@@ -71,7 +77,7 @@ function readParametersPlay(body: Uint8Array, maxUrlBytes: number): PlayRequest 
   try {
     lines = decodeParameters(body);
   } catch (error) {
-    throw new VideoRequestError(`body is neither a property list nor text/parameters: ${describe(error)}`);
+    throw new VideoRequestError(`body is neither a property list nor text/parameters: ${describeError(error)}`);
   }
   // Names as senders write them, matched without regard to case (`content-location` too).
   const byName = new Map<string, string>();
@@ -93,7 +99,7 @@ function readPlistDict(body: Uint8Array): PlistDict {
   try {
     plist = decodePlist(body);
   } catch (error) {
-    throw new VideoRequestError(`body is not a property list: ${describe(error)}`);
+    throw new VideoRequestError(`body is not a property list: ${describeError(error)}`);
   }
   if (!isPlistDict(plist)) throw new VideoRequestError('body is a property list but not a dictionary');
   return plist;
@@ -204,10 +210,6 @@ export function readEndTime(body: Uint8Array): number | undefined {
 
 function quote(text: string): string {
   return JSON.stringify(text.length > 120 ? `${text.slice(0, 120)}...` : text);
-}
-
-function describe(error: unknown): string {
-  return error instanceof PlistError || error instanceof Error ? error.message : String(error);
 }
 
 function describeValue(value: PlistValue | undefined): string {

@@ -14,6 +14,7 @@
 //   or slideshow started later ends the video (`stopped`).
 
 import type { Dialect } from '../../dialect';
+import { inContext, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
 import type { Clock, Logger, Player, RandomSource } from '../../platform';
 import { encodeBinaryPlist } from '../../plist/binary';
@@ -23,7 +24,7 @@ import type { ReceiverLimits } from '../limits';
 import type { Deadlines } from '../timers';
 import { hostPort } from '../connection/connection';
 import type { MediaSession } from '../media/media-session';
-import { refuse, type Request, type Response, type Router } from '../connection/router';
+import type { Request, Response, Router } from '../connection/router';
 import { accessLogEntry, errorLogEntry, NOTHING_LOADED, playbackInfoPlist, propertyReply, scrubParameters } from './video-replies';
 import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './video-request';
 import { VideoSession, type VideoCarrier, type VideoSender } from './video-session';
@@ -33,11 +34,6 @@ export const TEXT_PARAMETERS = 'text/parameters';
 
 /** spec 4.2 PUT /setProperty: the properties served, and the end time each sets. */
 export const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
-
-/** The 404 for a property missing from the query or not served, naming those that are. */
-function unknownProperty(what: string, property: string | undefined, known: readonly string[]): Response {
-  return refuse(STATUS.notFound, `${what}: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${known.join(', ')}`);
-}
 
 /** A CMTime plist is under 200 bytes; a /getProperty body is empty. */
 const PROPERTY_BODY_LIMIT = 4096;
@@ -62,9 +58,114 @@ function propertyOf(request: Request): string | undefined {
   return undefined;
 }
 
+/** The 409 of a request that needs a video loaded (see the file's head). */
+function needsVideo(session: VideoSession, what: string): void {
+  if (!session.loaded) throw new RequestError(STATUS.conflict, `${what}: ${NO_VIDEO}`);
+}
+
+/**
+ * The video endpoints, one method each, named after what it does. A request that cannot be
+ * used throws (VideoRequestError, 400; 404 and 409 as RequestError), answered by the router.
+ */
+class VideoEndpoints {
+  /** spec 4.2, 2.10: the properties a sender reads, and what each reads: its own entries only. */
+  private readonly getProperties = {
+    playbackAccessLog: (asker: VideoSender) => this.session.accessLog(asker).map(accessLogEntry),
+    playbackErrorLog: (asker: VideoSender) => this.session.errorLog(asker).map(errorLogEntry),
+  };
+
+  constructor(
+    private readonly session: VideoSession,
+    private readonly context: VideoContext,
+  ) {}
+
+  /** POST /play: load the URL and play it (spec 4.2: 200, empty). */
+  play(request: Request): Response {
+    const { media, limits } = this.context;
+    const asked = readPlayRequest(request.body, limits.maxVideoUrlBytes);
+    const owner = request.sessionId ?? asked.sessionId;
+    // A new video reports from `loading` again, even after the same sender's last one did.
+    media.events.reset(owner, 'video');
+    media.takeScreen('video', request.order, 'a video took the screen');
+    // The video lives as long as this request's connection (video-session.ts).
+    const carrier: VideoCarrier = { name: hostPort(request.remoteAddress, request.remotePort), hold: (onClose) => request.state.hold(onClose) };
+    this.session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused, carrier);
+    return { status: STATUS.ok };
+  }
+
+  /** POST /scrub?position=: seek to seconds from the start. */
+  seek(request: Request): Response {
+    needsVideo(this.session, 'POST /scrub');
+    const position = inContext('POST /scrub', () => queryNumber(request.query, 'position'));
+    if (!(position >= 0) || !Number.isFinite(position)) throw new VideoRequestError(`POST /scrub: position ${position} is not a number of seconds from 0`);
+    this.session.seek(position);
+    return { status: STATUS.ok };
+  }
+
+  /** GET /scrub: a question, answered whatever is loaded (0 and 0 when nothing is). */
+  scrub(): Response {
+    const info = this.session.info(this.context.clock.now());
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: TEXT_PARAMETERS }, body: scrubParameters(info?.duration ?? 0, info?.position ?? 0) };
+  }
+
+  /** POST /rate?value=: play (1), pause (0), or another rate up to limits.maxVideoRate. */
+  rate(request: Request): Response {
+    const { maxVideoRate } = this.context.limits;
+    needsVideo(this.session, 'POST /rate');
+    const rate = inContext('POST /rate', () => queryNumber(request.query, 'value'));
+    if (!(Math.abs(rate) <= maxVideoRate)) throw new VideoRequestError(`POST /rate: value ${rate} is beyond the rates this receiver plays (-${maxVideoRate} to ${maxVideoRate}, limits.maxVideoRate)`);
+    this.session.setRate(rate);
+    return { status: STATUS.ok };
+  }
+
+  /** GET /playback-info: spec 2.9's plist, or what real receivers answer with nothing loaded. */
+  playbackInfo(): Response {
+    const info = this.session.info(this.context.clock.now());
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: this.context.mime.plistXml }, body: encodeXmlPlistBytes(info ? playbackInfoPlist(info) : NOTHING_LOADED) };
+  }
+
+  /** PUT /setProperty?forwardEndTime (or reverseEndTime): where playback ends. */
+  setProperty(request: Request): Response {
+    const property = knownProperty('PUT /setProperty', propertyOf(request), SET_PROPERTIES);
+    needsVideo(this.session, `PUT /setProperty?${property}`);
+    const seconds = inContext(`PUT /setProperty?${property}`, () => readEndTime(request.body));
+    this.session.setEndTime(SET_PROPERTIES[property], seconds);
+    // spec 4.2, 7: errorCode 0 when it succeeded.
+    return this.binaryPlist(propertyReply());
+  }
+
+  /** GET /getProperty (the reference) or POST (the samples: binary plist Content-Type, empty body). */
+  getProperty(request: Request): Response {
+    const property = knownProperty(`${request.method} /getProperty`, propertyOf(request), this.getProperties);
+    return this.binaryPlist(propertyReply(this.getProperties[property]({ sessionId: request.sessionId, address: request.remoteAddress })));
+  }
+
+  private binaryPlist(body: PlistValue): Response {
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: this.context.mime.plistBinary }, body: encodeBinaryPlist(body) };
+  }
+}
+
+/** The property a request names when `known` serves it; else 404 naming those it does. */
+function knownProperty<Known extends object>(what: string, property: string | undefined, known: Known): keyof Known & string {
+  if (property !== undefined && Object.prototype.hasOwnProperty.call(known, property)) return property as keyof Known & string;
+  throw new RequestError(STATUS.notFound, `${what}: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${Object.keys(known).join(', ')}`);
+}
+
+/** The video routes (all HTTP): method, path, the endpoint, and the largest body when not the receiver's. */
+const VIDEO_ROUTES: readonly { readonly method: string; readonly path: string; readonly endpoint: Exclude<keyof VideoEndpoints, 'getProperties'>; readonly maxBodyBytes?: number }[] = [
+  { method: 'POST', path: '/play', endpoint: 'play' },
+  { method: 'POST', path: '/scrub', endpoint: 'seek', maxBodyBytes: PROPERTY_BODY_LIMIT },
+  { method: 'GET', path: '/scrub', endpoint: 'scrub', maxBodyBytes: 0 },
+  { method: 'POST', path: '/rate', endpoint: 'rate', maxBodyBytes: PROPERTY_BODY_LIMIT },
+  { method: 'GET', path: '/playback-info', endpoint: 'playbackInfo', maxBodyBytes: 0 },
+  { method: 'PUT', path: '/setProperty', endpoint: 'setProperty', maxBodyBytes: PROPERTY_BODY_LIMIT },
+  { method: 'GET', path: '/getProperty', endpoint: 'getProperty', maxBodyBytes: PROPERTY_BODY_LIMIT },
+  { method: 'POST', path: '/getProperty', endpoint: 'getProperty', maxBodyBytes: PROPERTY_BODY_LIMIT },
+];
+
 /** Registers the video endpoints and POST /stop handling; returns the session. */
 export function registerVideoRoutes(router: Router, context: VideoContext): VideoSession {
-  const { clock, log, media, mime, limits } = context;
+  const { clock, log, media, limits } = context;
   const session: VideoSession = new VideoSession({
     clock,
     timers: context.timers,
@@ -83,141 +184,10 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
       media.events.send(owner, 'video', state);
     },
   });
-
-  const binaryPlist = (body: PlistValue): Response => ({
-    status: STATUS.ok,
-    headers: { [HEADER.contentType]: mime.plistBinary },
-    body: encodeBinaryPlist(body),
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'POST',
-    path: '/play',
-    handler: (request): Response => {
-      let asked;
-      try {
-        asked = readPlayRequest(request.body, limits.maxVideoUrlBytes);
-      } catch (error) {
-        if (!(error instanceof VideoRequestError)) throw error;
-        return refuse(STATUS.badRequest, error.message);
-      }
-      const owner = request.sessionId ?? asked.sessionId;
-      // A new video reports from `loading` again, even after the same sender's last one did.
-      media.events.reset(owner, 'video');
-      media.takeScreen('video', request.order, 'a video took the screen');
-      // The video lives as long as this request's connection (video-session.ts).
-      const carrier: VideoCarrier = { name: hostPort(request.remoteAddress, request.remotePort), hold: (onClose) => request.state.hold(onClose) };
-      session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused, carrier);
-      // spec 4.2: 200, empty.
-      return { status: STATUS.ok };
-    },
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'POST',
-    path: '/scrub',
-    maxBodyBytes: PROPERTY_BODY_LIMIT,
-    handler: (request): Response => {
-      if (!session.loaded) return refuse(STATUS.conflict, `POST /scrub: ${NO_VIDEO}`);
-      let position: number;
-      try {
-        position = queryNumber(request.query, 'position');
-      } catch (error) {
-        if (!(error instanceof VideoRequestError)) throw error;
-        return refuse(STATUS.badRequest, `POST /scrub: ${error.message}`);
-      }
-      if (!(position >= 0) || !Number.isFinite(position)) return refuse(STATUS.badRequest, `POST /scrub: position ${position} is not a number of seconds from 0`);
-      session.seek(position);
-      return { status: STATUS.ok };
-    },
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'GET',
-    path: '/scrub',
-    maxBodyBytes: 0,
-    handler: (): Response => {
-      const info = session.info(clock.now());
-      return { status: STATUS.ok, headers: { [HEADER.contentType]: TEXT_PARAMETERS }, body: scrubParameters(info?.duration ?? 0, info?.position ?? 0) };
-    },
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'POST',
-    path: '/rate',
-    maxBodyBytes: PROPERTY_BODY_LIMIT,
-    handler: (request): Response => {
-      if (!session.loaded) return refuse(STATUS.conflict, `POST /rate: ${NO_VIDEO}`);
-      let rate: number;
-      try {
-        rate = queryNumber(request.query, 'value');
-      } catch (error) {
-        if (!(error instanceof VideoRequestError)) throw error;
-        return refuse(STATUS.badRequest, `POST /rate: ${error.message}`);
-      }
-      if (!(Math.abs(rate) <= limits.maxVideoRate)) return refuse(STATUS.badRequest, `POST /rate: value ${rate} is beyond the rates this receiver plays (-${limits.maxVideoRate} to ${limits.maxVideoRate}, limits.maxVideoRate)`);
-      session.setRate(rate);
-      return { status: STATUS.ok };
-    },
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'GET',
-    path: '/playback-info',
-    maxBodyBytes: 0,
-    handler: (): Response => {
-      const info = session.info(clock.now());
-      return {
-        status: STATUS.ok,
-        headers: { [HEADER.contentType]: mime.plistXml },
-        body: encodeXmlPlistBytes(info ? playbackInfoPlist(info) : NOTHING_LOADED),
-      };
-    },
-  });
-
-  router.add({
-    protocol: 'HTTP',
-    method: 'PUT',
-    path: '/setProperty',
-    maxBodyBytes: PROPERTY_BODY_LIMIT,
-    handler: (request): Response => {
-      const property = propertyOf(request);
-      if (property === undefined || !Object.prototype.hasOwnProperty.call(SET_PROPERTIES, property)) {
-        return unknownProperty('PUT /setProperty', property, Object.keys(SET_PROPERTIES));
-      }
-      if (!session.loaded) return refuse(STATUS.conflict, `PUT /setProperty?${property}: ${NO_VIDEO}`);
-      let seconds: number | undefined;
-      try {
-        seconds = readEndTime(request.body);
-      } catch (error) {
-        if (!(error instanceof VideoRequestError)) throw error;
-        return refuse(STATUS.badRequest, `PUT /setProperty?${property}: ${error.message}`);
-      }
-      session.setEndTime(SET_PROPERTIES[property as keyof typeof SET_PROPERTIES], seconds);
-      // spec 4.2, 7: errorCode 0 when it succeeded.
-      return binaryPlist(propertyReply());
-    },
-  });
-
-  // spec 4.2, 2.10: the properties a sender reads, and what each reads: its own entries only.
-  const getProperties = {
-    playbackAccessLog: (asker: VideoSender) => session.accessLog(asker).map(accessLogEntry),
-    playbackErrorLog: (asker: VideoSender) => session.errorLog(asker).map(errorLogEntry),
-  };
-  // spec 4.2: GET in the reference, POST (binary plist Content-Type, empty body) in the samples.
-  const getProperty = (request: Request): Response => {
-    const property = propertyOf(request);
-    if (property === undefined || !Object.prototype.hasOwnProperty.call(getProperties, property)) {
-      return unknownProperty(`${request.method} /getProperty`, property, Object.keys(getProperties));
-    }
-    return binaryPlist(propertyReply(getProperties[property as keyof typeof getProperties]({ sessionId: request.sessionId, address: request.remoteAddress })));
-  };
-  for (const method of ['GET', 'POST']) router.add({ protocol: 'HTTP', method, path: '/getProperty', maxBodyBytes: PROPERTY_BODY_LIMIT, handler: getProperty });
+  const endpoints = new VideoEndpoints(session, context);
+  for (const { method, path, endpoint, maxBodyBytes } of VIDEO_ROUTES) {
+    router.add({ protocol: 'HTTP', method, path, maxBodyBytes, handler: (request) => endpoints[endpoint](request) });
+  }
 
   media.register('video', {
     // spec 3, 4.1: POST /stop stops video playback too (a sender without a session id: whatever plays).
