@@ -17,12 +17,6 @@ export class RequestError extends Error {
     /** The status answered (400, 404, 415, 501...). */
     readonly status: number,
     reason: string,
-    /**
-     * Close the connection once the refusal is written: what follows the request on the
-     * connection cannot be read as requests (POST /stream, whose sender may already be sending
-     * packets behind it).
-     */
-    readonly close = false,
   ) {
     super(reason);
   }
@@ -38,7 +32,7 @@ export function inContext<T>(context: string, work: () => T): T {
     return work();
   } catch (error) {
     if (!(error instanceof RequestError)) throw error;
-    throw new RequestError(error.status, `${context}: ${error.message}`, error.close);
+    throw new RequestError(error.status, `${context}: ${error.message}`);
   }
 }
 

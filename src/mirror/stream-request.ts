@@ -2,6 +2,7 @@
 // made from the display's geometry, and the stream request of POST /stream (spec 2.13), checked
 // key by key before the connection turns into a packet stream.
 
+import { RequestError } from '../errors';
 import { decodeBinaryPlist, isPlistDict, PlistError, PlistReal, real, type PlistDict, type PlistValue } from '../plist';
 import type { ScreenGeometry } from '../platform';
 
@@ -17,14 +18,14 @@ export function streamCapabilities(geometry: ScreenGeometry, version: string): P
 }
 
 /** A POST /stream body that cannot start a session; `status` is the answer's. */
-export class StreamRequestError extends Error {
+export class StreamRequestError extends RequestError {
   override name = 'StreamRequestError';
   constructor(
     message: string,
     /** 400 for a malformed request; 501 for encrypted video (a DRM scheme the spec does not show). */
-    readonly status: 400 | 501,
+    override readonly status: 400 | 501,
   ) {
-    super(message);
+    super(status, message);
   }
 }
 

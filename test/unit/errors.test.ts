@@ -5,14 +5,12 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { describeError, inContext, RequestError } from '../../src/errors';
 
-test('a RequestError carries its status, its reason as the message, and whether the connection closes', () => {
+test('a RequestError carries its status and its reason as the message', () => {
   const error = new RequestError(415, 'the body is not a JPEG: no SOI marker');
   assert.ok(error instanceof Error);
   assert.equal(error.name, 'RequestError');
   assert.equal(error.status, 415);
   assert.equal(error.message, 'the body is not a JPEG: no SOI marker');
-  assert.equal(error.close, false);
-  assert.equal(new RequestError(503, 'busy', true).close, true);
 });
 
 test('a subclass keeps its own name and is still a RequestError', () => {
@@ -32,20 +30,20 @@ test('inContext returns what the work returns', () => {
   );
 });
 
-test('inContext puts the context before a refusal, keeping its status and close', () => {
+test('inContext puts the context before a refusal, keeping its status', () => {
   assert.throws(
     () =>
       inContext('POST /rate', () => {
         throw new RequestError(400, 'no value= in the query');
       }),
-    (error: unknown) => error instanceof RequestError && error.status === 400 && error.message === 'POST /rate: no value= in the query' && !error.close,
+    (error: unknown) => error instanceof RequestError && error.status === 400 && error.message === 'POST /rate: no value= in the query',
   );
   assert.throws(
     () =>
       inContext('POST /stream', () => {
-        throw new RequestError(501, 'encrypted video', true);
+        throw new RequestError(501, 'encrypted video');
       }),
-    (error: unknown) => error instanceof RequestError && error.status === 501 && error.message === 'POST /stream: encrypted video' && error.close,
+    (error: unknown) => error instanceof RequestError && error.status === 501 && error.message === 'POST /stream: encrypted video',
   );
 });
 

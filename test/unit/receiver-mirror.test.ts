@@ -262,6 +262,8 @@ test('a plist missing a required key is refused (400) and the connection closes;
   const drm = receiver.openMirror(OTHER_SENDER, 0)!;
   drm.receive(postStream({ ...STREAM_REQUEST, param1: new Uint8Array(72), param2: new Uint8Array(16) }), 0);
   assert.match(drain(drm), /^HTTP\/1\.1 501 Not Implemented\r\n[^]*encrypted with a DRM scheme the spec does not show/);
+  // Closed by the refusal itself: nothing followed the request on this connection.
+  assert.equal(closeEvent(drm), 'request asked to close');
   assert.equal(receiver.activity, 'idle');
 });
 

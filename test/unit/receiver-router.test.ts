@@ -3,6 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { RequestError } from '../../src/errors';
+import { StreamRequestError } from '../../src/mirror/stream-request';
 import { PairingError } from '../../src/pairing/errors';
 import { refusalOf, Router, splitTarget, type Answer, type Request } from '../../src/receiver/connection/router';
 
@@ -108,9 +109,9 @@ test('a RequestError thrown by a handler is answered with its status and reason'
   assert.deepEqual(answerOf(throwing(new RequestError(415, 'the body is not a JPEG: no SOI marker'))), { status: 415, reason: 'the body is not a JPEG: no SOI marker' });
 });
 
-test('a subclass of RequestError is answered the same way, and one that asks closes the connection', () => {
+test('a subclass of RequestError is answered the same way', () => {
   assert.deepEqual(answerOf(throwing(new PairingError('pairing message without a State item'))), { status: 400, reason: 'pairing message without a State item' });
-  assert.deepEqual(answerOf(throwing(new RequestError(503, 'one mirroring session at a time', true))), { status: 503, reason: 'one mirroring session at a time', close: true });
+  assert.deepEqual(answerOf(throwing(new StreamRequestError('POST /stream: encrypted video', 501))), { status: 501, reason: 'POST /stream: encrypted video' });
 });
 
 test('any other error escapes the handler (the connection answers it 500 and logs it)', () => {

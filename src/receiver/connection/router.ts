@@ -111,14 +111,12 @@ export function refuse(status: number, reason: string, headers?: HeadersInit): R
 
 /**
  * The one place a thrown refusal becomes an answer: a RequestError (or a feature's subclass) is
- * its status and reason (the connection logs the reason and sends it as the body), closing the
- * connection when it asks. Anything else is thrown on: the connection logs it as a fault and
- * answers 500.
+ * its status and reason (the connection logs the reason and sends it as the body). Anything else
+ * is thrown on: the connection logs it as a fault and answers 500.
  */
 export function refusalOf(error: unknown): Response {
   if (!(error instanceof RequestError)) throw error;
-  const refusal = refuse(error.status, error.message);
-  return error.close ? { ...refusal, close: true } : refusal;
+  return refuse(error.status, error.message);
 }
 
 /** `handler`, with the RequestErrors it throws answered by refusalOf. */

@@ -13,9 +13,10 @@
 // refusals do get one, since the sender is still speaking HTTP when it is refused.
 
 import { readMakerHeader, type Dialect } from '../../dialect';
+import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
 import { portableNalKernel, type NalKernel } from '../../mirror/nal-kernel';
-import { parseStreamRequest, streamCapabilities, StreamRequestError } from '../../mirror/stream-request';
+import { parseStreamRequest, streamCapabilities } from '../../mirror/stream-request';
 import { NTP_SENDER_PORT } from '../../mirror/ntp';
 import { encodeXmlPlistBytes } from '../../plist';
 import type { Clock, Logger, UdpBinder, VideoDecoder } from '../../platform';
@@ -23,7 +24,7 @@ import type { ReceiverLimits } from '../limits';
 import type { MediaFeature, MediaSession } from '../media/media-session';
 import { MirrorSession } from './mirror-session';
 import { hostPort } from '../connection/connection';
-import { refuse, type Request, type Response, type Router } from '../connection/router';
+import { refusalOf, type Request, type Response, type Router } from '../connection/router';
 
 /** Largest POST /stream body (spec 2.13: a small plist; param1/param2 are 72 and 16 bytes). */
 const MAX_STREAM_REQUEST_BYTES = 16 * 1024;
@@ -65,26 +66,33 @@ export class MirrorFeature implements MediaFeature {
     };
   }
 
-  /** spec 4.4 POST /stream: checks the request and turns the connection into the session's stream. */
+  /**
+   * spec 4.4 POST /stream: checks the request and turns the connection into the session's
+   * stream. A refusal closes the connection: the sender may already be sending packets behind
+   * its request, which cannot be read as requests.
+   */
   startStream(request: Request): Response {
+    try {
+      return this.openStream(request);
+    } catch (error) {
+      return { ...refusalOf(error), close: true };
+    }
+  }
+
+  /** POST /stream's work; throws a RequestError (a StreamRequestError for the body) to refuse. */
+  private openStream(request: Request): Response {
     const { log, clock, media } = this.context;
     const peer = hostPort(request.remoteAddress, request.remotePort);
     const running = this.current;
     if (running) {
-      return { ...refuse(STATUS.serviceUnavailable, `this receiver is mirroring ${running.peer} (session ${running.request.sessionId}); one mirroring session at a time: the first sender keeps the screen until it stops`), close: true };
+      throw new RequestError(STATUS.serviceUnavailable, `this receiver is mirroring ${running.peer} (session ${running.request.sessionId}); one mirroring session at a time: the first sender keeps the screen until it stops`);
     }
-    let streamRequest;
-    try {
-      streamRequest = parseStreamRequest(request.body);
-    } catch (error) {
-      if (!(error instanceof StreamRequestError)) throw error;
-      return { ...refuse(error.status, error.message), close: true };
-    }
+    const streamRequest = parseStreamRequest(request.body);
     let socket;
     try {
       socket = this.context.udp(this.context.ntpPort);
     } catch (error) {
-      return { ...refuse(STATUS.serviceUnavailable, `the NTP client cannot bind UDP port ${this.context.ntpPort} (spec 4.5): ${error instanceof Error ? error.message : String(error)}`), close: true };
+      throw new RequestError(STATUS.serviceUnavailable, `the NTP client cannot bind UDP port ${this.context.ntpPort} (spec 4.5): ${describeError(error)}`);
     }
     const deviceHeader = readMakerHeader(request.head.headers, 'Device-ID');
     const session = new MirrorSession(

@@ -25,9 +25,10 @@
 //   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
 
 import { readMakerHeader } from '../../dialect';
+import { RequestError } from '../../errors';
 import { STATUS } from '../../http';
 import type { Display, Logger } from '../../platform';
-import { JpegError, inspectJpeg } from '../media/jpeg';
+import { JpegError, inspectJpeg, type JpegInfo } from '../media/jpeg';
 import type { ReceiverLimits } from '../limits';
 import type { MediaFeature, MediaSession } from '../media/media-session';
 import { PhotoCache } from './photo-cache';
@@ -44,6 +45,22 @@ export interface PhotoContext {
   readonly display: Display;
   readonly media: MediaSession;
   readonly limits: Pick<ReceiverLimits, 'photoCacheBytes' | 'photoCacheEntries' | 'maxPhotoBytes'>;
+}
+
+/**
+ * The picture's size for the log line. A body that is not a JPEG is refused 415: JpegError is
+ * the media check's own (a slideshow reply fails it too), so a photo request turns it into its
+ * refusal here.
+ */
+function pictureSize(jpeg: Uint8Array): string {
+  let info: JpegInfo;
+  try {
+    info = inspectJpeg(jpeg);
+  } catch (error) {
+    if (!(error instanceof JpegError)) throw error;
+    throw new RequestError(STATUS.unsupportedMediaType, `the body is not a JPEG: ${error.message}`);
+  }
+  return `${info.width}x${info.height}${info.progressive ? ' progressive' : ''}`;
 }
 
 export class PhotoFeature implements MediaFeature {
@@ -88,14 +105,7 @@ export class PhotoFeature implements MediaFeature {
 
     const jpeg = request.body;
     if (jpeg.length === 0) return refuse(STATUS.badRequest, `${action ?? 'display'} without a picture in the body`);
-    let size: string;
-    try {
-      const info = inspectJpeg(jpeg);
-      size = `${info.width}x${info.height}${info.progressive ? ' progressive' : ''}`;
-    } catch (error) {
-      if (!(error instanceof JpegError)) throw error;
-      return refuse(STATUS.unsupportedMediaType, `the body is not a JPEG: ${error.message}`);
-    }
+    const size = pictureSize(jpeg);
 
     if (action === 'cacheOnly') {
       if (!key) return refuse(STATUS.badRequest, 'cacheOnly without an AssetKey');

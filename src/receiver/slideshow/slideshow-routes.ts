@@ -2,6 +2,7 @@
 // wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
 
 import type { Dialect } from '../../dialect';
+import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
 import type { Clock, Logger } from '../../platform';
 import { decodePlist } from '../../plist/any';
@@ -12,9 +13,9 @@ import type { ReceiverLimits } from '../limits';
 import type { Deadlines } from '../timers';
 import type { MediaSession } from '../media/media-session';
 import type { ReverseRegistry } from '../connection/reverse';
-import { refuse, type Request, type Response, type Router } from '../connection/router';
+import type { Request, Response, Router } from '../connection/router';
 import { ReplyCache } from '../connection/reply-cache';
-import { Slideshow, SlideshowError, type SlideshowSettings } from './slideshow';
+import { Slideshow, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
 
 /** spec 2.7 slideDuration when a sender gives none (the common sender default), in seconds. */
@@ -34,27 +35,36 @@ export interface SlideshowRequest {
   readonly unknownTheme?: string;
 }
 
-/** Reads a PUT /slideshows/1 body (spec 2.7; nested `settings` dict). Throws SlideshowError. */
+/** A PUT /slideshows/1 body that cannot start or stop a show (400); the message says why. */
+export class SlideshowRequestError extends RequestError {
+  override name = 'SlideshowRequestError';
+
+  constructor(reason: string) {
+    super(STATUS.badRequest, reason);
+  }
+}
+
+/** Reads a PUT /slideshows/1 body (spec 2.7; nested `settings` dict). Throws SlideshowRequestError. */
 export function readSlideshowRequest(body: Uint8Array): SlideshowRequest {
   let plist: PlistValue;
   try {
     plist = decodePlist(body);
   } catch (error) {
-    throw new SlideshowError(`body is not a property list: ${error instanceof Error ? error.message : String(error)}`);
+    throw new SlideshowRequestError(`body is not a property list: ${describeError(error)}`);
   }
-  if (!isPlistDict(plist)) throw new SlideshowError('body is not a dictionary');
+  if (!isPlistDict(plist)) throw new SlideshowRequestError('body is not a dictionary');
   const state = getPath(plist, 'state');
-  if (state !== 'playing' && state !== 'stopped') throw new SlideshowError(`state ${JSON.stringify(describeValue(state))} is not playing or stopped`);
+  if (state !== 'playing' && state !== 'stopped') throw new SlideshowRequestError(`state ${JSON.stringify(describeValue(state))} is not playing or stopped`);
   const duration = getPath(plist, 'settings.slideDuration');
   let seconds = DEFAULT_SLIDE_DURATION_S;
   if (duration !== undefined) {
     seconds = typeof duration === 'bigint' ? Number(duration) : typeof duration === 'number' ? duration : NaN;
     if (!(seconds >= MIN_SLIDE_DURATION_S && seconds <= MAX_SLIDE_DURATION_S)) {
-      throw new SlideshowError(`settings.slideDuration ${describeValue(duration)} is not a number of seconds from ${MIN_SLIDE_DURATION_S} to ${MAX_SLIDE_DURATION_S}`);
+      throw new SlideshowRequestError(`settings.slideDuration ${describeValue(duration)} is not a number of seconds from ${MIN_SLIDE_DURATION_S} to ${MAX_SLIDE_DURATION_S}`);
     }
   }
   const theme = getPath(plist, 'settings.theme');
-  if (theme !== undefined && typeof theme !== 'string') throw new SlideshowError(`settings.theme ${describeValue(theme)} is not a string`);
+  if (theme !== undefined && typeof theme !== 'string') throw new SlideshowRequestError(`settings.theme ${describeValue(theme)} is not a string`);
   const key = theme === undefined ? DEFAULT_THEME : themeKey(theme);
   return {
     state,
@@ -128,13 +138,7 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
     path: '/slideshows/1',
     maxBodyBytes: SLIDESHOW_BODY_LIMIT,
     handler: (request: Request): Response => {
-      let asked: SlideshowRequest;
-      try {
-        asked = readSlideshowRequest(request.body);
-      } catch (error) {
-        if (!(error instanceof SlideshowError)) throw error;
-        return refuse(STATUS.badRequest, error.message);
-      }
+      const asked = readSlideshowRequest(request.body);
       if (asked.unknownTheme !== undefined) log('info', `slideshow: theme ${JSON.stringify(asked.unknownTheme)} is not one of ours: ${DEFAULT_THEME}`);
       if (asked.state === 'playing') {
         // The slideshow takes the screen: a photo session showing there ends (spec 6 photo event).
