@@ -10,6 +10,7 @@ import MDNS from 'mdns';
 import Net from 'net';
 import type { Advertiser, Logger, ServiceRecord } from '../../src/platform';
 import { hostLabel, instanceAnswer, instanceDomain, RECORD, sdkService, serviceDomain, type SdkService } from './dnssd';
+import { describeError } from '../../src/errors';
 
 /** RFC 6762 10: 75 minutes for records not tied to a host name, 120 s for those that are. */
 const SHARED_TTL = 4500;
@@ -140,7 +141,7 @@ function describe(record: ServiceRecord): string {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }
 
 /** An Advertiser on the SDK's responder. Errors are logged, never thrown (as the Node host's). */

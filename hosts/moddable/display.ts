@@ -16,6 +16,7 @@ import parseBMF from 'commodetto/parseBMF';
 import Resource from 'Resource';
 import type { Display, DisplayStatus, Logger } from '../../src/platform';
 import { blockRect, pinBox, placePicture, screenLayout, statusText, type Rect, type ScreenLayout } from './screen-layout';
+import { describeError } from '../../src/errors';
 
 /** What both decoders of the SDK offer (the portable picojpeg one and ESP32's esp_new_jpeg). */
 interface JpegDecoder {
@@ -129,7 +130,7 @@ export class PocoDisplay implements Display {
       this.log('debug', `screen: photo ${this.shown}, ${decoder.width}x${decoder.height} ${placement.cropped ? 'cropped to' : 'centred in'} ${area.width}x${area.height}, ${blocks} blocks in ${Date.now() - started} ms`);
     } catch (error) {
       // picojpeg: "jpeg init failed" (not a baseline JPEG), "jpeg read failed" (corrupt data).
-      trace(`screen: cannot decode the picture (${jpeg.length} bytes, ${blocks} blocks drawn): ${error instanceof Error ? error.message : String(error)}\n`);
+      trace(`screen: cannot decode the picture (${jpeg.length} bytes, ${blocks} blocks drawn): ${describeError(error)}\n`);
       this.log('warn', `screen: photo ${this.shown} not shown: the JPEG does not decode`);
       this.photo = undefined;
       this.fill(area, this.black);
@@ -184,7 +185,7 @@ function loadFont(name: string, log: Logger): Font | undefined {
   try {
     return parseBMF(new Resource(name));
   } catch (error) {
-    log('warn', `screen: no font ${name} (${error instanceof Error ? error.message : String(error)})`);
+    log('warn', `screen: no font ${name} (${describeError(error)})`);
     return undefined;
   }
 }

@@ -35,6 +35,7 @@ import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
 import { ecma419UdpBinder, type Udp419, type Udp419Options } from './udp';
 import { startUdpEchoTest } from './udp-echo-test';
 import { ModdableVideoDecoder } from './video-decoder';
+import { describeError } from '../../src/errors';
 
 /** The simulators' and boards' panels refresh at 60 Hz (ScreenGeometry.refreshRate). */
 const SCREEN_REFRESH_SECONDS = 1 / 60;
@@ -62,7 +63,7 @@ function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHo
     log('info', `video decoder: libavcodec ${videoDecoder.codecName}, ${videoDecoder.geometry.width}x${videoDecoder.geometry.height} screen, ${video.pending} pictures pending at most`);
     return { videoDecoder, udp: ecma419UdpBinder((options: Udp419Options) => new UDP(options as unknown as ConstructorParameters<typeof UDP>[0]) as unknown as Udp419, log) };
   } catch (error) {
-    log('warn', `no screen mirroring: ${error instanceof Error ? error.message : String(error)}`);
+    log('warn', `no screen mirroring: ${describeError(error)}`);
     return undefined;
   }
 }
@@ -75,7 +76,7 @@ function start(): void {
   try {
     host = hostConfig(manifest, () => loadOrCreateDeviceId(store, random, (Net as unknown as { get(what: 'MAC'): string | undefined }).get('MAC')));
   } catch (error) {
-    trace(`error vendorplay-receiver: ${error instanceof Error ? error.message : String(error)}\n`);
+    trace(`error vendorplay-receiver: ${describeError(error)}\n`);
     return;
   }
   const { config } = host;
@@ -148,7 +149,7 @@ function start(): void {
   try {
     listener = listen(config.port, (to, connection) => to.accept(connection));
   } catch (error) {
-    log('error', `cannot listen on port ${config.port}: ${error instanceof Error ? error.message : String(error)}`);
+    log('error', `cannot listen on port ${config.port}: ${describeError(error)}`);
     return;
   }
   // Screen mirroring's stream (spec 4.4) on its own port, where the ports for it exist.
@@ -157,7 +158,7 @@ function start(): void {
     try {
       mirrorPort = listen(config.mirrorPort, (to, connection) => to.acceptMirror(connection)).port;
     } catch (error) {
-      log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${error instanceof Error ? error.message : String(error)}; Screen not advertised`);
+      log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${describeError(error)}; Screen not advertised`);
       // Its decoder and picture ring are not needed without the port.
       mirroring.videoDecoder.close();
       mirroring = undefined;

@@ -7,6 +7,7 @@
 // socket accepts, and close() waits until the queue is out (the Connection promise).
 
 import type { Connection } from '../../src/platform';
+import { describeError } from '../../src/errors';
 
 /** What this file uses of an ECMA-419 TCP socket in `buffer` format. */
 export interface TcpSocket {
@@ -176,7 +177,7 @@ class AdoptedConnection implements Connection {
       try {
         left = socket.write(piece);
       } catch (error) {
-        this.finish(`write failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.finish(`write failed: ${describeError(error)}`);
         return;
       }
       this.writable = typeof left === 'number' ? left : this.writable - piece.length;

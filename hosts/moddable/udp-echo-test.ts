@@ -4,6 +4,7 @@
 // sender's address, and send. (A fixed port: the SDK's socket cannot tell which one port 0 got.)
 
 import type { Logger, UdpBinder, UdpSocket } from '../../src/platform';
+import { describeError } from '../../src/errors';
 
 /** Next to the core's NTP port (7011), not on it: a mirroring session may bind that meanwhile. */
 export const UDP_ECHO_PORT = 7019;
@@ -13,7 +14,7 @@ export function startUdpEchoTest(bind: UdpBinder, log: Logger): void {
   try {
     echo = bind(UDP_ECHO_PORT);
   } catch (error) {
-    log('warn', `udpEchoTest: ${error instanceof Error ? error.message : String(error)}`);
+    log('warn', `udpEchoTest: ${describeError(error)}`);
     return;
   }
   let count = 0;

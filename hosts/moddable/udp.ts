@@ -5,6 +5,7 @@
 // there, as UdpBinder asks.
 
 import type { Logger, UdpBinder, UdpSocket } from '../../src/platform';
+import { describeError } from '../../src/errors';
 
 /** What this file uses of an ECMA-419 UDP socket in `buffer` format. */
 export interface Udp419 {
@@ -35,7 +36,7 @@ export function ecma419UdpBinder(make: MakeUdp, log: Logger): UdpBinder {
           socket.write(bytes, address, remotePort);
         } catch (error) {
           // A full buffer or an unreachable network: like a lost datagram (NTP asks again).
-          log('debug', `UDP send to ${address}:${remotePort} failed: ${error instanceof Error ? error.message : String(error)}`);
+          log('debug', `UDP send to ${address}:${remotePort} failed: ${describeError(error)}`);
         }
       },
       close() {

@@ -14,6 +14,7 @@ import Timer from 'timer';
 import { placePicture } from './screen-layout';
 import type { Clock, Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import type { DecoderHandle, NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
+import { describeError } from '../../src/errors';
 
 /**
  * A picture due further ahead than this is drawn now: the sender's times and the host clock
@@ -92,7 +93,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
         handle = natives.open(codec, width, height, format, options.pending);
         break;
       } catch (error) {
-        failures.push(error instanceof Error ? error.message : String(error));
+        failures.push(describeError(error));
       }
     }
     if (!handle) throw new Error(failures.join('; ') || 'video decoder: no codec named');
@@ -114,7 +115,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
       // frame, so the open decoder (flushed) may still take it from there.
       this.counts.errors++;
       this.natives.flush(this.handle);
-      this.options.log('warn', `video: ${config.codec}: parameter sets refused (${error instanceof Error ? error.message : String(error)}): waiting for a key frame with its own`);
+      this.options.log('warn', `video: ${config.codec}: parameter sets refused (${describeError(error)}): waiting for a key frame with its own`);
       return;
     }
     this.options.log('info', `video: ${config.codec} on ${this.codecName}, ${this.geometry.width}x${this.geometry.height} screen`);
@@ -140,7 +141,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
     } catch (error) {
       this.counts.errors++;
       this.needKeyFrame = true;
-      this.options.log('warn', `video: access unit of ${accessUnit.length} bytes not decoded (${error instanceof Error ? error.message : String(error)}): waiting for a key frame`);
+      this.options.log('warn', `video: access unit of ${accessUnit.length} bytes not decoded (${describeError(error)}): waiting for a key frame`);
       return;
     }
     if (!this.timer) this.present();
@@ -172,7 +173,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
       this.presentDue();
     } catch (error) {
       this.counts.errors++;
-      this.options.log('warn', `video: picture not shown (${error instanceof Error ? error.message : String(error)}): dropping what is pending, waiting for a key frame`);
+      this.options.log('warn', `video: picture not shown (${describeError(error)}): dropping what is pending, waiting for a key frame`);
       this.natives.flush(this.handle);
       this.pending = 0;
       this.needKeyFrame = true;

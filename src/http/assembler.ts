@@ -12,6 +12,7 @@ import type { HttpLimits } from './limits';
 import type { MessageHeadOf, MessageKind } from './message';
 import { MessageParser, type ErrorEvent } from './parser';
 import type { SecureChannel } from './secure-channel';
+import { describeError } from '../errors';
 
 export type BodyMode = 'whole' | 'stream' | 'skip';
 
@@ -77,7 +78,7 @@ export class MessageAssembler<K extends MessageKind> {
     try {
       plaintexts = this.channel.open(bytes);
     } catch (error) {
-      throw new ChannelError(error instanceof Error ? error.message : String(error));
+      throw new ChannelError(describeError(error));
     }
     for (const plaintext of plaintexts) if (plaintext.length > 0) this.parser.receive(plaintext);
   }

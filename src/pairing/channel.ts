@@ -8,6 +8,7 @@ import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from './frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from './hkdf';
 import { checkBytes } from './_util';
+import { describeError } from '../errors';
 
 export type { FrameKernel } from './frame-kernel';
 
@@ -88,7 +89,7 @@ export class ControlChannel implements SecureChannel {
       // A completed header is checked at once, not only when its frame is complete.
       if (this.pendingLength >= LENGTH_BYTES) frameSize(this.pending, 0);
     } catch (error) {
-      this.failure = error instanceof Error ? error.message : String(error);
+      this.failure = describeError(error);
       this.pending.fill(0);
       this.pendingLength = 0;
       throw error instanceof PairingError ? error : new PairingError(`control channel: ${this.failure}`);

@@ -5,6 +5,7 @@
 import { fromBase64 } from '../bytes';
 import { PairingError } from './errors';
 import { bytesToBigInt } from './_util';
+import { describeError } from '../errors';
 
 /** Universal tags this reader knows by name. */
 export const DER_TAG = {
@@ -105,7 +106,7 @@ export function pemToDer(pem: string, label?: string): Uint8Array {
   try {
     return fromBase64(body);
   } catch (error) {
-    throw new PairingError(`PEM: "${found}" block is not base64 (${error instanceof Error ? error.message : String(error)})`);
+    throw new PairingError(`PEM: "${found}" block is not base64 (${describeError(error)})`);
   }
 }
 

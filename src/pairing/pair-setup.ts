@@ -54,6 +54,7 @@ import { SrpServer, SRP_PAIR_SETUP_USERNAME } from './srp';
 import { decodeTlv8, encodeTlv8, encodeTlvUint } from './tlv8';
 import { PAIR_FLAG, PAIR_METHOD, PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, readUint, type PairingReply } from './_reply';
+import { describeError } from '../errors';
 
 /** Failed proofs after which pairing is refused (HAP 5.6.2: 100). */
 export const MAX_TRIES = 100;
@@ -430,7 +431,7 @@ export class PairSetup {
 
   /** Logs a store failure of the count once per failure streak and refuses pairing until it is stored. */
   private storeFailed(action: 'read' | 'write', error: unknown): void {
-    const cause = error instanceof Error ? error.message : String(error);
+    const cause = describeError(error);
     if (this.triesUnsaved === undefined) {
       this.options.log('error', `cannot ${action} the failed-attempt count ("${TRIES_KEY}" record: ${cause}); pair-setup is refused (Busy) until the store takes it`);
     }
@@ -443,6 +444,6 @@ export function decodeSubTlv(plaintext: Uint8Array): Map<number, Uint8Array> {
   try {
     return decodeTlv8(plaintext);
   } catch (error) {
-    throw new PairingError(`encrypted sub-TLV unreadable: ${error instanceof Error ? error.message : String(error)}`, TLV_ERROR.Authentication);
+    throw new PairingError(`encrypted sub-TLV unreadable: ${describeError(error)}`, TLV_ERROR.Authentication);
   }
 }

@@ -17,6 +17,7 @@
 import { utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, Store } from '../platform';
 import { StorageError } from './errors';
+import { describeError } from '../errors';
 
 /** Store key of the pairings record. */
 export const PEERS_KEY = 'pairings';
@@ -97,7 +98,7 @@ export type SaveResult = 'added' | 'replaced' | 'full';
 
 /** What a store failure means, in one line: the record, what was done, and the cause. */
 function storageError(action: 'read' | 'write' | 'delete', key: string, error: unknown): StorageError {
-  return new StorageError(`cannot ${action} the "${key}" record: ${error instanceof Error ? error.message : String(error)}`);
+  return new StorageError(`cannot ${action} the "${key}" record: ${describeError(error)}`);
 }
 
 /**
@@ -130,7 +131,7 @@ export class PeerStore {
     try {
       return decodePeers(bytes);
     } catch (error) {
-      this.log('error', `stored pairings are unreadable (${error instanceof Error ? error.message : String(error)}); kept as "${BAD_PEERS_KEY}", starting with none`);
+      this.log('error', `stored pairings are unreadable (${describeError(error)}); kept as "${BAD_PEERS_KEY}", starting with none`);
       this.write(BAD_PEERS_KEY, bytes);
       this.write(PEERS_KEY, undefined);
       return [];

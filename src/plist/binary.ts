@@ -25,6 +25,7 @@ import {
   type PlistLimits,
   type PlistValue,
 } from './value';
+import { describeError } from '../errors';
 
 export interface BinaryPlistDecodeOptions {
   /** Overrides of DEFAULT_PLIST_LIMITS; the input is untrusted. */
@@ -84,7 +85,7 @@ export function decodeBinaryPlist(bytes: Uint8Array, options: BinaryPlistDecodeO
 
 /** A PlistError carrying any other error (as its cause), so callers need to catch one type. */
 function wrap(error: unknown): PlistError {
-  const message = error instanceof Error ? error.message : String(error);
+  const message = describeError(error);
   return new PlistError(`bplist: ${message}`, { cause: error });
 }
 

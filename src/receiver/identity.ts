@@ -7,6 +7,7 @@ import { sha512 } from '@noble/hashes/sha2.js';
 import { concat, equal, fromHex, toHex, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource, Store } from '../platform';
 import { uuidFromBytes } from '../uuid';
+import { describeError } from '../errors';
 
 export interface ReceiverIdentity {
   /** Ed25519 secret seed (32 bytes). Never leaves the device. */
@@ -62,7 +63,7 @@ export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Lo
       record = JSON.parse(utf8Decode(stored)) as StoredIdentity;
       identity = fromStored(record);
     } catch (error) {
-      log('error', `stored identity is unreadable (${error instanceof Error ? error.message : String(error)}); kept as "${BAD_IDENTITY_KEY}", making a new one`);
+      log('error', `stored identity is unreadable (${describeError(error)}); kept as "${BAD_IDENTITY_KEY}", making a new one`);
       store.put(BAD_IDENTITY_KEY, stored);
     }
     if (record && identity) {

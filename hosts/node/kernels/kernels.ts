@@ -10,6 +10,7 @@ import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../.
 import { portableFrameKernel, type FrameKernel } from '../../../src/pairing/frame-kernel';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
+import { describeError } from '../../../src/errors';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
 export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
@@ -243,7 +244,7 @@ export function selfTestFrameKernel(kernel: FrameKernel): string | undefined {
     }
     return undefined;
   } catch (error) {
-    return `threw ${error instanceof Error ? error.message : String(error)}`;
+    return `threw ${describeError(error)}`;
   }
 }
 

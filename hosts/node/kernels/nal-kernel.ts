@@ -18,6 +18,7 @@ import { annexB, lengthPrefixed } from '../../../src/mirror/annexb-stream';
 import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../../src/mirror/nal-kernel';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
+import { describeError } from '../../../src/errors';
 
 /** Where `npm run build:kernels` writes the NAL kernel. */
 export const NAL_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/nal-kernel.wasm', import.meta.url));
@@ -124,7 +125,7 @@ export function selfTestNalKernel(kernel: NalKernel): string | undefined {
     if (!equal(bad, Uint8Array.of(0, 0, 0, 2, 0x41, 0x9a, 0, 0, 0, 9, 0x41))) return 'a refused payload was changed';
     return undefined;
   } catch (error) {
-    return `threw ${error instanceof Error ? error.message : String(error)}`;
+    return `threw ${describeError(error)}`;
   }
 }
 

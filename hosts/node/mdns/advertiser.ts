@@ -10,6 +10,7 @@ import type { ZoneService } from '../../../src/discovery/mdns-unicast';
 import type { Advertiser, Logger, ServiceRecord } from '../../../src/platform';
 import { shareHostNames } from './ciao-shared-host';
 import { startUnicastResponder, type UnicastResponder } from './unicast-responder';
+import { describeError } from '../../../src/errors';
 
 export interface MdnsAdvertiserOptions {
   /**
@@ -80,7 +81,7 @@ function describe(record: ServiceRecord): string {
 }
 
 function message(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+  return describeError(error);
 }
 
 /**

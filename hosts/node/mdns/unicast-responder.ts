@@ -17,6 +17,7 @@ import dgram from 'node:dgram';
 import { networkInterfaces } from 'node:os';
 import { answerQuery, MDNS_PORT, type ZoneService } from '../../../src/discovery/mdns-unicast';
 import type { Logger } from '../../../src/platform';
+import { describeError } from '../../../src/errors';
 
 export interface UnicastResponderOptions {
   /** Interface names to answer on; empty: every interface with an IPv4 address but loopback. */
@@ -75,7 +76,7 @@ export function startUnicastResponder(options: UnicastResponderOptions): Unicast
       try {
         reply = answerQuery(message, { services, ipv4: ipv4Bytes(address) }, { port: from.port });
       } catch (error) {
-        log('debug', `mdns: unicast query from ${from.address}:${from.port} not read: ${error instanceof Error ? error.message : String(error)}`);
+        log('debug', `mdns: unicast query from ${from.address}:${from.port} not read: ${describeError(error)}`);
         return;
       }
       if (!reply) return;

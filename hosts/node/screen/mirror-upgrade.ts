@@ -9,6 +9,7 @@ import type { Logger } from '../../../src/platform';
 import { isLocalHost, isOwnOrigin } from './loopback';
 import type { PageDecoder } from './page-decoder';
 import { PAGE_PATHS } from './page-protocol';
+import { describeError } from '../../../src/errors';
 
 /** Largest message a page may send on the stream: it sends only short reports. */
 const MAX_PAGE_MESSAGE_BYTES = 4096;
@@ -51,7 +52,7 @@ export class MirrorUpgrades {
         },
       )
       .catch((error: unknown) => {
-        this.log('error', `virtual screen: opening the mirroring stream failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.log('error', `virtual screen: opening the mirroring stream failed: ${describeError(error)}`);
         socket.destroy();
       });
   };

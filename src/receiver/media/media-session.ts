@@ -11,6 +11,7 @@
 import type { Activity } from '../../discovery';
 import type { Display, DisplayStatus, Logger } from '../../platform';
 import type { EventSender } from './events';
+import { describeError } from '../../errors';
 
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 
@@ -104,7 +105,7 @@ export class MediaSession {
       try {
         feature.stop(sessionId, order);
       } catch (error) {
-        this.context.log('error', `stopping ${kind} failed: ${error instanceof Error ? error.message : String(error)}`);
+        this.context.log('error', `stopping ${kind} failed: ${describeError(error)}`);
       }
     }
   }

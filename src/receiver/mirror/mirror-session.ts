@@ -17,6 +17,7 @@ import { HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, 
 import type { StreamRequest } from '../../mirror/stream-request';
 import type { ReceiverLimits } from '../limits';
 import type { StreamTakeover } from '../connection/router';
+import { describeError } from '../../errors';
 
 export interface MirrorSessionContext {
   readonly log: Logger;
@@ -131,7 +132,7 @@ export class MirrorSession implements StreamTakeover {
         this.context.socket.send(request, this.senderAddress, NTP_SENDER_PORT);
       } catch (error) {
         // A lost request is like a lost datagram: the next one comes in 3 s.
-        this.context.log('debug', `${this.peer} NTP request not sent: ${error instanceof Error ? error.message : String(error)}`);
+        this.context.log('debug', `${this.peer} NTP request not sent: ${describeError(error)}`);
       }
     }
   }

@@ -24,6 +24,7 @@ import {
   type WireTimeRange,
 } from '../page-protocol';
 import { byId } from './dom';
+import { describeError } from '../../../../src/errors';
 
 /** Rates the element takes (Chromium refuses others: negative ones among them). */
 const MIN_RATE = 0.0625;
@@ -228,7 +229,7 @@ async function loadWithLibrary(item: LoadedItem, src: string): Promise<void> {
     hls.attachMedia(video);
     hls.loadSource(src);
   } catch (error) {
-    if (loaded === item) fail(item, { code: -1, domain: 'hls', message: error instanceof Error ? error.message : String(error) });
+    if (loaded === item) fail(item, { code: -1, domain: 'hls', message: describeError(error) });
   }
 }
 
