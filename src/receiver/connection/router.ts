@@ -1,6 +1,7 @@
-// Routing on (protocol, method, path): the table of endpoints, the 404/405/501 answers, and the
+// Routing on (protocol, method, path): the table of endpoints, the 404/405/501 answers, the
 // shapes handlers see: a Request in, an Answer out (a Response now, or LATER and a Response
-// through `request.respond` when it is ready).
+// through `request.respond` when it is ready), and the one place a handler's thrown
+// RequestError becomes its refusal (refusalOf).
 
 import type { ConnectionState } from '../../connection-state';
 import { RequestError } from '../../errors';

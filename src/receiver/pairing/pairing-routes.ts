@@ -1,8 +1,10 @@
 // The pairing endpoints (spec 5): POST /pair-setup, /pair-verify and /pair-pin-start on HTTP and
 // RTSP, and RTSP POST /auth-setup. All are `open`: served before the connection is paired, even
 // when access control is on (spec 5.2), since they are how a sender gets paired. And pairing
-// management (issue 15): POST /pair-add, /pair-remove, /pair-list and the HomeKit-style
-// /pairings, one handler behind all four, for an admin sender on a pair-verified connection.
+// management: POST /pair-add, /pair-remove, /pair-list and the HomeKit-style /pairings, one
+// handler behind all four, for an admin sender on a pair-verified connection. A failed step is
+// answered 200 with its TLV error; a message that is not even well-formed escapes the flows as a
+// PairingError, a RequestError the router answers 400.
 
 import { HEADER, STATUS } from '../../http';
 import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../../pairing/auth-setup';
@@ -124,8 +126,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow());
-  // Every route is open (see the file's head). A malformed message escapes the flows as a
-  // PairingError, which the router answers 400.
+  // Every route is POST and open (see the file's head).
   const routes: Omit<Route, 'method' | 'open'>[] = [
     { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state)) },
     { path: '/pair-verify', costly: true, maxBodyBytes: MAX_PAIR_VERIFY_BYTES, handler: (request) => step(request, 'pair-verify M1', () => verify.handle(request.body, request.state)) },
