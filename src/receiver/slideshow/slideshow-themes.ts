@@ -64,14 +64,12 @@ const TAGS: readonly string[] = LANGUAGES.map((language) => language.tag);
 
 /** The language of an Accept-Language value (tags with weights, or a language name), else English. */
 export function themeLanguage(acceptLanguage: string | undefined): ThemeLanguage {
-  const ranges = parseAcceptLanguage(acceptLanguage);
-  const byTag = lookupLanguage(ranges, TAGS);
-  if (byTag) return byTag as ThemeLanguage;
-  for (const { range } of ranges) {
-    const named = LANGUAGES.find((language) => language.names.includes(range));
-    if (named) return named.tag;
-  }
-  return DEFAULT_THEME_LANGUAGE;
+  // A name stands for its tag in its own place, so the order of preference holds across both.
+  const ranges = parseAcceptLanguage(acceptLanguage).map((entry) => {
+    const named = LANGUAGES.find((language) => language.names.includes(entry.range));
+    return named ? { ...entry, range: named.tag } : entry;
+  });
+  return (lookupLanguage(ranges, TAGS) as ThemeLanguage | undefined) ?? DEFAULT_THEME_LANGUAGE;
 }
 
 /** spec 4.1: the GET /slideshow-features body, `themes` as {key, name} in `language`. */
