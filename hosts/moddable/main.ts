@@ -18,7 +18,7 @@ import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
-import type { Display, Logger, UdpBinder } from '../../src/platform';
+import type { Connection, Display, Logger, UdpBinder } from '../../src/platform';
 import { freezeConfig } from '../../src/receiver/config';
 import { loadOrCreateDeviceId } from '../../src/receiver/identity';
 import { profileMirrors, profileShowsPictures } from '../../src/receiver/profiles';
@@ -68,6 +68,69 @@ function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHo
   }
 }
 
+/** The built-in test clip and the UDP echo test, where the manifest asks for them. */
+function startTestHooks(video: VideoHostConfig, mirroring: ReturnType<typeof mirroringPorts>, log: Logger): void {
+  if (video.testClip) {
+    if (mirroring) {
+      // Twice, with a reset between: the second pass shows that a stream can start again after one ended.
+      const { videoDecoder } = mirroring;
+      const clip = { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS };
+      playTestClip(videoDecoder, {
+        ...clip,
+        done: () => {
+          videoDecoder.reset();
+          playTestClip(videoDecoder, clip);
+        },
+      });
+    } else log('warn', 'mirrorTestClip: no video decoder to play it');
+  }
+  if (video.udpEchoTest) {
+    if (mirroring) startUdpEchoTest(mirroring.udp, log);
+    else log('warn', 'udpEchoTest: no screen mirroring ports');
+  }
+}
+
+function adopt(from: unknown, callbacks: TcpCallbacks): TcpSocket {
+  return new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
+}
+
+/** A listener whose connections go to `accept` once the receiver is built (closed before). */
+function listen(port: number, built: { receiver?: Receiver }, accept: (receiver: Receiver, connection: Connection) => void): Listener {
+  const listener: Listener = new Listener({
+    port,
+    onReadable(this: Listener, count: number) {
+      for (let i = 0; i < count; i++) {
+        const from = this.read();
+        if (!from) break;
+        const connection = adoptConnection(from, adopt, {
+          localPort: listener.port,
+          localAddress: () => Net.get('IP') ?? '',
+          setTimer: moddableClock.setTimer,
+          clearTimer: moddableClock.clearTimer,
+        });
+        if (built.receiver) accept(built.receiver, connection);
+        else connection.close();
+      }
+    },
+  });
+  return listener;
+}
+
+/**
+ * Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the manifest
+ * links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison). The mirroring
+ * stream's NAL kernel in C (modules/native/vp-nal.c: no library, every platform links it);
+ * `nalKernel: "portable"` keeps the TypeScript one.
+ */
+function chooseKernels(log: Logger) {
+  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
+  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
+  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
+  const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
+  log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
+  return { crypto, nalKernel };
+}
+
 function start(): void {
   const store = preferenceStore(Preference);
   const random = hostRandom;
@@ -100,54 +163,13 @@ function start(): void {
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
   let mirroring = mirroringPorts(config.profile, host.video, screen, log);
-  if (host.video.testClip) {
-    if (mirroring) {
-      // Twice, with a reset between: the second pass shows that a stream can start again after one ended.
-      const { videoDecoder } = mirroring;
-      const clip = { clock: moddableClock, log, frameMs: TEST_CLIP_FRAME_MS, latency: TEST_CLIP_LATENCY_MS };
-      playTestClip(videoDecoder, {
-        ...clip,
-        done: () => {
-          videoDecoder.reset();
-          playTestClip(videoDecoder, clip);
-        },
-      });
-    }
-    else log('warn', 'mirrorTestClip: no video decoder to play it');
-  }
-  if (host.video.udpEchoTest) {
-    if (mirroring) startUdpEchoTest(mirroring.udp, log);
-    else log('warn', 'udpEchoTest: no screen mirroring ports');
-  }
-  const adopt = (from: unknown, callbacks: TcpCallbacks): TcpSocket =>
-    new TCP({ from: from as TCP, format: 'buffer', nodelay: true, ...callbacks } as ConstructorParameters<typeof TCP>[0]) as unknown as TcpSocket;
+  startTestHooks(host.video, mirroring, log);
   // Listen first: port 0 picks a free one, and the configuration the receiver is built with is
   // complete (the port it advertises) and frozen.
-  let receiver: Receiver | undefined;
-  /** A listener whose connections go to `accept` (refused until the receiver exists). */
-  const listen = (port: number, accept: (receiver: Receiver, connection: ReturnType<typeof adoptConnection>) => void): Listener => {
-    const listener: Listener = new Listener({
-      port,
-      onReadable(this: Listener, count: number) {
-        for (let i = 0; i < count; i++) {
-          const from = this.read();
-          if (!from) break;
-          const connection = adoptConnection(from, adopt, {
-            localPort: listener.port,
-            localAddress: () => Net.get('IP') ?? '',
-            setTimer: moddableClock.setTimer,
-            clearTimer: moddableClock.clearTimer,
-          });
-          if (receiver) accept(receiver, connection);
-          else connection.close();
-        }
-      },
-    });
-    return listener;
-  };
+  const built: { receiver?: Receiver } = {};
   let listener: Listener;
   try {
-    listener = listen(config.port, (to, connection) => to.accept(connection));
+    listener = listen(config.port, built, (to, connection) => to.accept(connection));
   } catch (error) {
     log('error', `cannot listen on port ${config.port}: ${describeError(error)}`);
     return;
@@ -156,7 +178,7 @@ function start(): void {
   let mirrorPort = config.mirrorPort;
   if (mirroring) {
     try {
-      mirrorPort = listen(config.mirrorPort, (to, connection) => to.acceptMirror(connection)).port;
+      mirrorPort = listen(config.mirrorPort, built, (to, connection) => to.acceptMirror(connection)).port;
     } catch (error) {
       log('warn', `cannot listen for screen mirroring on port ${config.mirrorPort}: ${describeError(error)}; Screen not advertised`);
       // Its decoder and picture ring are not needed without the port.
@@ -164,17 +186,9 @@ function start(): void {
       mirroring = undefined;
     }
   }
-  // Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the
-  // manifest links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison).
-  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
-  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
-  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
-  // The mirroring stream's NAL kernel in C (modules/native/vp-nal.c: no library, every platform
-  // links it); `nalKernel: "portable"` keeps the TypeScript one (for comparison).
-  const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
-  log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
+  const { crypto, nalKernel } = chooseKernels(log);
   const started = Time.ticks;
-  receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
+  const receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
     clock: moddableClock,
     random,
     store,
@@ -186,6 +200,7 @@ function start(): void {
     videoDecoder: mirroring?.videoDecoder,
     udp: mirroring?.udp,
   });
+  built.receiver = receiver;
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
   new TimerDriver(receiver, moddableClock);
