@@ -5,8 +5,7 @@
 import { execFile } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { promisify } from 'node:util';
-import { buildAvcC } from '../src/mirror/avcc';
-import { NAL_TYPE, groupAccessUnits, nalType, splitNalUnits } from '../src/mirror/annexb-stream';
+import { buildAvcC, NAL_TYPE, groupAccessUnits, nalType, splitNalUnits } from '../src/mirror';
 import { SendError } from './wire';
 
 const run = promisify(execFile);

@@ -10,15 +10,13 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, type ResponseHead } from '../src/http';
-import { lengthPrefixed } from '../src/mirror/annexb-stream';
-import { isNtpClientRequest, msToNtp, ntpServerReply } from '../src/mirror/ntp';
-import { HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../src/mirror/packet';
+import { lengthPrefixed, isNtpClientRequest, msToNtp, ntpServerReply, HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../src/mirror';
 import { decodePlist, encodeBinaryPlist, isPlistDict } from '../src/plist';
 import type { Dialect } from '../src/dialect';
 import { readH264Clip } from './h264-file';
 import { SendError, describeEndpoint, type Endpoint, type Message } from './wire';
 
-export interface MirrorOptions {
+interface MirrorOptions {
   readonly endpoint: Endpoint;
   readonly dialect: Dialect;
   readonly file: string;

@@ -18,7 +18,7 @@ export interface VideoCommon {
   readonly expectOk: (what: string, response: Message<ResponseHead>) => void;
 }
 
-export interface PlayOptions {
+interface PlayOptions {
   readonly url: string;
   /** spec 4.2 Start-Position: a fraction 0..1 (sent as text/parameters). */
   readonly startFraction: number | undefined;
@@ -178,7 +178,7 @@ function ranges(value: PlistValue | undefined): string {
 }
 
 /** The playback information (spec 2.9) as lines a person reads. */
-export function describePlaybackInfo(info: PlistDict): string[] {
+function describePlaybackInfo(info: PlistDict): string[] {
   if (info.duration === undefined) return [`nothing loaded (ready to play: ${yesNo(info.readyToPlay)})`];
   return [
     `ready to play: ${yesNo(info.readyToPlay)}`,

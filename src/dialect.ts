@@ -25,7 +25,7 @@ export interface Dialect {
 }
 
 /** The headers the spec writes as `X-Vendor-<suffix>`. */
-export type MakerHeader =
+type MakerHeader =
   | 'Session-ID'
   | 'Device-ID'
   | 'AssetKey'

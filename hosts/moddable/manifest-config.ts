@@ -5,8 +5,7 @@
 
 import { isDialectName } from '../../src/dialect';
 import { LOG_LEVELS, type LogLevel } from '../../src/platform';
-import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
-import { isProfileName } from '../../src/receiver/profiles';
+import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, isProfileName } from '../../src/receiver';
 
 /** Fields of ReceiverConfig a manifest may set as text. */
 const TEXT_FIELDS = ['name', 'deviceId', 'model', 'manufacturer', 'serialNumber', 'firmwareVersion', 'firmwareBuildDate', 'osVersion', 'sourceVersion', 'protocolVersion', 'password', 'pin'] as const;

@@ -7,7 +7,7 @@
 
 import Resource from 'Resource';
 import Timer from 'timer';
-import { decoderInput } from '../../src/mirror/annexb-stream';
+import { decoderInput } from '../../src/mirror';
 import type { Clock, Logger } from '../../src/platform';
 import { describeCounts, type ModdableVideoDecoder } from './video-decoder';
 

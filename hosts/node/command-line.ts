@@ -8,14 +8,11 @@ import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
 import { RECEIVER_NAME_MAX, receiverNameProblem } from '../../src/discovery/dnssd-names';
 import { CONTROL_PORT } from '../../src/discovery/services';
-import { NTP_RECEIVER_PORT } from '../../src/mirror/ntp';
-import { MIRROR_PORT } from '../../src/mirror/stream-request';
-import { readCertificateDer } from '../../src/pairing/der';
+import { NTP_RECEIVER_PORT, MIRROR_PORT } from '../../src/mirror';
+import { readCertificateDer } from '../../src/pairing';
 import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
-import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits } from '../../src/receiver/config';
-import { loadOrCreateDeviceId } from '../../src/receiver/identity';
-import { isProfileName, PROFILES } from '../../src/receiver/profiles';
+import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, loadOrCreateDeviceId, isProfileName, PROFILES } from '../../src/receiver';
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
 

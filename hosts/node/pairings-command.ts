@@ -7,12 +7,10 @@
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { toHex } from '../../src/bytes';
-import { StorageError } from '../../src/pairing/errors';
-import { permissionName } from '../../src/pairing/pairings-admin';
-import { PeerStore, RECORD_MAX_PEERS } from '../../src/pairing/peers';
+import { StorageError, permissionName, PeerStore, RECORD_MAX_PEERS } from '../../src/pairing';
 import { consoleLogger, defaultDataDir, fileStore, StoreFileError } from './io/ports';
 
-export const PAIRINGS_USAGE = `Usage: vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
+const PAIRINGS_USAGE = `Usage: vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
 
 The senders paired with the receiver whose data is in DIR
 (default: ${defaultDataDir()}).
@@ -23,7 +21,7 @@ The senders paired with the receiver whose data is in DIR
 `;
 
 /** Where the command writes: standard output and standard error, one line each call. */
-export interface CommandOutput {
+interface CommandOutput {
   out(line: string): void;
   err(line: string): void;
 }

@@ -16,21 +16,21 @@ export class HeadProblem {
   ) {}
 }
 
-export interface RequestLine {
+interface RequestLine {
   readonly method: string;
   readonly target: string;
   readonly protocol: Protocol;
   readonly version: ProtocolVersion;
 }
 
-export interface StatusLine {
+interface StatusLine {
   readonly protocol: Protocol;
   readonly version: ProtocolVersion;
   readonly status: number;
   readonly reason: string;
 }
 
-export interface Framing {
+interface Framing {
   readonly framing: BodyFraming;
   readonly contentLength: number | undefined;
 }

@@ -9,7 +9,7 @@ export class AvcCError extends Error {
   override name = 'AvcCError';
 }
 
-export interface AvcC {
+interface AvcC {
   /** AVCProfileIndication, profile_compatibility, AVCLevelIndication. */
   readonly profile: number;
   readonly compatibility: number;

@@ -16,11 +16,11 @@ export const NTP_SENDER_PORT = 7010;
 export const NTP_RECEIVER_PORT = 7011;
 
 /** spec 4.5, 8: a request every 3 seconds. */
-export const NTP_INTERVAL_MS = 3000;
+const NTP_INTERVAL_MS = 3000;
 
 /** spec 4.5: version 4, mode client (LI 0, VN 4, mode 3), and the server's mode 4. */
-export const NTP_CLIENT_FIRST_BYTE = 0x23;
-export const NTP_SERVER_FIRST_BYTE = 0x24;
+const NTP_CLIENT_FIRST_BYTE = 0x23;
+const NTP_SERVER_FIRST_BYTE = 0x24;
 
 const MODE_SERVER = 4;
 const TWO_32 = 2 ** 32;
@@ -33,7 +33,7 @@ export function readTimestamp(packet: Uint8Array, at: number): number {
   return ntpMs(view.getUint32(at), view.getUint32(at + 4));
 }
 
-export function writeTimestamp(packet: Uint8Array, at: number, ms: number): void {
+function writeTimestamp(packet: Uint8Array, at: number, ms: number): void {
   const view = new DataView(packet.buffer, packet.byteOffset, packet.byteLength);
   const { seconds, fraction } = msToNtp(ms);
   view.setUint32(at, seconds);
@@ -88,7 +88,7 @@ export function isNtpClientRequest(packet: Uint8Array): boolean {
 }
 
 /** One exchange's result (RFC 5905 8): the sender's clock minus ours, and the round trip. */
-export interface NtpSample {
+interface NtpSample {
   /** theta: sender time = local time + offset (ms). */
   readonly offset: number;
   /** delta: the round-trip delay, the server's hold time taken out (ms). */
@@ -106,7 +106,7 @@ export function offsetAndDelay(t1: number, t2: number, t3: number, t4: number): 
  * The clock filter (after RFC 5905 10, simplified): of the last `size` samples, the one with the
  * least delay says the offset best (queueing only ever adds delay, and adds error with it).
  */
-export class ClockFilter {
+class ClockFilter {
   private readonly samples: NtpSample[] = [];
 
   constructor(private readonly size = 8) {}
@@ -128,7 +128,7 @@ export class ClockFilter {
   }
 }
 
-export interface NtpClientOptions {
+interface NtpClientOptions {
   readonly intervalMs?: number;
   /** Samples the filter keeps. */
   readonly filterSize?: number;

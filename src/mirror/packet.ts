@@ -18,7 +18,7 @@ export const PACKET_TYPE = {
 } as const;
 
 /** spec 2.14: the 2 bytes after the type are 0x1e for a heartbeat, otherwise 6. */
-export function packetOption(type: number): number {
+function packetOption(type: number): number {
   return type === PACKET_TYPE.heartbeat ? 0x1e : 6;
 }
 
@@ -73,7 +73,7 @@ export type PacketEvent =
   /** The stream cannot go on (a payload over the limit); the reader reads nothing more. */
   | { readonly type: 'error'; readonly reason: string };
 
-export interface PacketReaderOptions {
+interface PacketReaderOptions {
   /** Largest payload taken (bigger: an error, nothing allocated). */
   readonly maxPayloadBytes: number;
   /** Payload types whose payloads are kept; others are skipped. */

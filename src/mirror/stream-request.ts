@@ -56,7 +56,7 @@ export const STREAM_REQUEST_REQUIRED: readonly (readonly [string, KeyType])[] = 
 ];
 
 /** spec 2.13: present, they say the video is AES-encrypted under a key only the DRM scheme opens. */
-export const STREAM_REQUEST_DRM_KEYS = ['param1', 'param2'] as const;
+const STREAM_REQUEST_DRM_KEYS = ['param1', 'param2'] as const;
 
 function describeType(value: PlistValue): string {
   if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';

@@ -19,7 +19,7 @@ export const AUTH_SETUP_TYPE = {
 } as const;
 
 /** spec 5.6: the texts hashed with the shared secret into the AES key and IV. */
-export const AUTH_SETUP_LABEL = {
+const AUTH_SETUP_LABEL = {
   AesKey: 'AES-KEY',
   AesIv: 'AES-IV',
 } as const;

@@ -19,7 +19,7 @@ export const DER_TAG = {
 } as const;
 
 /** One DER element: its tag byte and a view of its contents. */
-export interface DerElement {
+interface DerElement {
   tag: number;
   /** Offset of the tag byte in the array read. */
   offset: number;

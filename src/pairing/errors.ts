@@ -31,7 +31,7 @@ export class StorageError extends Error {
 }
 
 /** A PairingError the step answers in its Error TLV. */
-export type StepFailure = PairingError & { readonly tlvError: number };
+type StepFailure = PairingError & { readonly tlvError: number };
 
 /**
  * What a failed pairing step (`step`: `pair-setup M3`, `pairing management`) answers in its

@@ -28,7 +28,7 @@ export const PAIRING_HKDF = {
    */
   MfiPairSetup: { salt: 'MFi-Pair-Setup-Salt', info: 'MFi-Pair-Setup-Info' },
 } as const;
-export type PairingHkdfLabel = (typeof PAIRING_HKDF)[keyof typeof PAIRING_HKDF];
+type PairingHkdfLabel = (typeof PAIRING_HKDF)[keyof typeof PAIRING_HKDF];
 
 /** The 8-character nonce labels of the encrypted TLV sub-messages (12-byte nonce = 4 zero bytes + label). */
 export const PAIRING_NONCE = {

@@ -5,7 +5,7 @@
 // (no BigInt arithmetic is); the secrets it handles are ephemeral per pairing attempt.
 
 /** `base ** exponent mod modulus` for a positive modulus and a non-negative exponent. */
-export type ModPow = (base: bigint, exponent: bigint, modulus: bigint) => bigint;
+type ModPow = (base: bigint, exponent: bigint, modulus: bigint) => bigint;
 
 /** Exponents up to this many hex digits use plain square-and-multiply (the table would cost more). */
 const SMALL_EXPONENT_DIGITS = 8;

@@ -57,21 +57,21 @@ import { errorReply, readItem, readRequest, readUint, type PairingReply } from '
 import { describeError } from '../errors';
 
 /** Failed proofs after which pairing is refused (HAP 5.6.2: 100). */
-export const MAX_TRIES = 100;
+const MAX_TRIES = 100;
 /** Failed proofs a person may make (mistyping) before each attempt has to wait. */
-export const BACKOFF_AFTER = 10;
+const BACKOFF_AFTER = 10;
 /** Longest wait between attempts once backing off. */
-export const MAX_BACKOFF_SECONDS = 60;
+const MAX_BACKOFF_SECONDS = 60;
 /** Store key of the failed-attempt count (4 bytes, big-endian). */
 export const TRIES_KEY = 'pair-tries';
 /** spec 5.3: the code of home-based (transient) pairing, which senders always send. */
-export const TRANSIENT_SETUP_CODE = '3939';
+const TRANSIENT_SETUP_CODE = '3939';
 
 /** How a pair-setup ended (see the header). */
-export type PairSetupOutcome = 'paired' | 'failed' | 'abandoned';
+type PairSetupOutcome = 'paired' | 'failed' | 'abandoned';
 
 /** The configuration the setup code comes from. */
-export interface SetupCodeConfig {
+interface SetupCodeConfig {
   readonly password: string;
   readonly pin: string;
   readonly pinRequired: boolean;
@@ -84,7 +84,7 @@ export function setupCodeFor(config: SetupCodeConfig, transient: boolean): strin
   return config.pin;
 }
 
-export interface PairSetupOptions {
+interface PairSetupOptions {
   /** The receiver's pairing identifier (M6 Identifier; pair-verify M2 sends the same). */
   readonly identifier: string;
   /** The receiver's Ed25519 long-term key pair (TXT pk). */

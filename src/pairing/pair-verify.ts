@@ -28,7 +28,7 @@ import { encodeTlv8, encodeTlvUint } from './tlv8';
 import { PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, type PairingReply } from './_reply';
 
-export interface PairVerifyOptions {
+interface PairVerifyOptions {
   /** The receiver's pairing identifier (the one pair-setup M6 sent). */
   readonly identifier: string;
   readonly identity: { readonly secretKey: Uint8Array; readonly publicKey: Uint8Array };

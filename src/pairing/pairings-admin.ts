@@ -26,7 +26,7 @@ import { PAIR_METHOD, PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, readUint, type PairingReply } from './_reply';
 
 /** A management reply, and whether the connection closes after it (its own pairing was removed). */
-export interface ManagementReply extends PairingReply {
+interface ManagementReply extends PairingReply {
   readonly close?: boolean;
 }
 

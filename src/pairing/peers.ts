@@ -46,7 +46,7 @@ export interface Peer {
 }
 
 /** Thrown for a record that cannot be read; the message names the offset. */
-export class PeersRecordError extends Error {
+class PeersRecordError extends Error {
   override name = 'PeersRecordError';
 }
 
@@ -94,7 +94,7 @@ export function decodePeers(bytes: Uint8Array): Peer[] {
 }
 
 /** What `PeerStore.save` did. */
-export type SaveResult = 'added' | 'replaced' | 'full';
+type SaveResult = 'added' | 'replaced' | 'full';
 
 /** What a store failure means, in one line: the record, what was done, and the cause. */
 function storageError(action: 'read' | 'write' | 'delete', key: string, error: unknown): StorageError {

@@ -69,7 +69,7 @@ function constants(hash: (...parts: Uint8Array[]) => Uint8Array): { k: bigint; h
   return groupConstants;
 }
 
-export interface SrpServerOptions {
+interface SrpServerOptions {
   /** The setup code (spec 5.3: 3939 by default, or the configured PIN). */
   password: string;
   /** The SRP username I; pair-setup uses 'Pair-Setup'. */

@@ -17,7 +17,7 @@ const LOG_INTERVAL_MS = 10_000;
 /** Addresses remembered at most; buckets that are full again (idle a second) are dropped first. */
 const MAX_ADDRESSES = 1024;
 
-export interface StepLimits {
+interface StepLimits {
   readonly pairingStepsPerSecondPerAddress: number;
   readonly pairingStepsPerSecondPerConnection: number;
 }
@@ -58,7 +58,7 @@ class Bucket {
 const CONNECTION_BUCKET = new StateKey<Bucket>('pairing-steps');
 
 /** What `PairingStepLimiter.admit` decided: go, or wait this many seconds (at least 1). */
-export type StepAdmission = { readonly ok: true } | { readonly ok: false; readonly retryDelaySeconds: number; readonly reason: string };
+type StepAdmission = { readonly ok: true } | { readonly ok: false; readonly retryDelaySeconds: number; readonly reason: string };
 
 export class PairingStepLimiter {
   private readonly addresses = new Map<string, Bucket>();

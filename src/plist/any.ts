@@ -4,7 +4,7 @@ import { decodeBinaryPlist } from './binary';
 import type { PlistLimits, PlistValue } from './value';
 import { decodeXmlPlist } from './xml';
 
-export interface PlistDecodeOptions {
+interface PlistDecodeOptions {
   /** Overrides of DEFAULT_PLIST_LIMITS; the input is untrusted. */
   limits?: Partial<PlistLimits>;
   /** Decode every real as PlistReal, so an integral real stays distinguishable from an integer. */

@@ -27,7 +27,7 @@ import {
 } from './value';
 import { describeError } from '../errors';
 
-export interface BinaryPlistDecodeOptions {
+interface BinaryPlistDecodeOptions {
   /** Overrides of DEFAULT_PLIST_LIMITS; the input is untrusted. */
   limits?: Partial<PlistLimits>;
   /** Decode every real as PlistReal, so an integral real stays distinguishable from an integer. */

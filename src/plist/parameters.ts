@@ -3,7 +3,7 @@
 import { BytesError, utf8Decode, utf8Encode } from '../bytes';
 import { PlistError } from './value';
 
-export interface ParametersLimits {
+interface ParametersLimits {
   /** Largest body accepted, in bytes (UTF-8 for a string). Default 64 KiB. */
   maxBytes?: number;
   /** Most lines, blank ones included. Default 1000. */

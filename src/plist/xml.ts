@@ -25,13 +25,13 @@ import {
 } from './value';
 
 /** The XML declaration every XML plist starts with. */
-export const XML_PLIST_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
+const XML_PLIST_DECLARATION = '<?xml version="1.0" encoding="UTF-8"?>';
 
 /** The document type line of Apple's plist format; it is part of the file format, not decoration. */
 export const XML_PLIST_DOCTYPE =
   '<!DOCTYPE plist PUBLIC "-//Apple//DTD PLIST 1.0//EN" "http://www.apple.com/DTDs/PropertyList-1.0.dtd">';
 
-export interface XmlPlistDecodeOptions {
+interface XmlPlistDecodeOptions {
   /** Overrides of DEFAULT_PLIST_LIMITS; the input is untrusted. */
   limits?: Partial<PlistLimits>;
   /** Decode every <real> as a PlistReal, so an integral real (2.0) keeps its type. */

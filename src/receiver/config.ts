@@ -5,8 +5,7 @@ import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
 import { receiverNameProblem } from '../discovery/dnssd-names';
 import { CONTROL_PORT } from '../discovery/services';
-import { NTP_RECEIVER_PORT } from '../mirror/ntp';
-import { MIRROR_PORT } from '../mirror/stream-request';
+import { NTP_RECEIVER_PORT, MIRROR_PORT } from '../mirror';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
@@ -113,7 +112,7 @@ function validatePort(field: string, port: number): void {
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${field} ${port} is not a TCP port (0 to 65535)`);
 }
 
-export function validateConfig(config: ReceiverConfig): void {
+function validateConfig(config: ReceiverConfig): void {
   const nameProblem = receiverNameProblem(config.name);
   if (nameProblem) throw new ConfigError(`name ${nameProblem}`);
   config.deviceId = normaliseDeviceId(config.deviceId);

@@ -7,7 +7,7 @@ import type { ReceiverLimits } from './limits';
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';
 
-export interface Profile {
+interface Profile {
   readonly name: ProfileName;
   /** What the device is for, shown in --help. */
   readonly summary: string;
@@ -117,14 +117,14 @@ export const IMPLEMENTED_FEATURES: readonly FeatureName[] = [
  * Features that need a screen (the Display port): a host without one never advertises them,
  * whatever its profile intends, and does not serve their endpoints.
  */
-export const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching', 'Slideshow'];
+const SCREEN_FEATURES: readonly FeatureName[] = ['Photo', 'PhotoCaching', 'Slideshow'];
 
 /**
  * Features that need a player (the Player port: the Node host's screen page, a media board's
  * decoder): a host without one never advertises them and does not serve their endpoints. The
  * player fetches the URL itself, HTTP live streams included.
  */
-export const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'];
+const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'];
 
 /**
  * spec 4.4-4.5, 2.14: screen mirroring (src/receiver/mirror/mirror.ts), only where the host has a

@@ -32,8 +32,8 @@ import { registerUnservedAudioRoutes } from './audio/audio-routes';
 import { registerInfoRoutes, type InfoContext } from './info/info';
 import { MediaSession } from './media/media-session';
 import { MirrorFeature, registerMirrorRoutes } from './mirror/mirror';
-import type { CryptoKernels } from '../pairing/crypto-kernels';
-import type { NalKernel } from '../mirror/nal-kernel';
+import type { CryptoKernels } from '../pairing';
+import type { NalKernel } from '../mirror';
 import { registerPairingRoutes, type PairingService } from './pairing/pairing-routes';
 import { registerPhotoRoutes, type PhotoFeature } from './photo/photo';
 import { advertisedFeatures, implementedFeatures, MIRRORING_FEATURES, PROFILES } from './profiles';
@@ -71,7 +71,7 @@ function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnecti
  * The answer to a connection the receiver cannot take: 503 with Retry-After, sent at once (its
  * request is not read, so HTTP/1.1: RTSP senders read the status line alike).
  */
-export function busyResponse(serverHeader: string, wallTime: number): Uint8Array {
+function busyResponse(serverHeader: string, wallTime: number): Uint8Array {
   const reason = utf8Encode('this receiver has as many connections as it can take; try again shortly\n');
   return writeResponse({
     protocol: 'HTTP',
@@ -89,7 +89,7 @@ export function busyResponse(serverHeader: string, wallTime: number): Uint8Array
 }
 
 /** Store key of the group id (spec 2.1 gid), kept across restarts. */
-export const GID_KEY = 'gid';
+const GID_KEY = 'gid';
 
 /** The ports a receiver uses. The advertiser is optional (`--no-mdns`). */
 export interface ReceiverPorts {

@@ -27,7 +27,7 @@ export const RECEIVER_TIMERS = [
   'videoEnd',
 ] as const;
 
-export type ReceiverTimer = (typeof RECEIVER_TIMERS)[number];
+type ReceiverTimer = (typeof RECEIVER_TIMERS)[number];
 
 /** What a feature sees of the table: its own named deadlines, in monotonic milliseconds. */
 export interface Deadlines<Name extends string = ReceiverTimer> {

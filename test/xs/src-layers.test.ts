@@ -54,12 +54,15 @@ export const RECEIVER_FLOORS: Readonly<Record<string, number>> = {
   audio: 3,
   pairing: 3,
   receiver: 4,
+  /** index.ts, the folder's face for hosts and the other parts of src/: above everything it shows. */
+  face: 5,
 };
 
-/** The room of src/receiver/ a file belongs to: its folder, `receiver` for receiver.ts, else `settings`. */
+/** The room of src/receiver/ a file belongs to: its folder, `receiver` for receiver.ts, `face` for index.ts, else `settings`. */
 export function roomOf(file: string): string {
   const parts = path.relative(RECEIVER, file).split(path.sep);
   if (parts.length > 1) return parts[0];
+  if (parts[0] === 'index.ts') return 'face';
   return parts[0] === 'receiver.ts' ? 'receiver' : 'settings';
 }
 

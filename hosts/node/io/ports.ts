@@ -56,8 +56,8 @@ export class StoreFileError extends Error {
  * The data directory holds the receiver's secret key (src/receiver/identity.ts): a directory the
  * receiver makes is its user's alone, and so is every record it writes.
  */
-export const DATA_DIR_MODE = 0o700;
-export const RECORD_MODE = 0o600;
+const DATA_DIR_MODE = 0o700;
+const RECORD_MODE = 0o600;
 
 /**
  * Makes the data directory, mode DATA_DIR_MODE, and any missing parents (with the usual mode:
@@ -124,7 +124,7 @@ function processExists(pid: number): boolean {
  * power cut): those of processes that no longer run, and this process's own (an earlier one
  * with the same pid). Those of a live process are another receiver's write in progress.
  */
-export function removeStaleTemporaries(directory: string): string[] {
+function removeStaleTemporaries(directory: string): string[] {
   const removed: string[] = [];
   for (const name of readdirSync(directory)) {
     const match = TEMPORARY.exec(name);

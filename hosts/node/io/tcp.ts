@@ -4,7 +4,7 @@ import net from 'node:net';
 import type { Connection } from '../../../src/platform';
 
 /** Wraps a node:net socket as a Connection. The core sets the callbacks. */
-export function socketConnection(socket: net.Socket): Connection {
+function socketConnection(socket: net.Socket): Connection {
   const connection: Connection = {
     remoteAddress: normaliseAddress(socket.remoteAddress ?? ''),
     remotePort: socket.remotePort ?? 0,

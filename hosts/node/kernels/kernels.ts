@@ -5,9 +5,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fromHex, toHex } from '../../../src/bytes';
-import { PairingError } from '../../../src/pairing/errors';
-import { portableCryptoKernels, withFrameKernel, type CryptoKernels } from '../../../src/pairing/crypto-kernels';
-import { portableFrameKernel, type FrameKernel } from '../../../src/pairing/frame-kernel';
+import { PairingError, portableCryptoKernels, withFrameKernel, type CryptoKernels, portableFrameKernel, type FrameKernel } from '../../../src/pairing';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';
@@ -249,7 +247,7 @@ export function selfTestFrameKernel(kernel: FrameKernel): string | undefined {
 }
 
 /** What selectFrameKernel() chose: the kernel, the name the log gives it, and the port to pass. */
-export interface SelectedFrameKernel {
+interface SelectedFrameKernel {
   readonly name: 'ours-wasm' | 'ours-ts';
   readonly kernel: FrameKernel;
   /** The portable kernels with this frame kernel: ReceiverPorts.crypto. */

@@ -14,8 +14,7 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { equal } from '../../../src/bytes';
-import { annexB, lengthPrefixed } from '../../../src/mirror/annexb-stream';
-import { isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../../src/mirror/nal-kernel';
+import { annexB, lengthPrefixed, isNalLengthSize, lengthSizeError, NalError, nalErrorAt, portableNalKernel, readNalLength, type AnnexBUnit, type NalKernel } from '../../../src/mirror';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';
@@ -130,7 +129,7 @@ export function selfTestNalKernel(kernel: NalKernel): string | undefined {
 }
 
 /** MB/s of `kernel` on `frame` (4-byte lengths, converted in place: the lengths are put back before each call). */
-export function nalThroughput(kernel: NalKernel, frame: Uint8Array, milliseconds: number): number {
+function nalThroughput(kernel: NalKernel, frame: Uint8Array, milliseconds: number): number {
   const payload = frame.slice();
   // Where the lengths are, to put them back: the conversion overwrites nothing else.
   const fields: { at: number; bytes: Uint8Array }[] = [];
@@ -153,7 +152,7 @@ export function nalThroughput(kernel: NalKernel, frame: Uint8Array, milliseconds
   return (calls * payload.length) / ((now - started) * 1000);
 }
 
-export interface SelectedNalKernel {
+interface SelectedNalKernel {
   readonly kernel: NalKernel;
   /** The figures the choice rests on (MB/s on the sample frame), when both builds were timed. */
   readonly portableMbPerSec?: number;

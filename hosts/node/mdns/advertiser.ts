@@ -59,7 +59,7 @@ const DEFAULT_SHUTDOWN_TIMEOUT_MS = 2000;
  * ciao then follows address changes on these interfaces but not interfaces that appear later;
  * a restart picks those up.
  */
-export function defaultInterfaces(ipv6 = true): string[] {
+function defaultInterfaces(ipv6 = true): string[] {
   const names: string[] = [];
   for (const [name, infos] of Object.entries(networkInterfaces())) {
     const usable = (infos ?? []).some((info) => !info.internal && (info.family === 'IPv4' || (ipv6 && info.family === 'IPv6')));

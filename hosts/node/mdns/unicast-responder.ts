@@ -19,7 +19,7 @@ import { answerQuery, MDNS_PORT, type ZoneService } from '../../../src/discovery
 import type { Logger } from '../../../src/platform';
 import { describeError } from '../../../src/errors';
 
-export interface UnicastResponderOptions {
+interface UnicastResponderOptions {
   /** Interface names to answer on; empty: every interface with an IPv4 address but loopback. */
   interfaces: readonly string[];
   /** The services as published right now (names as the multicast responder probed them). */
@@ -38,7 +38,7 @@ export interface UnicastResponder {
 const DEFAULT_POLL_MS = 15_000;
 
 /** The non-loopback IPv4 addresses of `interfaces` (or of all interfaces when it is empty). */
-export function unicastAddresses(interfaces: readonly string[]): string[] {
+function unicastAddresses(interfaces: readonly string[]): string[] {
   const found: string[] = [];
   for (const [name, infos] of Object.entries(networkInterfaces())) {
     if (interfaces.length > 0 && !interfaces.includes(name)) continue;

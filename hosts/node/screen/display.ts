@@ -3,7 +3,7 @@
 // picture and its transition, the status line, the PIN) and tells listeners of every change.
 
 import type { Display, DisplayStatus, Logger } from '../../../src/platform';
-import { TRANSITIONS, type Transition } from '../../../src/receiver/media/transitions';
+import { TRANSITIONS, type Transition } from '../../../src/receiver';
 import type { ScreenSnapshot } from './page-protocol';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
@@ -19,7 +19,7 @@ interface ShownPhoto {
 export const PHOTO_PATH_PREFIX = '/photo/';
 
 /** The URL of picture `version` on the screen server. */
-export function photoPath(version: number): string {
+function photoPath(version: number): string {
   return `${PHOTO_PATH_PREFIX}${version}.jpg`;
 }
 

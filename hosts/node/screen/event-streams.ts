@@ -11,7 +11,7 @@ import { answerText, COMMON_HEADERS, type Exchange } from './exchange';
 import type { PageState } from './page-protocol';
 import type { PagePlayer } from './player';
 
-export interface PageEventStreamsOptions {
+interface PageEventStreamsOptions {
   readonly screen: VirtualScreen;
   readonly player: PagePlayer | undefined;
   readonly log: Logger;

@@ -30,7 +30,7 @@ export function isOwnOrigin(origin: string | undefined, port: number): boolean {
   return url.protocol === 'http:' && LOCAL_HOSTNAMES.has(url.hostname) && url.port === String(port);
 }
 
-export interface LoopbackServers {
+interface LoopbackServers {
   readonly servers: http.Server[];
   readonly port: number;
   /** `http://127.0.0.1:PORT/` and, where ::1 exists, `http://[::1]:PORT/`. */

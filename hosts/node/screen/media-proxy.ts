@@ -22,7 +22,7 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver/limits';
+import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver';
 import type { PlayerError } from '../../../src/platform';
 
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
@@ -38,7 +38,7 @@ const PLAYLIST_TYPES = new Set([HLS_TYPE, 'application/x-mpegurl', 'audio/mpegur
 export const MEDIA_PATH_PREFIX = '/media/';
 
 /** The screen server's path of URL `number` of `item`. */
-export function mediaPath(item: number, number: number): string {
+function mediaPath(item: number, number: number): string {
   return `${MEDIA_PATH_PREFIX}${item}/${number}`;
 }
 
@@ -59,7 +59,7 @@ const FORWARDED_HEADERS = ['content-type', 'content-length', 'content-range', 'a
  * `unsatisfiable` when it starts past the end (416), or undefined: no header, several ranges or
  * one not understood (RFC 9110 14.2: a server may then answer the whole, 200).
  */
-export function byteRange(header: string | undefined, length: number): { readonly start: number; readonly end: number } | 'unsatisfiable' | undefined {
+function byteRange(header: string | undefined, length: number): { readonly start: number; readonly end: number } | 'unsatisfiable' | undefined {
   const match = /^bytes=(\d*)-(\d*)$/.exec(header?.trim() ?? '');
   if (!match || (match[1] === '' && match[2] === '')) return undefined;
   if (match[1] === '') {

@@ -8,7 +8,7 @@ import { createRequire } from 'node:module';
 /** The page's build (scripts/build.mjs PAGE.outdir), from this file in the sources or in dist/. */
 const PAGE_BUILD = new URL('../../../dist/screen/', import.meta.url);
 
-export interface StaticFile {
+interface StaticFile {
   readonly type: string;
   readonly body: Buffer;
 }

@@ -22,7 +22,7 @@ const MAX_PAGE_TEXT = 200;
 const JOINED_LATE = 'the page joined mid-stream';
 const FELL_BEHIND = 'the page fell behind';
 
-export interface PageDecoderOptions {
+interface PageDecoderOptions {
   readonly geometry: ScreenGeometry;
   /** The host's monotonic clock (hosts/node/io/ports.ts nodeClock.now): presentation times are on it. */
   readonly now: () => number;

@@ -5,7 +5,7 @@
 // page/tsconfig.json both type-check this file.
 
 import type { PlayerError, PlayerState, StartPosition } from '../../../src/platform';
-import type { Transition } from '../../../src/receiver/media/transitions';
+import type { Transition } from '../../../src/receiver';
 
 /** Paths of the screen server that the page's own code asks for. */
 export const PAGE_PATHS = {

@@ -14,14 +14,14 @@
 
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
 import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaLimits } from './media-proxy';
-import { DEFAULT_LIMITS } from '../../../src/receiver/limits';
+import { DEFAULT_LIMITS } from '../../../src/receiver';
 import { MAX_REPORT_RANGES, type PageVideoReport, type VideoCommand } from './page-protocol';
 
 /**
  * A page's report once checked (parsePageReport): the wire's [start, duration] pairs as the port's
  * TimeRanges.
  */
-export type PageReport = Omit<PageVideoReport, 'loaded' | 'seekable'> & {
+type PageReport = Omit<PageVideoReport, 'loaded' | 'seekable'> & {
   readonly loaded: readonly TimeRange[];
   readonly seekable: readonly TimeRange[];
 };

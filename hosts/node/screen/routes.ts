@@ -37,7 +37,7 @@ export type Route = ({ readonly path: string } | { readonly prefix: string }) & 
   readonly handle: (exchange: Exchange) => void;
 };
 
-export interface RouteContext {
+interface RouteContext {
   readonly screen: VirtualScreen;
   readonly player: PagePlayer | undefined;
   readonly streams: PageEventStreams;

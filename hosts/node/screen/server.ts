@@ -14,7 +14,7 @@ import type { PageDecoder } from './page-decoder';
 import type { PagePlayer } from './player';
 import { dispatch, screenRoutes } from './routes';
 
-export interface ScreenServerOptions {
+interface ScreenServerOptions {
   readonly screen: VirtualScreen;
   /** Plays video in the page; without one the page has no video layer. */
   readonly player?: PagePlayer;
@@ -38,7 +38,7 @@ export interface ScreenServer {
   close(): Promise<void>;
 }
 
-export const DEFAULT_MAX_SCREEN_CLIENTS = 8;
+const DEFAULT_MAX_SCREEN_CLIENTS = 8;
 
 export async function startScreenServer(options: ScreenServerOptions): Promise<ScreenServer> {
   const { screen, player, log } = options;

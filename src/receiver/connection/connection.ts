@@ -47,7 +47,7 @@ import { LATER, sessionIdOf, splitTarget, type Request, type SplitTarget, type R
 import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
 
-export type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
+type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
 
 /** The mode a connection is in, with what that mode carries (see the header). */
 type Mode =

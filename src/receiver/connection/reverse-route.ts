@@ -6,7 +6,7 @@ import type { Logger } from '../../platform';
 import type { ReverseRegistry } from './reverse';
 import { refuse, type Response, type Router } from './router';
 
-export interface ReverseRouteContext {
+interface ReverseRouteContext {
   readonly log: Logger;
   readonly reverse: ReverseRegistry;
   /** limits.maxReverseConnections */

@@ -103,7 +103,7 @@ export const LATER: unique symbol = Symbol('answer later');
 
 export type Answer = Response | typeof LATER;
 
-export type Handler = (request: Request) => Answer;
+type Handler = (request: Request) => Answer;
 
 /** A refusal: the status, and the reason the connection logs and sends (see Response.reason). */
 export function refuse(status: number, reason: string, headers?: HeadersInit): Response {
@@ -160,13 +160,13 @@ export interface Route {
   readonly open?: boolean;
 }
 
-export type RouteMatch =
+type RouteMatch =
   | { readonly kind: 'route'; readonly route: Route }
   /** 404 unknown path, 405 known path with another method, 501 a method the receiver never serves. */
   | { readonly kind: 'refuse'; readonly status: typeof STATUS.notFound | typeof STATUS.methodNotAllowed | typeof STATUS.notImplemented; readonly allow: string[] };
 
 /** A route path that matches every path. */
-export const ANY_PATH = '*';
+const ANY_PATH = '*';
 
 const PROTOCOLS: readonly Protocol[] = ['HTTP', 'RTSP'];
 

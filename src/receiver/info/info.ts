@@ -43,7 +43,7 @@ export function serverInfo(receiver: InfoContext): PlistDict {
 }
 
 /** spec 2.11: the audio-service information record, with the raw TXT bytes of both services. */
-export function audioServiceInfo(receiver: InfoContext, request: Pick<Request, 'remoteAddress' | 'remotePort'>): PlistDict {
+function audioServiceInfo(receiver: InfoContext, request: Pick<Request, 'remoteAddress' | 'remotePort'>): PlistDict {
   const { config, identity } = receiver;
   const services = receiver.services();
   const media = services.find((service) => service.type === receiver.dialect.serviceType);

@@ -9,22 +9,22 @@ import type { PlistDict } from '../../plist/value';
 import { ReverseError, type ReverseRegistry } from '../connection/reverse';
 
 /** spec 6: each event category, the content type its body has, and the states it reports. */
-export const EVENT_CATEGORIES = {
+const EVENT_CATEGORIES = {
   photo: { mime: 'plistXml', states: ['stopped'] },
   slideshow: { mime: 'plistXml', states: ['loading', 'playing', 'stopped'] },
   video: { mime: 'plistEvent', states: ['loading', 'playing', 'paused', 'stopped'] },
 } as const satisfies Record<string, { mime: MakerMime; states: readonly string[] }>;
 
-export type EventCategory = keyof typeof EVENT_CATEGORIES;
-export type EventState<C extends EventCategory> = (typeof EVENT_CATEGORIES)[C]['states'][number];
+type EventCategory = keyof typeof EVENT_CATEGORIES;
+type EventState<C extends EventCategory> = (typeof EVENT_CATEGORIES)[C]['states'][number];
 
-export interface EventExtras {
+interface EventExtras {
   /** spec 6 slideshow: the id of the last asset shown (info.id of its reply, spec 2.8). */
   lastAssetID?: number;
 }
 
 /** What the event sender needs: where reverse connections are, the dialect's MIME types, a log. */
-export interface EventContext {
+interface EventContext {
   readonly log: Logger;
   readonly mime: Dialect['mime'];
   readonly reverse: ReverseRegistry;
@@ -33,7 +33,7 @@ export interface EventContext {
 }
 
 /** Told whether the sender answered an event 2xx (false: not sent, refused or failed). */
-export type EventDelivered = (delivered: boolean) => void;
+type EventDelivered = (delivered: boolean) => void;
 
 /**
  * Sends events for the receiver. spec 6 gives `sessionID` as an integer while senders name

@@ -18,7 +18,7 @@ export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 export type MediaKind = 'photo' | 'slideshow' | 'video' | 'mirror';
 
 /** The activity (spec 2.1) while a kind of media is received. */
-export const MEDIA_ACTIVITY: Readonly<Record<MediaKind, Activity>> = {
+const MEDIA_ACTIVITY: Readonly<Record<MediaKind, Activity>> = {
   photo: MEDIA_SESSION_ACTIVITY,
   slideshow: MEDIA_SESSION_ACTIVITY,
   video: MEDIA_SESSION_ACTIVITY,
@@ -36,7 +36,7 @@ export interface MediaFeature {
   yieldScreen(order: number, reason: string, by: MediaKind): void;
 }
 
-export interface MediaSessionContext {
+interface MediaSessionContext {
   readonly log: Logger;
   /** The screen, where there is one. */
   readonly display: Display | undefined;

@@ -10,16 +10,12 @@
 
 import { concat, equal } from '../../bytes';
 import type { Logger, UdpSocket, VideoDecoder } from '../../platform';
-import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC } from '../../mirror/avcc';
-import { NalError, type NalKernel } from '../../mirror/nal-kernel';
-import { ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs } from '../../mirror/ntp';
-import { HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader } from '../../mirror/packet';
-import type { StreamRequest } from '../../mirror/stream-request';
+import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC, NalError, type NalKernel, ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs, HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader, type StreamRequest } from '../../mirror';
 import type { ReceiverLimits } from '../limits';
 import type { StreamTakeover } from '../connection/router';
 import { describeError } from '../../errors';
 
-export interface MirrorSessionContext {
+interface MirrorSessionContext {
   readonly log: Logger;
   readonly limits: Pick<ReceiverLimits, 'maxMirrorPayloadBytes' | 'mirrorMissedHeartbeats'>;
   readonly decoder: VideoDecoder;

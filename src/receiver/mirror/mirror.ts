@@ -15,9 +15,7 @@
 import { readMakerHeader, type Dialect } from '../../dialect';
 import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
-import { portableNalKernel, type NalKernel } from '../../mirror/nal-kernel';
-import { parseStreamRequest, streamCapabilities } from '../../mirror/stream-request';
-import { NTP_SENDER_PORT } from '../../mirror/ntp';
+import { portableNalKernel, type NalKernel, parseStreamRequest, streamCapabilities, NTP_SENDER_PORT } from '../../mirror';
 import { encodeXmlPlistBytes } from '../../plist';
 import type { Clock, Logger, UdpBinder, VideoDecoder } from '../../platform';
 import type { ReceiverLimits } from '../limits';
@@ -29,7 +27,7 @@ import { refusalOf, type Request, type Response, type Router } from '../connecti
 /** Largest POST /stream body (spec 2.13: a small plist; param1/param2 are 72 and 16 bytes). */
 const MAX_STREAM_REQUEST_BYTES = 16 * 1024;
 
-export interface MirrorContext {
+interface MirrorContext {
   readonly log: Logger;
   readonly clock: Clock;
   readonly limits: ReceiverLimits;

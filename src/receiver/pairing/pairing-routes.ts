@@ -7,18 +7,7 @@
 // PairingError, a RequestError the router answers 400.
 
 import { HEADER, STATUS } from '../../http';
-import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice } from '../../pairing/auth-setup';
-import type { CryptoKernels } from '../../pairing/crypto-kernels';
-import { PairingsAdmin } from '../../pairing/pairings-admin';
-import { PairingStepLimiter } from '../../pairing/step-limiter';
-import { decodeTlv8 } from '../../pairing/tlv8';
-import { PAIR_STATE, TLV, TLV_ERROR } from '../../pairing/tlv-types';
-import { PairSetup, setupCodeFor } from '../../pairing/pair-setup';
-import { PairVerify } from '../../pairing/pair-verify';
-import { PeerStore, RECORD_MAX_PEERS } from '../../pairing/peers';
-import { parseRsaPrivateKey } from '../../pairing/rsa';
-import type { PairingReply } from '../../pairing/_reply';
-import { errorReply, tlvErrorName } from '../../pairing/_reply';
+import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice, type CryptoKernels, PairingsAdmin, PairingStepLimiter, decodeTlv8, PAIR_STATE, TLV, TLV_ERROR, PairSetup, setupCodeFor, PairVerify, PeerStore, RECORD_MAX_PEERS, parseRsaPrivateKey, type PairingReply, errorReply, tlvErrorName } from '../../pairing';
 import type { Clock, Display, Logger, RandomSource, Store } from '../../platform';
 import { describeError } from '../../errors';
 import { ConfigError, type ReceiverConfig } from '../config';
@@ -27,7 +16,7 @@ import type { Deadlines } from '../timers';
 import { refuse, type Request, type Response, type Route, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
-export interface PairingContext {
+interface PairingContext {
   readonly config: Readonly<ReceiverConfig>;
   readonly identity: ReceiverIdentity;
   readonly clock: Clock;
@@ -43,7 +32,7 @@ export interface PairingContext {
 }
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
-export const PAIRING_MIME = {
+const PAIRING_MIME = {
   octetStream: 'application/octet-stream',
   tlv8: 'application/pairing+tlv8',
 } as const;
@@ -58,7 +47,7 @@ const MAX_MANAGEMENT_BYTES = 1024;
  * The paths of pairing management: the ones receivers of this protocol family serve, and
  * HomeKit's (which the npm hap-controller client posts to). One handler behind all.
  */
-export const PAIRING_MANAGEMENT_PATHS = ['/pair-add', '/pair-remove', '/pair-list', '/pairings'] as const;
+const PAIRING_MANAGEMENT_PATHS = ['/pair-add', '/pair-remove', '/pair-list', '/pairings'] as const;
 
 /** What the routes share: the receiver-wide pairing state, for tests and the host. */
 export interface PairingService {
@@ -76,7 +65,7 @@ export interface PairingService {
  * The device credentials of the configuration; a ConfigError naming the field when the key or
  * certificate cannot be read (at start, not at the first sender).
  */
-export function deviceCredentials(config: Readonly<ReceiverConfig>): AuthSetupDevice | undefined {
+function deviceCredentials(config: Readonly<ReceiverConfig>): AuthSetupDevice | undefined {
   if (config.authKey === undefined || config.authCertificate === undefined) return undefined;
   let privateKey;
   try {

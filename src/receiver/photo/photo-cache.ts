@@ -6,7 +6,7 @@
 // evicting is always safe. spec 8 names no cache size: the limits are the receiver's own
 // (ReceiverLimits.photoCacheBytes and photoCacheEntries, per profile).
 
-export interface CachedPhoto {
+interface CachedPhoto {
   /** X-Vendor-AssetKey (spec 2.6: a UUID string). */
   readonly key: string;
   readonly jpeg: Uint8Array;
@@ -14,7 +14,7 @@ export interface CachedPhoto {
   readonly sessionId: string | undefined;
 }
 
-export interface PhotoCacheLimits {
+interface PhotoCacheLimits {
   /** Most bytes of JPEG data held, all entries together. */
   readonly maxBytes: number;
   /** Most entries held. */
@@ -22,7 +22,7 @@ export interface PhotoCacheLimits {
 }
 
 /** What `put` did: whether the photo is now cached, and which keys left to make room. */
-export interface PutResult {
+interface PutResult {
   readonly stored: boolean;
   readonly evicted: string[];
 }

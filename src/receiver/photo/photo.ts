@@ -36,11 +36,11 @@ import { refuse, type Request, type Response, type Router } from '../connection/
 import { transitionOf } from '../media/transitions';
 
 /** spec 4.1: the values of X-Vendor-AssetAction. */
-export const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
+const ASSET_ACTIONS = ['cacheOnly', 'displayCached'] as const;
 export type AssetAction = (typeof ASSET_ACTIONS)[number];
 
 /** What photos need: the screen, the media session, the limits and a log. */
-export interface PhotoContext {
+interface PhotoContext {
   readonly log: Logger;
   readonly display: Display;
   readonly media: MediaSession;

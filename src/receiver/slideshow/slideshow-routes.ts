@@ -19,16 +19,16 @@ import { Slideshow, type SlideshowSettings } from './slideshow';
 import { DEFAULT_THEME, slideshowFeatures, themeKey, themeLanguage } from './slideshow-themes';
 
 /** spec 2.7 slideDuration when a sender gives none (the common sender default), in seconds. */
-export const DEFAULT_SLIDE_DURATION_S = 3;
+const DEFAULT_SLIDE_DURATION_S = 3;
 /** The slide durations accepted, in seconds: from one second to an hour. */
-export const MIN_SLIDE_DURATION_S = 1;
-export const MAX_SLIDE_DURATION_S = 3600;
+const MIN_SLIDE_DURATION_S = 1;
+const MAX_SLIDE_DURATION_S = 3600;
 
 /** A PUT /slideshows/1 body is a small dictionary (spec 2.7). */
 const SLIDESHOW_BODY_LIMIT = 16 * 1024;
 
 /** spec 2.7: what a PUT /slideshows/1 asks. */
-export interface SlideshowRequest {
+interface SlideshowRequest {
   readonly state: 'playing' | 'stopped';
   readonly settings: SlideshowSettings;
   /** The theme the sender named when it is not in SLIDESHOW_THEMES (DEFAULT_THEME is used). */
@@ -36,7 +36,7 @@ export interface SlideshowRequest {
 }
 
 /** A PUT /slideshows/1 body that cannot start or stop a show (400); the message says why. */
-export class SlideshowRequestError extends RequestError {
+class SlideshowRequestError extends RequestError {
   override name = 'SlideshowRequestError';
 
   constructor(reason: string) {
@@ -81,7 +81,7 @@ function describeValue(value: PlistValue | undefined): string {
 }
 
 /** What the slideshow endpoints need: time, the media session, the senders' reverse connections. */
-export interface SlideshowRoutesContext {
+interface SlideshowRoutesContext {
   readonly clock: Clock;
   readonly timers: Deadlines;
   readonly log: Logger;

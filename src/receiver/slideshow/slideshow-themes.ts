@@ -5,9 +5,9 @@ import { lookupLanguage, parseAcceptLanguage } from '../../http';
 import type { PlistDict } from '../../plist/value';
 
 /** The languages theme names are given in; English is the fallback. */
-export type ThemeLanguage = 'en' | 'de' | 'fr' | 'es';
+type ThemeLanguage = 'en' | 'de' | 'fr' | 'es';
 
-export interface SlideshowTheme {
+interface SlideshowTheme {
   /**
    * What senders send back as `settings.theme` (spec 2.7), and the transition name handed to
    * transition of every slide of the show (the same names real receivers use; transitions.ts
@@ -47,7 +47,7 @@ export const SLIDESHOW_THEMES: readonly SlideshowTheme[] = [
 export const DEFAULT_THEME = 'Dissolve';
 
 /** The language used when Accept-Language names none of ours. */
-export const DEFAULT_THEME_LANGUAGE: ThemeLanguage = 'en';
+const DEFAULT_THEME_LANGUAGE: ThemeLanguage = 'en';
 
 /**
  * Each language's tag and the names senders write instead of a tag: older senders send

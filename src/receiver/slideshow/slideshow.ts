@@ -20,10 +20,10 @@ import { transitionOf } from '../media/transitions';
 import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from '../connection/reverse';
 
 /** spec 8: slideshow pictures are fetched over at most three connections in parallel. */
-export const PARALLEL_SLIDESHOW_FETCHES = 3;
+const PARALLEL_SLIDESHOW_FETCHES = 3;
 
 /** spec 4.1: the request the receiver sends for the next picture. */
-export const SLIDESHOW_ASSET_TARGET = '/slideshows/1/assets/1';
+const SLIDESHOW_ASSET_TARGET = '/slideshows/1/assets/1';
 
 /**
  * A show whose sender has had no slideshow connection open this long is over: the sender has
@@ -32,14 +32,14 @@ export const SLIDESHOW_ASSET_TARGET = '/slideshows/1/assets/1';
 export const SENDER_GONE_MS = 30_000;
 
 /** After a bad reply, new fetches wait this long, doubling per bad reply in a row up to the max. */
-export const FIRST_RETRY_DELAY_MS = 500;
-export const MAX_RETRY_DELAY_MS = 8000;
+const FIRST_RETRY_DELAY_MS = 500;
+const MAX_RETRY_DELAY_MS = 8000;
 
 /** What the state machine is doing. `idle` is reported to senders as `stopped` (spec 3). */
-export type SlideshowPhase = 'idle' | 'loading' | 'playing';
+type SlideshowPhase = 'idle' | 'loading' | 'playing';
 
 /** The states a slideshow reports (spec 3, 6). */
-export type SlideshowReport = 'loading' | 'playing' | 'stopped';
+type SlideshowReport = 'loading' | 'playing' | 'stopped';
 
 export interface SlideshowSettings {
   /** spec 2.7 settings.slideDuration, in milliseconds here. */
@@ -49,7 +49,7 @@ export interface SlideshowSettings {
 }
 
 /** One picture of the show, from a sender's reply (spec 2.8). */
-export interface Slide {
+interface Slide {
   /** info.id; undefined when the sender gave none. Reported as lastAssetID (spec 6). */
   readonly id: number | undefined;
   /** info.key: an integer, or a string in some senders' replies (spec 2.8). */
@@ -63,7 +63,7 @@ export class SlideshowError extends Error {
 }
 
 /** A reverse connection as the slideshow uses it (ReverseConnection is one). */
-export interface AssetConnection {
+interface AssetConnection {
   readonly peer: string;
   readonly closed: boolean;
   /** Sends a request; the callback gets the response or a ReverseError. */
@@ -73,14 +73,14 @@ export interface AssetConnection {
 }
 
 /** The senders' reverse connections (ReverseRegistry is one). */
-export interface AssetConnections {
+interface AssetConnections {
   /** Open connections of a session with a purpose, oldest first. */
   find(sessionId: string | undefined, purpose: string): AssetConnection[];
   /** Called for every connection added from now on (a sender that reconnects). */
   onAdded(listener: () => void): void;
 }
 
-export interface SlideshowContext {
+interface SlideshowContext {
   readonly clock: TimeSource;
   /** The receiver's timer table: the slide, retry and sender-gone deadlines. */
   readonly timers: Deadlines;

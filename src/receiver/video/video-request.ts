@@ -34,7 +34,7 @@ export class VideoRequestError extends RequestError {
 }
 
 /** spec 4.2 POST /play keys, and the seconds form real senders add. */
-export const PLAY_KEYS = {
+const PLAY_KEYS = {
   location: 'Content-Location',
   startFraction: 'Start-Position',
   startSeconds: 'Start-Position-Seconds',
@@ -42,7 +42,7 @@ export const PLAY_KEYS = {
 } as const;
 
 /** What a POST /play asks. */
-export interface PlayRequest {
+interface PlayRequest {
   /** The video's URL (http or https). */
   readonly url: string;
   readonly start: StartPosition;

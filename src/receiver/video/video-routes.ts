@@ -30,16 +30,16 @@ import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './
 import { VideoSession, type VideoCarrier, type VideoSender } from './video-session';
 
 /** spec 4.2: the media type of GET /scrub's body (not maker-named). */
-export const TEXT_PARAMETERS = 'text/parameters';
+const TEXT_PARAMETERS = 'text/parameters';
 
 /** spec 4.2 PUT /setProperty: the properties served, and the end time each sets. */
-export const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
+const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
 
 /** A CMTime plist is under 200 bytes; a /getProperty body is empty. */
 const PROPERTY_BODY_LIMIT = 4096;
 
 /** What the video endpoints need. */
-export interface VideoContext {
+interface VideoContext {
   readonly clock: Clock;
   readonly timers: Deadlines;
   readonly log: Logger;

@@ -52,7 +52,7 @@ import { uuidFromBytes } from '../../uuid';
 import type { ReceiverLimits } from '../limits';
 
 /** The states a video reports (spec 3, 6). */
-export type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
+type VideoState = 'loading' | 'playing' | 'paused' | 'stopped';
 
 /** spec 2.9: what GET /playback-info answers about the loaded video: the player's report of it. */
 export type PlaybackInfo = Pick<PlayerReport, 'duration' | 'position' | 'rate' | 'readyToPlay' | 'bufferEmpty' | 'bufferFull' | 'likelyToKeepUp' | 'loaded' | 'seekable'>;
@@ -98,13 +98,13 @@ export interface ErrorLogEvent {
  * The error a load that never gets ready is logged with: what AVFoundation reports for a request
  * that timed out (NSURLErrorTimedOut), so senders that read the error log understand it.
  */
-export const LOAD_TIMEOUT_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'the video was not ready to play in time' };
+const LOAD_TIMEOUT_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'the video was not ready to play in time' };
 
 /**
  * The error a load no player ever took is logged with: a timeout as well to the sender (it
  * waited for nothing), and words that say which side was missing.
  */
-export const NO_PLAYER_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'no player took the video in time (is a screen open?)' };
+const NO_PLAYER_ERROR: PlayerError = { code: -1001, domain: 'NSURLErrorDomain', message: 'no player took the video in time (is a screen open?)' };
 
 /** A failed report without an error of its own. */
 const UNKNOWN_PLAYER_ERROR: PlayerError = { code: -1, domain: 'VendorPlayReceiver', message: 'the player could not play the video' };
@@ -139,7 +139,7 @@ interface Logged<T> {
   readonly event: T;
 }
 
-export interface VideoSessionContext {
+interface VideoSessionContext {
   readonly clock: TimeSource;
   /**
    * The receiver's timer table: the load and end-time deadlines (videoLoad, videoEnd), armed

@@ -1,0 +1,13 @@
+// The face of src/receiver/: what a host needs to build and drive the receiver (the Receiver, its
+// configuration and limits, profiles, identity, the timer driver, the transitions table).
+
+export { ConfigError, freezeConfig, makeConfig } from './config';
+export type { ReceiverConfig } from './config';
+export { SECRET_KEY_RECORDS, loadOrCreateDeviceId } from './identity';
+export { DEFAULT_LIMITS } from './limits';
+export type { ReceiverLimits } from './limits';
+export { TRANSITIONS } from './media/transitions';
+export type { Transition } from './media/transitions';
+export { PROFILES, isProfileName, profileMirrors, profilePlaysVideo, profileShowsPictures } from './profiles';
+export { Receiver } from './receiver';
+export { TimerDriver } from './timers';
