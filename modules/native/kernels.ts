@@ -5,11 +5,7 @@
 // per frame it allocates nothing (spec 5.4 frames).
 
 import { joinBytes } from '../../src/bytes';
-import { PairingError } from '../../src/pairing/errors';
-import type { CryptoKernels } from '../../src/pairing/crypto-kernels';
-import { setNonceCounter, type FrameKernel } from '../../src/pairing/frame-kernel';
-import { portableModPow } from '../../src/pairing/modexp';
-import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
+import { PairingError, type CryptoKernels, setNonceCounter, type FrameKernel, portableModPow, bigIntToBytes, bytesToBigInt } from '../../src/pairing';
 import type { NativeCrypto } from './natives';
 
 const TAG_BYTES = 16;

@@ -2,7 +2,7 @@
 // errors as the portable build. Per payload it allocates only what the contract returns: nothing
 // with 4-byte lengths (converted in place), the Annex B array with 1 or 2.
 
-import { isNalLengthSize, lengthSizeError, nalErrorAt, type NalKernel } from '../../src/mirror/nal-kernel';
+import { isNalLengthSize, lengthSizeError, nalErrorAt, type NalKernel } from '../../src/mirror';
 import type { NativeNal } from './natives';
 
 /** The NAL kernel on `natives` (the module vp-nal on Moddable, the test host's global object). */
