@@ -140,24 +140,14 @@ function describe(record: ServiceRecord): string {
   return `"${record.name}" ${record.type}`;
 }
 
-function message(error: unknown): string {
-  return describeError(error);
-}
-
 /** An Advertiser on the SDK's responder. Errors are logged, never thrown (as the Node host's). */
 export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): Advertiser & { close(): void } {
-  const advertiser = new SdkAdvertiser(options);
-  return {
-    publish: (record) => advertiser.publish(record),
-    update: (record) => advertiser.update(record),
-    withdraw: (record) => advertiser.withdraw(record),
-    close: () => advertiser.close(),
-  };
+  return new SdkAdvertiser(options);
 }
 
 const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
 
-class SdkAdvertiser {
+class SdkAdvertiser implements Advertiser {
   private readonly log: Logger;
   /** Published services by `name\0type`; `added` once handed to the SDK (after the claim). */
   private readonly services = new Map<string, { service: SdkService; added: boolean }>();
@@ -180,7 +170,7 @@ class SdkAdvertiser {
     try {
       service = sdkService(record);
     } catch (error) {
-      this.log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
+      this.log('error', `mdns: ${describe(record)} not published: ${describeError(error)}`);
       return;
     }
     this.services.set(key, { service, added: false });
@@ -199,7 +189,7 @@ class SdkAdvertiser {
     try {
       next = sdkService(record);
     } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT not updated: ${message(error)}`);
+      log('error', `mdns: ${describe(record)} TXT not updated: ${describeError(error)}`);
       return;
     }
     const { service } = entry;
@@ -215,7 +205,7 @@ class SdkAdvertiser {
       responder.update(service);
       log('debug', `mdns: ${describe(record)} TXT record announced again`);
     } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
+      log('error', `mdns: ${describe(record)} TXT update failed: ${describeError(error)}`);
     }
   }
 
@@ -229,7 +219,7 @@ class SdkAdvertiser {
       this.responder.remove(entry.service);
       this.log('info', `mdns: withdrew ${describe(record)} (goodbye sent)`);
     } catch (error) {
-      this.log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`);
+      this.log('error', `mdns: ${describe(record)} goodbye failed: ${describeError(error)}`);
     }
   }
 
@@ -264,7 +254,7 @@ class SdkAdvertiser {
       // The SDK's Linux simulator cannot open its multicast socket (modules/network/socket/lin
       // rejects every valid group address); a board without a network fails here too.
       this.unavailable = true;
-      log('warn', `mdns: responder unavailable (${message(error)}); serving without advertising`);
+      log('warn', `mdns: responder unavailable (${describeError(error)}); serving without advertising`);
     }
   }
 
@@ -279,7 +269,7 @@ class SdkAdvertiser {
         entry.added = true;
         this.log('info', `mdns: announcing "${entry.service.instance}" ${serviceDomain(entry.service)} port ${entry.service.port} (host ${responder.hostName}.local)`);
       } catch (error) {
-        this.log('error', `mdns: "${entry.service.instance}" not announced: ${message(error)}`);
+        this.log('error', `mdns: "${entry.service.instance}" not announced: ${describeError(error)}`);
       }
     }
   }

@@ -41,11 +41,12 @@ class Opened {
   /** Set once built; connections that arrive before that (a moment) are closed. */
   receiver: Receiver | undefined;
 
+  /** Goodbye packets first, then the screen, the UDP sockets and the listeners (once closed). */
   async closeAll(): Promise<void> {
     await this.advertiser?.shutdown();
     await this.screenServer?.close();
-    for (const server of this.servers) server.close();
     for (const socket of this.udpSockets) socket.close();
+    await Promise.all(this.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
   }
 }
 
@@ -241,10 +242,7 @@ function stopOnSignals(receiver: Receiver, recorder: StreamRecorder | undefined,
     log('info', `${signal}: stopping (goodbye packets, closing connections)`);
     receiver.stop();
     recorder?.closeFile();
-    for (const socket of opened.udpSockets) socket.close();
-    await opened.screenServer?.close();
-    await opened.advertiser?.shutdown();
-    await Promise.all(opened.servers.map((server) => new Promise<void>((resolve) => server.close(() => resolve()))));
+    await opened.closeAll();
     process.exit(0);
   };
   process.on('SIGINT', () => void stop('SIGINT'));

@@ -5,6 +5,7 @@
 // connections (src/receiver/connection/connection-driver.ts) and its features' deadlines, one
 // timer for all (pollTimeout / handleTimeout, src/receiver/timers.ts TimerDriver).
 
+import { describeError } from '../errors';
 import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from './connection/connection-driver';
 import { CountedLog } from '../counted-log';
@@ -441,7 +442,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     try {
       this.ports.store.put(GID_KEY, utf8Encode(`${activity} ${gid}`));
     } catch (error) {
-      this.ports.log('warn', `group id not kept (the next start makes a new one): ${error instanceof Error ? error.message : String(error)}`);
+      this.ports.log('warn', `group id not kept (the next start makes a new one): ${describeError(error)}`);
     }
     return gid;
   }

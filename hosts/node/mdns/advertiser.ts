@@ -80,10 +80,6 @@ function describe(record: ServiceRecord): string {
   return `"${record.name}" ${record.type}`;
 }
 
-function message(error: unknown): string {
-  return describeError(error);
-}
-
 /**
  * ciao takes the TXT record as a plain object and writes `Object.entries` order, which is
  * insertion order except that integer-like keys ("0", "12") would move to the front. DNS-SD
@@ -106,18 +102,12 @@ function txtObject(record: ServiceRecord, log: Logger): ServiceTxt {
 
 /** An Advertiser publishing by multicast DNS through ciao. Errors are logged, never thrown. */
 export function createMdnsAdvertiser(options: MdnsAdvertiserOptions): MdnsAdvertiser {
-  const advertiser = new CiaoAdvertiser(options);
-  return {
-    publish: (record) => advertiser.publish(record),
-    update: (record) => advertiser.update(record),
-    withdraw: (record) => advertiser.withdraw(record),
-    shutdown: () => advertiser.shutdown(),
-  };
+  return new CiaoAdvertiser(options);
 }
 
 const keyOf = (record: ServiceRecord): string => `${record.name}\u0000${record.type}`;
 
-class CiaoAdvertiser {
+class CiaoAdvertiser implements MdnsAdvertiser {
   private readonly log: Logger;
   private readonly named: string[];
   private readonly shutdownTimeoutMs: number;
@@ -172,7 +162,7 @@ class CiaoAdvertiser {
         entry.announced = true;
         log('debug', `mdns: ${service.getFQDN()} probed unique, announcing (host ${service.getHostname()})`);
       },
-      (error: unknown) => log('error', `mdns: ${describe(record)} could not be advertised: ${message(error)}`),
+      (error: unknown) => log('error', `mdns: ${describe(record)} could not be advertised: ${describeError(error)}`),
     );
   }
 
@@ -199,7 +189,7 @@ class CiaoAdvertiser {
       entry.service.updateTxt(txtObject(record, log));
       log('debug', `mdns: ${describe(record)} TXT record announced again`);
     } catch (error) {
-      log('error', `mdns: ${describe(record)} TXT update failed: ${message(error)}`);
+      log('error', `mdns: ${describe(record)} TXT update failed: ${describeError(error)}`);
     }
   }
 
@@ -215,7 +205,7 @@ class CiaoAdvertiser {
     const outcome = entry.announced ? 'goodbye sent' : 'probing cancelled; it had not been announced';
     const goodbye = entry.service.destroy().then(
       () => log('info', `mdns: withdrew ${describe(record)} (${outcome})`),
-      (error: unknown) => log('error', `mdns: ${describe(record)} goodbye failed: ${message(error)}`),
+      (error: unknown) => log('error', `mdns: ${describe(record)} goodbye failed: ${describeError(error)}`),
     );
     this.pending.add(goodbye);
     void goodbye.finally(() => this.pending.delete(goodbye));
@@ -246,7 +236,7 @@ class CiaoAdvertiser {
       if (outcome === 'timeout') log('warn', `mdns: responder did not shut down within ${shutdownTimeoutMs} ms; goodbyes may be missing`);
       else if (this.responder) log('info', `mdns: responder shut down${remaining > 0 ? ` (goodbye for ${remaining} service(s))` : ''}`);
     } catch (error) {
-      log('error', `mdns: responder shutdown failed: ${message(error)}`);
+      log('error', `mdns: responder shutdown failed: ${describeError(error)}`);
     } finally {
       clearTimeout(timer);
     }
@@ -270,7 +260,7 @@ class CiaoAdvertiser {
         txt: txtObject(record, this.log),
       });
     } catch (error) {
-      this.log('error', `mdns: ${describe(record)} not published: ${message(error)}`);
+      this.log('error', `mdns: ${describe(record)} not published: ${describeError(error)}`);
       return undefined;
     }
   }

@@ -4,7 +4,7 @@
 // these tables, so neither keeps a copy. Neither Node nor the DOM here: the root tsconfig.json and
 // page/tsconfig.json both type-check this file.
 
-import type { PlayerError, PlayerState, StartPosition } from '../../../src/platform';
+import type { PlayerError, PlayerReport, StartPosition } from '../../../src/platform';
 import type { Transition } from '../../../src/receiver';
 
 /** Paths of the screen server that the page's own code asks for. */
@@ -81,26 +81,15 @@ export type WireTimeRange = readonly [start: number, duration: number];
  * the host knows itself (bytes, requests and the server, from the media proxy; startup time, from
  * when a frame was first shown). player.ts parsePageReport checks it field by field.
  */
-export interface PageVideoReport {
-  readonly item: number;
-  readonly state: PlayerState;
-  readonly position: number;
+export type PageVideoReport = Omit<PlayerReport, 'duration' | 'loaded' | 'seekable' | 'bytes' | 'requests' | 'startupTime' | 'serverAddress' | 'error'> & {
   /** null: a live stream (Infinity does not travel in JSON). */
   readonly duration: number | null;
-  readonly rate: number;
-  readonly readyToPlay: boolean;
-  readonly bufferEmpty: boolean;
-  readonly bufferFull: boolean;
-  readonly likelyToKeepUp: boolean;
   readonly loaded: readonly WireTimeRange[];
   readonly seekable: readonly WireTimeRange[];
-  readonly stalls: number;
-  readonly framesDropped: number;
-  readonly watched: number;
   /** A frame of the item has been drawn. */
   readonly frameShown: boolean;
   readonly error?: PlayerError;
-}
+};
 
 /** Largest report body a page may send. */
 export const MAX_PAGE_REPORT_BYTES = 16 * 1024;

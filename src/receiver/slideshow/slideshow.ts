@@ -8,6 +8,7 @@
 //                     ^                          |
 //                     +--slide time over, none---+        any --stop--> idle (reported: stopped)
 
+import { describeError } from '../../errors';
 import { HEADER, SLIDESHOW_PURPOSE, STATUS } from '../../http';
 import { decodePlist } from '../../plist/any';
 import { getPath } from '../../plist/path';
@@ -129,10 +130,6 @@ function integerOf(value: PlistValue | undefined): number | undefined {
 function keyOf(value: PlistValue | undefined): number | string | undefined {
   if (typeof value === 'string') return value;
   return integerOf(value);
-}
-
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
 }
 
 /**
@@ -322,7 +319,7 @@ export class Slideshow {
       slide = readAssetReply(response.body);
     } catch (error) {
       this.arrived(null);
-      this.badReply(connection, describe(error));
+      this.badReply(connection, describeError(error));
       return;
     }
     this.badReplies = 0;
@@ -345,10 +342,10 @@ export class Slideshow {
   private failed(connection: AssetConnection, generation: number, error: unknown): void {
     this.fetching.delete(connection);
     if (generation === this.generation) this.arrived(null);
-    this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describe(error)}`);
+    this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describeError(error)}`);
     if (generation === this.generation && !connection.closed) {
       // Not a lost connection: treat it as a bad reply, so a retry does not spin.
-      this.badReply(connection, describe(error));
+      this.badReply(connection, describeError(error));
       return;
     }
     this.pump();
