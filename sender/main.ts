@@ -13,7 +13,8 @@ import { utf8Decode } from '../src/bytes';
 import { EVENT_PURPOSE, HEADER, SLIDESHOW_PURPOSE, type RequestHead, type ResponseHead } from '../src/http';
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../src/plist';
 import { sendMirror } from './mirror';
-import { NTP_SENDER_PORT, MIRROR_PORT } from '../src/mirror';
+import { MIRROR_PORT } from '../src/mirror';
+import { NTP_SENDER_PORT } from '../src/timing';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type VideoCommon } from './video';
 

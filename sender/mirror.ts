@@ -10,7 +10,8 @@
 import dgram from 'node:dgram';
 import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, type ResponseHead } from '../src/http';
-import { lengthPrefixed, isNtpClientRequest, msToNtp, ntpServerReply, HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../src/mirror';
+import { lengthPrefixed, HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../src/mirror';
+import { isNtpClientRequest, msToNtp, ntpServerReply } from '../src/timing';
 import { decodePlist, encodeBinaryPlist, isPlistDict } from '../src/plist';
 import type { Dialect } from '../src/dialect';
 import { readH264Clip } from './h264-file';

@@ -5,7 +5,8 @@ import { fromHex, toHex } from '../bytes';
 import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
 import { receiverNameProblem } from '../discovery/dnssd-names';
 import { CONTROL_PORT } from '../discovery/services';
-import { NTP_RECEIVER_PORT, MIRROR_PORT } from '../mirror';
+import { MIRROR_PORT } from '../mirror';
+import { NTP_RECEIVER_PORT } from '../timing';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 

@@ -11,7 +11,7 @@ import { concat, equal } from '../../src/bytes';
 import { buildAvcC, parameterSetsAnnexB, parseAvcC } from '../../src/mirror/avcc';
 import { annexB, lengthPrefixed } from '../../src/mirror/annexb-stream';
 import { portableNalKernel, type NalKernel } from '../../src/mirror/nal-kernel';
-import { msToNtp } from '../../src/mirror/ntp';
+import { msToNtp } from '../../src/timing';
 import { PACKET_TYPE, writePacket } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { makeConfig } from '../../src/receiver/config';

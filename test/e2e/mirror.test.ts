@@ -28,7 +28,7 @@ import { promisify } from 'node:util';
 import { concat, latin1Encode } from '../../src/bytes';
 import { buildAvcC } from '../../src/mirror/avcc';
 import { NAL_TYPE, lengthPrefixed, nalType, splitNalUnits } from '../../src/mirror/annexb-stream';
-import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
+import { msToNtp, ntpServerReply } from '../../src/timing';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist';
 import { readH264Clip } from '../../sender/h264-file';

@@ -6,7 +6,7 @@ import { test } from 'node:test';
 import { concat } from '../../src/bytes';
 import { buildAvcC } from '../../src/mirror/avcc';
 import { portableNalKernel, START_CODE } from '../../src/mirror/nal-kernel';
-import { msToNtp, NTP_SENDER_PORT, ntpServerReply } from '../../src/mirror/ntp';
+import { msToNtp, NTP_SENDER_PORT, ntpServerReply } from '../../src/timing';
 import { PACKET_HEADER_BYTES, PACKET_TYPE, writePacket } from '../../src/mirror/packet';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { parseStreamRequest } from '../../src/mirror/stream-request';

@@ -9,7 +9,7 @@ import { concat, latin1Decode, latin1Encode, toHex } from '../../src/bytes';
 import { featureMask } from '../../src/discovery';
 import { buildAvcC } from '../../src/mirror/avcc';
 import { lengthPrefixed } from '../../src/mirror/annexb-stream';
-import { msToNtp, ntpServerReply } from '../../src/mirror/ntp';
+import { msToNtp, ntpServerReply } from '../../src/timing';
 import { PACKET_TYPE, writePacket, writePacketHeader } from '../../src/mirror/packet';
 import { makeConfig, type ReceiverLimits } from '../../src/receiver/config';
 import type { ReceiverConnection } from '../../src/receiver/connection/connection';

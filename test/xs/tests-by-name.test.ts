@@ -33,6 +33,7 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'mirror/index.ts': 're-exports',
   'pairing/index.ts': 're-exports',
   'receiver/index.ts': 're-exports',
+  'timing/index.ts': 're-exports',
   'http/message.ts': 'types only',
   'http/reverse-http.ts': 'constant table',
   'http/secure-channel.ts': 'types only',

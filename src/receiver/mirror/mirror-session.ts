@@ -10,7 +10,8 @@
 
 import { concat, equal } from '../../bytes';
 import type { Logger, UdpSocket, VideoDecoder } from '../../platform';
-import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC, NalError, type NalKernel, ClockRecovery, NTP_SENDER_PORT, NtpClient, ntpMs, HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader, type StreamRequest } from '../../mirror';
+import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC, NalError, type NalKernel, HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader, type StreamRequest } from '../../mirror';
+import { ClockRecovery, NTP_FORMAT, NTP_SENDER_PORT, TimingClient, ntpMs } from '../../timing';
 import type { ReceiverLimits } from '../limits';
 import type { StreamTakeover } from '../connection/router';
 import { describeError } from '../../errors';
@@ -37,7 +38,7 @@ export class MirrorSession implements StreamTakeover {
   onWake: () => void = () => {};
   onEnd: (reason: string) => void = () => {};
   private readonly reader: PacketReader;
-  private readonly ntp: NtpClient;
+  private readonly ntp: TimingClient;
   private readonly clock: ClockRecovery;
   private heartbeatDeadline: number;
   private ended = false;
@@ -59,7 +60,7 @@ export class MirrorSession implements StreamTakeover {
     now: number,
   ) {
     this.reader = new PacketReader({ maxPayloadBytes: context.limits.maxMirrorPayloadBytes });
-    this.ntp = new NtpClient(now);
+    this.ntp = new TimingClient(NTP_FORMAT, now);
     this.clock = new ClockRecovery(this.ntp.filter);
     this.heartbeatDeadline = now + this.heartbeatTimeoutMs;
     context.socket.onPacket = (bytes, address, port) => this.ntpAnswer(bytes, address, port);

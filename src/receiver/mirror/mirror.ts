@@ -15,7 +15,8 @@
 import { readMakerHeader, type Dialect } from '../../dialect';
 import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
-import { portableNalKernel, type NalKernel, parseStreamRequest, streamCapabilities, NTP_SENDER_PORT } from '../../mirror';
+import { portableNalKernel, type NalKernel, parseStreamRequest, streamCapabilities } from '../../mirror';
+import { NTP_SENDER_PORT } from '../../timing';
 import { encodeXmlPlistBytes } from '../../plist';
 import type { Clock, Logger, UdpBinder, VideoDecoder } from '../../platform';
 import type { ReceiverLimits } from '../limits';

@@ -1,0 +1,21 @@
+// NTP timestamps as milliseconds, both ways (RFC 5905 6).
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { msToNtp, ntpMs, readTimestamp } from '../../src/timing';
+import { writeTimestamp } from '../../src/timing/timestamps';
+
+test('header timestamps are seconds and 2^-32 fractions: ms both ways', () => {
+  assert.equal(ntpMs(3, 2 ** 31), 3500);
+  assert.deepEqual(msToNtp(3500), { seconds: 3, fraction: 2 ** 31 });
+  assert.deepEqual(msToNtp(1999.99999999999), { seconds: 2, fraction: 0 }, 'a fraction that rounds up carries into the seconds');
+});
+
+test('a timestamp written at a byte offset reads back to within 2^-32 s, big-endian seconds first', () => {
+  const packet = new Uint8Array(20);
+  writeTimestamp(packet, 4, 86_400_125);
+  assert.deepEqual([...packet.subarray(4, 8)], [0x00, 0x01, 0x51, 0x80], '86400 s');
+  assert.deepEqual([...packet.subarray(8, 12)], [0x20, 0x00, 0x00, 0x00], '0.125 s');
+  assert.ok(Math.abs(readTimestamp(packet, 4) - 86_400_125) < 1e-6);
+  assert.ok(packet.subarray(0, 4).every((byte) => byte === 0) && packet.subarray(12).every((byte) => byte === 0), 'nothing else written');
+});
