@@ -20,23 +20,24 @@ export class ConnectionState {
    * progress, which makes other senders wait) is let go without waiting for a timeout.
    */
   closed = false;
-  /** What lives on the connection (hold), each told once if the connection closes first. */
-  private readonly holds = new Set<() => void>();
+  /** What lives on the connection (hold), each told once if the connection or its session ends first. */
+  private readonly holds = new Set<(ending: string) => void>();
 
   /**
    * Something lives as long as this connection: the sender keeps the connection open to keep it,
    * and closes it to end it (spec 4.2: the video a POST /play on it started; pyatv's stop() is
    * that close). While held the connection is not closed for being idle, nor to make room for
-   * another. `onClose` runs once if the connection closes before the returned release is called
-   * (at once when it has closed already).
+   * another. `onEnd` runs once if the connection closes (`closed`), or the sender's session on it
+   * ends (`ended its session (TEARDOWN)`), before the returned release is called; at once when
+   * the connection has closed already. Its argument finishes the sentence "the connection ...".
    */
-  hold(onClose: () => void): () => void {
+  hold(onEnd: (ending: string) => void): () => void {
     if (this.closed) {
-      onClose();
+      onEnd('closed');
       return () => {};
     }
-    // A function of its own, so the same onClose held twice is released once per hold.
-    const entry = () => onClose();
+    // A function of its own, so the same onEnd held twice is released once per hold.
+    const entry = (ending: string) => onEnd(ending);
     this.holds.add(entry);
     return () => {
       this.holds.delete(entry);
@@ -51,9 +52,17 @@ export class ConnectionState {
   /** The connection has closed: `closed` is set and what held it is told, once. */
   markClosed(): void {
     this.closed = true;
+    this.endHolds('closed');
+  }
+
+  /**
+   * The sender's session on this connection ended while the connection stays open (TEARDOWN):
+   * what held the connection is told (`ending` finishes "the connection ..."), once.
+   */
+  endHolds(ending: string): void {
     const holds = [...this.holds];
     this.holds.clear();
-    for (const onClose of holds) onClose();
+    for (const onEnd of holds) onEnd(ending);
   }
 
   get<T>(key: StateKey<T>): T | undefined {

@@ -2,6 +2,7 @@
 // length N (1 to 1024), N bytes of ChaCha20-Poly1305 ciphertext and the 16-byte tag, with the
 // length bytes as AAD and a 64-bit frame counter per direction as the nonce.
 
+import { StateKey } from '../connection-state';
 import type { SecureChannel } from '../http/secure-channel';
 import { PairingError } from './errors';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
@@ -155,6 +156,39 @@ function frameSize(bytes: Uint8Array, offset: number): number {
     throw new PairingError(`control channel: frame length ${length} is not 1 to ${MAX_FRAME_PLAINTEXT}`);
   }
   return length + FRAME_OVERHEAD;
+}
+
+/**
+ * The EncryptionKey a connection's channel came from (pair-verify's shared secret, transient
+ * pair-setup's session key; spec 5.3, 5.4), kept on the connection while it is open: the
+ * sender's session on it derives the event channel's keys from it too.
+ */
+export const ENCRYPTION_KEY = new StateKey<Uint8Array>('EncryptionKey');
+
+/**
+ * The event channel's keys by direction: the receiver opens what the sender writes. Like the
+ * control channel, the sender writes with the `Write` key and reads with the `Read` key.
+ */
+const EVENT_CHANNEL_KEYS = { senderWrites: PAIRING_HKDF.EventsWrite, senderReads: PAIRING_HKDF.EventsRead } as const;
+
+/** The receiver's side of a session's event channel, framed as the control channel. */
+export function createEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+  checkBytes(encryptionKey, 'EncryptionKey');
+  return new ControlChannel(
+    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderWrites, 32, crypto),
+    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderReads, 32, crypto),
+    crypto.frame,
+  );
+}
+
+/** The sender's side of the event channel (keys swapped), for tests and the sender tool. */
+export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+  checkBytes(encryptionKey, 'EncryptionKey');
+  return new ControlChannel(
+    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderReads, 32, crypto),
+    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderWrites, 32, crypto),
+    crypto.frame,
+  );
 }
 
 /**

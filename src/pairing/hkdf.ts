@@ -23,6 +23,13 @@ export const PAIRING_HKDF = {
   /** spec 5.4: receiver-to-sender frames, from the EncryptionKey. */
   ControlRead: { salt: 'Control-Salt', info: 'Control-Read-Encryption-Key' },
   /**
+   * A session's event channel (the TCP connection a sender opens to the SETUP answer's
+   * eventPort), from the same EncryptionKey: not in the spec; as senders in the field derive it.
+   * See EVENT_CHANNEL_KEYS (channel.ts) for which direction uses which.
+   */
+  EventsRead: { salt: 'Events-Salt', info: 'Events-Read-Encryption-Key' },
+  EventsWrite: { salt: 'Events-Salt', info: 'Events-Write-Encryption-Key' },
+  /**
    * spec 5.5: the 32 bytes the device certificate's RSA key signs in pair-setup with auth. The
    * specification writes a vendor-auth name; the wire salt is this one.
    */

@@ -7,6 +7,7 @@ export type { PairingReply } from './_reply';
 export { bigIntToBytes, bytesToBigInt } from './_util';
 export { AUTH_SETUP_BODY_BYTES, authSetupReply } from './auth-setup';
 export type { AuthSetupDevice } from './auth-setup';
+export { ENCRYPTION_KEY, createEventChannel, createSenderEventChannel } from './channel';
 export { portableCryptoKernels, withFrameKernel } from './crypto-kernels';
 export type { CryptoKernels } from './crypto-kernels';
 export { readCertificateDer } from './der';

@@ -42,7 +42,7 @@
 import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
-import { createControlChannel } from './channel';
+import { ENCRYPTION_KEY, createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
@@ -251,6 +251,7 @@ export class PairSetup {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
       this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
+      session.set(ENCRYPTION_KEY, sessionKey.slice());
       return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto) };
     }
     session.set(PROGRESS, { step: 'M4', sessionKey });

@@ -17,7 +17,7 @@
 import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
-import { createControlChannel } from './channel';
+import { ENCRYPTION_KEY, createControlChannel } from './channel';
 import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
 import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
@@ -117,6 +117,7 @@ export class PairVerify {
       throw new PairingError(`M3: the signature of sender ${id} does not verify with its paired key`, TLV_ERROR.Authentication);
     }
     const channel = createControlChannel(progress.sharedSecret, this.crypto);
+    session.set(ENCRYPTION_KEY, progress.sharedSecret.slice());
     this.forget(session);
     session.peerId = id;
     this.options.log('info', `pair-verify done: sender ${id}, the connection is encrypted`);

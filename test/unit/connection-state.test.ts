@@ -73,3 +73,17 @@ test('a hold released when the last one is the connection is no longer held', ()
   assert.equal(state.held, false);
   state.markClosed();
 });
+
+test("a session's end tells what holds the connection why, once, and the connection stays open", () => {
+  const state = new ConnectionState();
+  const told: string[] = [];
+  state.hold((ending) => told.push(ending));
+  state.endHolds('ended its session (TEARDOWN)');
+  assert.deepEqual(told, ['ended its session (TEARDOWN)']);
+  assert.equal(state.closed, false);
+  assert.equal(state.held, false, 'nothing holds it any more');
+  state.markClosed();
+  assert.deepEqual(told, ['ended its session (TEARDOWN)'], 'not told again on close');
+  state.hold((ending) => told.push(ending));
+  assert.deepEqual(told.at(-1), 'closed', 'a hold on a closed connection ends at once, as closed');
+});

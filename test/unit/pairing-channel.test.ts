@@ -3,8 +3,10 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { concat, fromHex, toHex } from '../../src/bytes';
-import { createControlChannel, createSenderChannel, ControlChannel, MAX_FRAME_PLAINTEXT } from '../../src/pairing/channel';
+import { concat, fromHex, toHex, utf8Decode, utf8Encode } from '../../src/bytes';
+import { hkdf } from '@noble/hashes/hkdf.js';
+import { sha512 } from '@noble/hashes/sha2.js';
+import { createControlChannel, createEventChannel, createSenderChannel, createSenderEventChannel, ControlChannel, MAX_FRAME_PLAINTEXT } from '../../src/pairing/channel';
 import { PairingError } from '../../src/pairing/errors';
 import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
 import { createPortableFrameKernel, portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
@@ -160,4 +162,17 @@ test('dispose wipes the keys and refuses further input', () => {
   assert.deepEqual(sealKey, new Uint8Array(32));
   assert.throws(() => channel.open(new Uint8Array(1)), PairingError);
   assert.throws(() => new ControlChannel(new Uint8Array(16), sealKey), PairingError);
+});
+
+test("a session's event channel: keys from the same EncryptionKey under Events-Salt, the sender writing with Events-Write", () => {
+  // Derived here with @noble/hashes' own HKDF, not the receiver's.
+  const key = (info: string) => hkdf(sha512, shared, utf8Encode('Events-Salt'), utf8Encode(info), 32);
+  const senderSide = new ControlChannel(key('Events-Read-Encryption-Key'), key('Events-Write-Encryption-Key'));
+  const receiverSide = createEventChannel(shared);
+  const request = utf8Encode('POST /command RTSP/1.0\r\nCSeq: 1\r\n\r\n');
+  assert.equal(utf8Decode(concat(...senderSide.open(receiverSide.seal(request)))), utf8Decode(request), 'what the receiver writes, the sender reads');
+  const answer = utf8Encode('RTSP/1.0 200 OK\r\nCSeq: 1\r\n\r\n');
+  assert.equal(utf8Decode(concat(...receiverSide.open(senderSide.seal(answer)))), utf8Decode(answer), 'and back');
+  assert.equal(toHex(concat(...createSenderEventChannel(shared).open(createEventChannel(shared).seal(request)))), toHex(request), "the sender tool's side matches");
+  assert.notEqual(toHex(createEventChannel(shared).seal(request)), toHex(createControlChannel(shared).seal(request)), 'not the control channel keys');
 });

@@ -88,7 +88,7 @@ class VideoEndpoints {
     media.events.reset(owner, 'video');
     media.takeScreen('video', request.order, 'a video took the screen');
     // The video lives as long as this request's connection (video-session.ts).
-    const carrier: VideoCarrier = { name: hostPort(request.remoteAddress, request.remotePort), hold: (onClose) => request.state.hold(onClose) };
+    const carrier: VideoCarrier = { name: hostPort(request.remoteAddress, request.remotePort), hold: (onEnd) => request.state.hold(onEnd) };
     this.session.play({ sessionId: owner, address: request.remoteAddress }, asked.url, asked.start, asked.startPaused, carrier);
     return { status: STATUS.ok };
   }

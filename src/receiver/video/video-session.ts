@@ -129,8 +129,11 @@ function sameSender(owner: VideoSender, asker: VideoSender): boolean {
  */
 export interface VideoCarrier {
   readonly name: string;
-  /** Keeps the connection open for the video; `onClose` runs if it closes first. Returns the release. */
-  hold(onClose: () => void): () => void;
+  /**
+   * Keeps the connection open for the video; `onEnd` runs if it closes (or the sender's session
+   * on it ends) first, with the words that finish "the connection ...". Returns the release.
+   */
+  hold(onEnd: (ending: string) => void): () => void;
 }
 
 /** A log entry and the sender whose video it is about. */
@@ -289,7 +292,7 @@ export class VideoSession {
     // From POST /play: a load no player takes fails too (see the header).
     this.armLoadTimer(item);
     // The video lives as long as the connection that asked for it (see the header).
-    if (carrier) item.release = carrier.hold(() => this.end(item, `the connection that carried its POST /play (${carrier.name}) closed`));
+    if (carrier) item.release = carrier.hold((ending) => this.end(item, `the connection that carried its POST /play (${carrier.name}) ${ending}`));
     // A connection closed already ended it there: nothing to load.
     if (this.current !== item) return;
     // load() replaces whatever the player had loaded. A player may report from inside it (a
