@@ -104,3 +104,8 @@ export {
   type Zone,
   type ZoneService,
 } from './mdns-unicast';
+export { MdnsAdvertiser, logEvent as logMdnsEvent, type MdnsAdvertiserOptions } from './mdns/mdns-advertiser';
+export { MdnsResponder, type MdnsDatagram, type MdnsEvent, type MdnsResponderOptions } from './mdns/mdns-responder';
+export { MDNS_GROUP, MDNS_LIMITS, MDNS_TIMING, MDNS_TTL } from './mdns/mdns-limits';
+export { DNS_CLASS, DNS_FLAGS, MessageWriter, readMessage, type DnsMessage, type DnsQuestion, type DnsReadResult, type DnsRecord } from './mdns/dns-message';
+export { type HostAddresses } from './mdns/mdns-records';

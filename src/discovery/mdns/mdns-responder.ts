@@ -1,0 +1,535 @@
+// A multicast DNS responder (RFC 6762) for DNS-SD services (RFC 6763), sans-I/O: datagrams and
+// time in, datagrams, events and one deadline out (pollTransmit, pollEvent, pollTimeout,
+// handleTimeout), in the shape of the receiver's connection. No sockets, no clocks.
+//
+// It claims one host name, then each service instance name: three probes 250 ms apart (8.1),
+// a conflict renames (`Living-Room-2`, `Living Room (2)`), a lost simultaneous probe waits a
+// second (8.2); then two announcements a second apart (8.3). It answers questions about the
+// service types, the instances, the host name and the service-type enumeration (RFC 6763 9),
+// multicast or unicast as asked (5.4, 6.7 legacy), without the answers the querier already knows
+// (7.1), each record multicast at most once a second (6); it announces a changed TXT again (8.4)
+// and says goodbye with TTL 0 (10.1).
+
+import type { RandomSource, ServiceRecord } from '../../platform';
+import { DiscoveryError } from '../error';
+import { hostLabel, hostLabels, instanceLabels, LABEL_MAX, parseServiceType, sameName, serviceLabels } from '../dnssd-names';
+import { DNS_TYPES } from '../mdns-unicast';
+import { txtBytes } from '../txt-bytes';
+import { utf8Encode } from '../../bytes';
+import { DNS_CLASS, DNS_FLAGS, DNS_OTHER_TYPES, MessageWriter, readMessage, type DnsMessage, type DnsQuestion, type DnsRecord } from './dns-message';
+import { MDNS_GROUP, MDNS_LIMITS, MDNS_TIMING } from './mdns-limits';
+import { addressRecords, compareRecordSets, sameData, serviceRecords, SERVICES_ENUMERATION, type HostAddresses, type ServiceData } from './mdns-records';
+
+/** A datagram to send: to the group (224.0.0.251:5353) or to one querier. */
+export interface MdnsDatagram {
+  readonly bytes: Uint8Array;
+  readonly address: string;
+  readonly port: number;
+}
+
+/** What happened, for the owner's log. */
+export type MdnsEvent =
+  | { readonly kind: 'host-claimed'; readonly host: string }
+  | { readonly kind: 'announced'; readonly instance: string; readonly type: string; readonly port: number; readonly host: string }
+  | { readonly kind: 'reannounced'; readonly instance: string; readonly type: string }
+  | { readonly kind: 'renamed'; readonly from: string; readonly to: string; readonly type?: string }
+  | { readonly kind: 'gave-up'; readonly name: string; readonly type?: string }
+  | { readonly kind: 'withdrawn'; readonly instance: string; readonly type: string }
+  | { readonly kind: 'malformed'; readonly address: string; readonly port: number; readonly reason: string }
+  | { readonly kind: 'not-sent'; readonly reason: string };
+
+export interface MdnsResponderOptions {
+  /** The receiver's name; the host label is made from it (`Living Room` -> `Living-Room.local`). */
+  readonly name: string;
+  readonly addresses: HostAddresses;
+  readonly random: RandomSource;
+}
+
+/** Where a name stands (RFC 6762 8): each state carries what it needs. */
+type Phase =
+  | { readonly kind: 'waiting' }
+  | { readonly kind: 'probing'; readonly sent: number; readonly at: number }
+  | { readonly kind: 'announcing'; readonly sent: number; readonly at: number }
+  | { readonly kind: 'announced' }
+  | { readonly kind: 'failed' };
+
+/** A unique name this responder claims: the host name or a service instance name. */
+interface Claim {
+  /** The name as asked for; renames number it. */
+  readonly base: string;
+  current: string;
+  renames: number;
+  phase: Phase;
+}
+
+interface ServiceEntry extends Claim {
+  readonly type: string;
+  port: number;
+  txt: Uint8Array;
+  /** The instance name of the first announcement made (said once in the events), if any. */
+  announcedAs?: string;
+}
+
+const key = (record: Pick<ServiceRecord, 'name' | 'type'>): string => `${record.name}\u0000${record.type}`;
+
+export class MdnsResponder {
+  private readonly host: Claim;
+  private addresses: HostAddresses;
+  /** By the name and type asked for (the instance name may have been numbered since). */
+  private readonly services = new Map<string, ServiceEntry>();
+  private readonly transmits: MdnsDatagram[] = [];
+  private readonly events: MdnsEvent[] = [];
+  /** A multicast answer waiting for its delay (RFC 6762 6: shared records spread out). */
+  private delayed: { at: number; answers: DnsRecord[]; additionals: DnsRecord[] } | undefined;
+  /** When each record (by its key) was last multicast: the rate limit, and our own echoes. */
+  private readonly multicastAt = new Map<string, number>();
+  /** Times of recent conflicts (RFC 6762 8.1: back off after 15 in 10 s). */
+  private conflicts: number[] = [];
+  private stopped = false;
+
+  constructor(private readonly options: MdnsResponderOptions) {
+    const label = hostLabel(options.name);
+    this.host = { base: label, current: label, renames: 0, phase: { kind: 'waiting' } };
+    this.addresses = options.addresses;
+  }
+
+  /** The host name claimed or being claimed, e.g. `Living-Room` (of `Living-Room.local`). */
+  get hostName(): string {
+    return this.host.current;
+  }
+
+  /** The instance name a service is published under (numbered after a conflict), if published. */
+  instanceName(record: Pick<ServiceRecord, 'name' | 'type'>): string | undefined {
+    return this.services.get(key(record))?.current;
+  }
+
+  /**
+   * Starts claiming a service's instance name (after the host name). Throws a DiscoveryError for
+   * a record DNS-SD cannot carry (a bad type, an instance name over 63 bytes, a bad TXT record).
+   */
+  publish(record: ServiceRecord, now: number): void {
+    if (this.stopped) throw new DiscoveryError('mdns: the responder is stopped');
+    if (this.services.has(key(record))) return this.update(record, now);
+    if (!parseServiceType(record.type)) throw new DiscoveryError(`mdns: service type "${record.type}" is not _name._tcp or _name._udp (RFC 6763 7)`);
+    const length = utf8Encode(record.name).length;
+    if (length === 0 || length > LABEL_MAX) throw new DiscoveryError(`mdns: instance name "${record.name}" is ${length} bytes; DNS-SD takes 1 to ${LABEL_MAX}`);
+    const txt = txtBytes(record.txt);
+    this.services.set(key(record), { base: record.name, current: record.name, renames: 0, phase: { kind: 'waiting' }, type: record.type, port: record.port, txt });
+    if (this.host.phase.kind === 'waiting') this.host.phase = this.firstProbe(now);
+    else if (this.answerable(this.host)) this.startServices(now);
+  }
+
+  /** A new TXT record (or port) for a published service; announced again once it is claimed. */
+  update(record: ServiceRecord, now: number): void {
+    const entry = this.services.get(key(record));
+    if (!entry) return this.publish(record, now);
+    const txt = txtBytes(record.txt);
+    if (record.port === entry.port && sameBytes(txt, entry.txt)) return;
+    if (record.port !== entry.port && this.answerable(entry)) {
+      // RFC 6762 10.1, 8.4: the old SRV goes with a goodbye; the new one is announced below.
+      this.send(this.multicast([serviceRecords(this.serviceData(entry), this.host.current).srv], now, 0));
+    }
+    entry.txt = txt;
+    entry.port = record.port;
+    if (this.answerable(entry)) {
+      entry.phase = { kind: 'announcing', sent: 0, at: now };
+      this.event({ kind: 'reannounced', instance: entry.current, type: entry.type });
+    }
+  }
+
+  /** Goodbye (TTL 0) for a service that was announced, and it is forgotten. */
+  withdraw(record: Pick<ServiceRecord, 'name' | 'type'>, now: number): void {
+    const entry = this.services.get(key(record));
+    if (!entry) return;
+    this.services.delete(key(record));
+    if (!this.answerable(entry)) return;
+    this.send(this.multicast(this.goodbyeRecords(entry), now, 0));
+    this.event({ kind: 'withdrawn', instance: entry.current, type: entry.type });
+  }
+
+  /** The host's addresses changed: announced again (unique records, so caches take the new set). */
+  setAddresses(addresses: HostAddresses, now: number): void {
+    this.addresses = addresses;
+    if (this.answerable(this.host)) this.host.phase = { kind: 'announcing', sent: 0, at: now };
+  }
+
+  /** Goodbye for every announced service and the host's addresses; nothing is sent after. */
+  stop(now: number): void {
+    if (this.stopped) return;
+    const records: DnsRecord[] = [];
+    for (const entry of this.services.values()) if (this.answerable(entry)) records.push(...this.goodbyeRecords(entry));
+    if (this.answerable(this.host)) records.push(...addressRecords(this.host.current, this.addresses));
+    if (records.length > 0) this.send(this.multicast(records, now, 0));
+    this.services.clear();
+    this.delayed = undefined;
+    this.stopped = true;
+  }
+
+  /** The next datagram to send, if any. */
+  pollTransmit(): MdnsDatagram | undefined {
+    return this.transmits.shift();
+  }
+
+  pollEvent(): MdnsEvent | undefined {
+    return this.events.shift();
+  }
+
+  /** The next deadline (probe, announcement, delayed answer), if any. */
+  pollTimeout(): number | undefined {
+    if (this.stopped) return undefined;
+    let next = this.delayed?.at;
+    for (const claim of [this.host, ...this.services.values()]) {
+      const { phase } = claim;
+      if ((phase.kind === 'probing' || phase.kind === 'announcing') && (next === undefined || phase.at < next)) next = phase.at;
+    }
+    return next;
+  }
+
+  handleTimeout(now: number): void {
+    if (this.stopped) return;
+    // A finished probe may make an announcement due at once: run until nothing is due.
+    for (let progressed = true; progressed; ) {
+      progressed = false;
+      for (const claim of [this.host, ...this.services.values()]) {
+        const { phase } = claim;
+        if ((phase.kind !== 'probing' && phase.kind !== 'announcing') || phase.at > now) continue;
+        progressed = true;
+        if (phase.kind === 'probing') this.probeStep(claim, phase.sent, now);
+        else this.announceStep(claim, phase.sent, now);
+      }
+    }
+    if (this.delayed && this.delayed.at <= now) {
+      const { answers, additionals } = this.delayed;
+      this.delayed = undefined;
+      this.send(this.multicast(answers, now, undefined, additionalsFor(answers, additionals)));
+    }
+  }
+
+  /** A datagram from `address`:`port`. Malformed ones become an event; nothing escapes. */
+  receive(bytes: Uint8Array, address: string, port: number, now: number): void {
+    if (this.stopped) return;
+    const read = readMessage(bytes);
+    if (!read.ok) {
+      this.event({ kind: 'malformed', address, port, reason: read.reason });
+      return;
+    }
+    const { message } = read;
+    // RFC 6762 18.3, 18.11: other opcodes and nonzero response codes are ignored.
+    if (message.flags & (DNS_FLAGS.OPCODE_MASK | DNS_FLAGS.RCODE_MASK)) return;
+    if (message.flags & DNS_FLAGS.QR) this.checkConflicts(message, now);
+    else this.answer(message, address, port, now);
+  }
+
+  // --- claiming names (RFC 6762 8, 9) ---
+
+  private probeStep(claim: Claim, sent: number, now: number): void {
+    if (sent < MDNS_TIMING.probeCount) {
+      // 8.1: the first probe asks for a unicast reply (QU), the others do not.
+      const question: DnsQuestion = { name: this.claimName(claim), type: DNS_TYPES.ANY, class: DNS_CLASS.IN, unicastResponse: sent === 0 };
+      const writer = new MessageWriter(MDNS_LIMITS.packetBytesMax);
+      writer.question(question);
+      for (const record of this.proposed(claim)) if (!writer.record('authority', record)) break;
+      this.queue({ bytes: writer.finish(0, 0), address: MDNS_GROUP.ipv4, port: MDNS_GROUP.port });
+      claim.phase = { kind: 'probing', sent: sent + 1, at: now + MDNS_TIMING.probeIntervalMs };
+      return;
+    }
+    claim.phase = { kind: 'announcing', sent: 0, at: now };
+    if (claim === this.host) {
+      this.event({ kind: 'host-claimed', host: `${claim.current}.local` });
+      this.startServices(now);
+      // A new host name changes every SRV target: announced services say so again.
+      for (const entry of this.services.values()) if (entry.phase.kind === 'announced') entry.phase = { kind: 'announcing', sent: 0, at: now };
+    }
+  }
+
+  private announceStep(claim: Claim, sent: number, now: number): void {
+    const service = claim === this.host ? undefined : (claim as ServiceEntry);
+    this.send(this.multicast(service ? this.allRecords(service) : this.proposed(claim), now));
+    if (service && service.announcedAs !== service.current) {
+      service.announcedAs = service.current;
+      this.event({ kind: 'announced', instance: service.current, type: service.type, port: service.port, host: `${this.host.current}.local` });
+    }
+    claim.phase = sent + 1 < MDNS_TIMING.announceCount ? { kind: 'announcing', sent: sent + 1, at: now + MDNS_TIMING.announceIntervalMs } : { kind: 'announced' };
+  }
+
+  private startServices(now: number): void {
+    for (const entry of this.services.values()) if (entry.phase.kind === 'waiting') entry.phase = this.firstProbe(now);
+  }
+
+  private firstProbe(now: number): Phase {
+    return { kind: 'probing', sent: 0, at: now + this.randomDelay(0, MDNS_TIMING.probeStartMaxMs) };
+  }
+
+  /** A response: any record for a name we claim that is not ours is a conflict (8.1, 9). */
+  private checkConflicts(message: DnsMessage, now: number): void {
+    for (const record of [...message.answers, ...message.additionals]) {
+      if (record.ttl === 0 || this.ownEcho(record)) continue;
+      for (const claim of [this.host, ...this.services.values()]) {
+        if (!sameName(record.name, this.claimName(claim))) continue;
+        const ours = this.proposed(claim);
+        if (ours.some((own) => sameData(own, record))) continue;
+        if (claim.phase.kind === 'probing') this.rename(claim, now);
+        // 9: for an announced name only the same type with other data conflicts; probe again.
+        else if (this.answerable(claim) && ours.some((own) => own.type === record.type)) this.reprobe(claim, now);
+      }
+    }
+  }
+
+  /** 8.2: another host probes the name we probe; the lesser set of records probes again in a second. */
+  private tieBreak(message: DnsMessage, now: number): void {
+    for (const claim of [this.host, ...this.services.values()]) {
+      if (claim.phase.kind !== 'probing') continue;
+      const name = this.claimName(claim);
+      const theirs = message.authorities.filter((record) => sameName(record.name, name));
+      if (theirs.length === 0 || compareRecordSets(this.proposed(claim), theirs) >= 0) continue;
+      claim.phase = { kind: 'probing', sent: 0, at: now + MDNS_TIMING.probeDeferMs };
+    }
+  }
+
+  private reprobe(claim: Claim, now: number): void {
+    this.conflicts = this.conflicts.filter((at) => at > now - MDNS_LIMITS.conflictWindowMs);
+    this.conflicts.push(now);
+    const wait = this.conflicts.length >= MDNS_LIMITS.conflictsBeforeBackoff ? MDNS_LIMITS.conflictBackoffMs : 0;
+    claim.phase = { kind: 'probing', sent: 0, at: now + wait + this.randomDelay(0, MDNS_TIMING.probeStartMaxMs) };
+  }
+
+  /** 8.1 conflict while probing: the next name (`Name (2)`, `Host-2`), probed from the start. */
+  private rename(claim: Claim, now: number): void {
+    const from = claim.current;
+    const type = claim === this.host ? undefined : (claim as ServiceEntry).type;
+    if (claim.renames >= MDNS_LIMITS.renamesMax) {
+      claim.phase = { kind: 'failed' };
+      this.event({ kind: 'gave-up', name: from, type });
+      return;
+    }
+    claim.renames++;
+    claim.current = numbered(claim.base, claim.renames + 1, claim === this.host ? '-' : ' (');
+    this.event({ kind: 'renamed', from, to: claim.current, type });
+    this.reprobe(claim, now);
+  }
+
+  // --- answering (RFC 6762 5, 6, 7; RFC 6763 9, 12) ---
+
+  private answer(message: DnsMessage, address: string, port: number, now: number): void {
+    // 8.2: a query with authority records is a probe; it is answered by multicast, in defence.
+    const probe = message.authorities.length > 0;
+    if (probe) this.tieBreak(message, now);
+    const legacy = port !== MDNS_GROUP.port;
+    const multicast: DnsRecord[] = [];
+    const unicast: DnsRecord[] = [];
+    const additionals: DnsRecord[] = [];
+    for (const question of message.questions) {
+      if (question.class !== DNS_CLASS.IN && question.class !== DNS_CLASS.ANY) continue;
+      const answers: DnsRecord[] = [];
+      this.answersTo(question, answers, additionals);
+      for (const record of answers) {
+        // 7.1: a known answer with at least half our TTL left need not be sent again.
+        if (message.answers.some((known) => sameName(known.name, record.name) && sameData(known, record) && known.ttl >= record.ttl / 2)) continue;
+        // 5.4: a QU question is answered unicast, unless the record was not multicast within a quarter of its TTL.
+        const recently = (this.multicastAt.get(recordKey(record)) ?? -Infinity) > now - (record.ttl * 1000) / 4;
+        (legacy || (question.unicastResponse && recently && !probe) ? unicast : multicast).push(record);
+      }
+    }
+    if (legacy) {
+      if (unicast.length > 0) this.queue(this.legacyReply(message, dedupe(unicast), dedupe(additionals), address, port));
+      return;
+    }
+    if (unicast.length > 0) this.send(this.write(dedupe(unicast), additionalsFor(unicast, additionals), address, port));
+    const interval = probe ? MDNS_LIMITS.defenceIntervalMs : MDNS_LIMITS.multicastIntervalMs;
+    const due = dedupe(multicast).filter((record) => (this.multicastAt.get(recordKey(record)) ?? -Infinity) <= now - interval);
+    if (due.length === 0) return;
+    // 6: only unique records (a probe's defence, an SRV) go at once; shared ones wait 20-120 ms.
+    const truncated = (message.flags & DNS_FLAGS.TC) !== 0;
+    if (due.every((record) => record.cacheFlush) && !truncated) {
+      this.send(this.multicast(due, now, undefined, additionalsFor(due, additionals)));
+      return;
+    }
+    const delay = truncated ? this.randomDelay(MDNS_TIMING.truncatedQueryMinMs, MDNS_TIMING.truncatedQueryMaxMs) : this.randomDelay(MDNS_TIMING.sharedAnswerMinMs, MDNS_TIMING.sharedAnswerMaxMs);
+    this.delayed = {
+      at: Math.min(this.delayed?.at ?? Infinity, now + delay),
+      answers: dedupe([...(this.delayed?.answers ?? []), ...due]),
+      additionals: [...(this.delayed?.additionals ?? []), ...additionalsFor(due, additionals)],
+    };
+  }
+
+  /** The answers to one question from the names claimed and announced, and their additionals (RFC 6763 12). */
+  private answersTo(question: DnsQuestion, answers: DnsRecord[], additionals: DnsRecord[]): void {
+    const { name, type } = question;
+    const asks = (recordType: number): boolean => type === recordType || type === DNS_TYPES.ANY;
+    const hostRecords = this.answerable(this.host) ? addressRecords(this.host.current, this.addresses) : [];
+    if (sameName(name, hostLabels(this.host.current))) answers.push(...hostRecords.filter((record) => asks(record.type)));
+    const types = new Set<string>();
+    for (const entry of this.services.values()) {
+      if (!this.answerable(entry)) continue;
+      const records = serviceRecords(this.serviceData(entry), this.host.current);
+      if (sameName(name, SERVICES_ENUMERATION) && asks(DNS_TYPES.PTR) && !types.has(entry.type.toLowerCase())) {
+        types.add(entry.type.toLowerCase());
+        answers.push(records.enumeration);
+      }
+      if (sameName(name, serviceLabels(entry.type)) && asks(DNS_TYPES.PTR)) {
+        answers.push(records.ptr);
+        additionals.push(records.srv, records.txt, ...hostRecords);
+      }
+      if (sameName(name, instanceLabels(entry.current, entry.type))) {
+        if (asks(DNS_TYPES.SRV)) {
+          answers.push(records.srv);
+          additionals.push(...hostRecords);
+        }
+        if (asks(DNS_TYPES.TXT)) answers.push(records.txt);
+      }
+    }
+  }
+
+  /**
+   * 6.7: a legacy query gets one unicast reply with its ID and questions, TTLs of at most 10 s
+   * and no cache-flush bits, in 512 bytes or what its OPT record offers; TC when answers are cut.
+   */
+  private legacyReply(message: DnsMessage, answers: DnsRecord[], additionals: DnsRecord[], address: string, port: number): MdnsDatagram {
+    const opt = message.additionals.find((record) => record.type === DNS_OTHER_TYPES.OPT);
+    const offered = opt ? opt.class | (opt.cacheFlush ? 0x8000 : 0) : 0;
+    const writer = new MessageWriter(Math.min(MDNS_LIMITS.receiveBytesMax, Math.max(MDNS_LIMITS.legacyBytes, offered)));
+    for (const question of message.questions) if (!writer.question({ ...question, unicastResponse: false })) break;
+    const ttl = (record: DnsRecord): number => Math.min(record.ttl, MDNS_LIMITS.legacyTtlMax);
+    let truncated = false;
+    for (const record of answers) {
+      if (writer.record('answer', record, ttl(record), false)) continue;
+      truncated = true;
+      break;
+    }
+    if (!truncated) for (const record of additionalsFor(answers, additionals)) writer.record('additional', record, ttl(record), false);
+    return { bytes: writer.finish(message.id, DNS_FLAGS.QR | DNS_FLAGS.AA | (truncated ? DNS_FLAGS.TC : 0)), address, port };
+  }
+
+  // --- writing ---
+
+  /** Records multicast to the group (marked sent), `ttl` overriding theirs (0: goodbye). */
+  private multicast(records: readonly DnsRecord[], now: number, ttl?: number, additionals: readonly DnsRecord[] = []): MdnsDatagram[] {
+    if (ttl === undefined) for (const record of records) this.noteMulticast(record, now);
+    return this.write(records, additionals, MDNS_GROUP.ipv4, MDNS_GROUP.port, ttl);
+  }
+
+  /**
+   * Responses (ID 0, no questions: 18.1, 6) holding `answers`, as many messages as they take;
+   * additionals go where they fit, and only with the last message. A record that fits no
+   * message at all is reported and left out.
+   */
+  private write(answers: readonly DnsRecord[], additionals: readonly DnsRecord[], address: string, port: number, ttl?: number): MdnsDatagram[] {
+    const out: MdnsDatagram[] = [];
+    let writer = new MessageWriter(MDNS_LIMITS.packetBytesMax);
+    const flags = DNS_FLAGS.QR | DNS_FLAGS.AA;
+    for (const record of answers) {
+      if (writer.record('answer', record, ttl ?? record.ttl)) continue;
+      if (!writer.empty) {
+        out.push({ bytes: writer.finish(0, flags), address, port });
+        writer = new MessageWriter(MDNS_LIMITS.packetBytesMax);
+        if (writer.record('answer', record, ttl ?? record.ttl)) continue;
+      }
+      this.event({ kind: 'not-sent', reason: `a type ${record.type} record of ${record.rdata.length} bytes fits no ${MDNS_LIMITS.packetBytesMax}-byte message` });
+    }
+    for (const record of additionals) writer.record('additional', record, ttl ?? record.ttl);
+    if (!writer.empty) out.push({ bytes: writer.finish(0, flags), address, port });
+    return out;
+  }
+
+  private send(datagrams: readonly MdnsDatagram[]): void {
+    for (const datagram of datagrams) this.queue(datagram);
+  }
+
+  private queue(datagram: MdnsDatagram): void {
+    if (this.transmits.length >= MDNS_LIMITS.transmitQueueMax) {
+      this.transmits.shift();
+      this.event({ kind: 'not-sent', reason: `more than ${MDNS_LIMITS.transmitQueueMax} datagrams waiting; the oldest was dropped` });
+    }
+    this.transmits.push(datagram);
+  }
+
+  private event(event: MdnsEvent): void {
+    if (this.events.length >= MDNS_LIMITS.eventQueueMax) this.events.shift();
+    this.events.push(event);
+  }
+
+  private noteMulticast(record: DnsRecord, now: number): void {
+    // Bounded: what was multicast long ago is no longer needed for the rate limit or echoes.
+    if (this.multicastAt.size > 4 * MDNS_LIMITS.entriesPerMessageMax) {
+      for (const [recordKey, at] of this.multicastAt) if (at < now - MDNS_LIMITS.conflictWindowMs) this.multicastAt.delete(recordKey);
+    }
+    this.multicastAt.set(recordKey(record), now);
+  }
+
+  /** Our own multicast heard back (multicast loopback): a record we sent with these very data. */
+  private ownEcho(record: DnsRecord): boolean {
+    return this.multicastAt.has(recordKey(record));
+  }
+
+  // --- records ---
+
+  private answerable(claim: Claim): boolean {
+    return claim.phase.kind === 'announcing' || claim.phase.kind === 'announced';
+  }
+
+  private claimName(claim: Claim): readonly string[] {
+    return claim === this.host ? hostLabels(claim.current) : instanceLabels(claim.current, (claim as ServiceEntry).type);
+  }
+
+  /** The unique records a claim probes for and defends: the addresses, or SRV and TXT. */
+  private proposed(claim: Claim): DnsRecord[] {
+    if (claim === this.host) return addressRecords(claim.current, this.addresses);
+    const records = serviceRecords(this.serviceData(claim as ServiceEntry), this.host.current);
+    return [records.srv, records.txt];
+  }
+
+  private allRecords(entry: ServiceEntry): DnsRecord[] {
+    const records = serviceRecords(this.serviceData(entry), this.host.current);
+    return [records.ptr, records.srv, records.txt, records.enumeration];
+  }
+
+  /** A service's records with TTL 0; the type's enumeration PTR too when no other service has that type. */
+  private goodbyeRecords(entry: ServiceEntry): DnsRecord[] {
+    const records = serviceRecords(this.serviceData(entry), this.host.current);
+    const typeShared = [...this.services.values()].some((other) => other !== entry && this.answerable(other) && other.type.toLowerCase() === entry.type.toLowerCase());
+    return typeShared ? [records.ptr, records.srv, records.txt] : [records.ptr, records.srv, records.txt, records.enumeration];
+  }
+
+  private serviceData(entry: ServiceEntry): ServiceData {
+    return { instance: entry.current, type: entry.type, port: entry.port, txt: entry.txt };
+  }
+
+  private randomDelay(min: number, max: number): number {
+    const bytes = this.options.random(2);
+    return min + Math.floor((((bytes[0] << 8) | bytes[1]) / 0x10000) * (max - min + 1));
+  }
+}
+
+/** `Living Room (2)` or `Living-Room-2`, the base shortened (never mid-character) to fit one label. */
+export function numbered(base: string, n: number, style: ' (' | '-'): string {
+  const suffix = style === '-' ? `-${n}` : ` (${n})`;
+  let head = base;
+  while (head.length > 0 && utf8Encode(head + suffix).length > LABEL_MAX) head = [...head].slice(0, -1).join('');
+  return head + suffix;
+}
+
+/** What identifies a record on the wire: owner name (folded), type, data. */
+function recordKey(record: DnsRecord): string {
+  let text = `${record.type}|${record.name.join('.').toLowerCase()}|`;
+  for (let i = 0; i < record.rdata.length; i++) text += String.fromCharCode(record.rdata[i]);
+  return text;
+}
+
+function sameRecord(x: DnsRecord, y: DnsRecord): boolean {
+  return sameName(x.name, y.name) && sameData(x, y);
+}
+
+function dedupe(records: readonly DnsRecord[]): DnsRecord[] {
+  return records.filter((record, index) => records.findIndex((other) => sameRecord(other, record)) === index);
+}
+
+/** Additionals not already among the answers, once each. */
+function additionalsFor(answers: readonly DnsRecord[], additionals: readonly DnsRecord[]): DnsRecord[] {
+  return dedupe(additionals.filter((record) => !answers.some((answer) => sameRecord(answer, record))));
+}
+
+function sameBytes(x: Uint8Array, y: Uint8Array): boolean {
+  if (x.length !== y.length) return false;
+  for (let i = 0; i < x.length; i++) if (x[i] !== y[i]) return false;
+  return true;
+}
