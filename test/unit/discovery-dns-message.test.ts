@@ -8,7 +8,7 @@ import { toHex } from '../../src/bytes';
 import { DNS_TYPES } from '../../src/discovery/mdns-unicast';
 import { DNS_CLASS, MessageWriter, nameBytes, readMessage, type DnsRecord } from '../../src/discovery/mdns/dns-message';
 
-function ptr(owner: string[], target: string[], ttl = 4500): DnsRecord {
+function ptr(owner: readonly string[], target: readonly string[], ttl = 4500): DnsRecord {
   return { name: owner, type: DNS_TYPES.PTR, class: DNS_CLASS.IN, cacheFlush: false, ttl, rdata: nameBytes(target), rdataNameAt: 0, rdataName: target };
 }
 

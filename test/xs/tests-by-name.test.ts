@@ -29,6 +29,7 @@ const SRC = path.join(ROOT, 'src');
 export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'discovery/error.ts': 'error type only',
   'discovery/index.ts': 're-exports',
+  'discovery/mdns/mdns-limits.ts': 'constant table',
   'http/index.ts': 're-exports',
   'mirror/index.ts': 're-exports',
   'pairing/index.ts': 're-exports',
