@@ -5,6 +5,7 @@ import { channelOpen, jpeg, mdnsUnicast, plistBinary, plistParameters, plistXml,
 import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
 import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
+import { mdnsResponder } from './mdns';
 import { receiverConnection } from './receiver';
 
 export const CAMPAIGNS: readonly Campaign<never>[] = [
@@ -19,6 +20,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   jpeg,
   slideshowAssetReply,
   mdnsUnicast,
+  mdnsResponder,
   receiverConnection,
   mirrorAvcC,
   mirrorStreamRequest,

@@ -35,6 +35,7 @@ const COUNTS: Readonly<Record<string, number>> = {
   jpeg: 10_000,
   'slideshow-asset-reply': 4000,
   'mdns-unicast': 5000,
+  'mdns-responder': 1000,
   'receiver-connection': 1500,
   'mirror-avcc': 10_000,
   'mirror-stream-request': 8000,
