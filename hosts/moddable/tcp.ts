@@ -5,6 +5,14 @@
 // ECMA-419 flow control: a socket says how many bytes it takes now (onWritable(count) and the
 // return value of write()); writing more throws. So writes queue here and leave in pieces the
 // socket accepts, and close() waits until the queue is out (the Connection promise).
+//
+// A peer that half-closes after its request (`printf ... | nc -q 5`) ends the socket's life for
+// ECMA-419: Moddable reports its FIN as onError and never calls onWritable again, though the
+// socket is still open for sending (the Linux simulator's socket has its buffer free again by
+// then; an lwIP board's send buffer took the whole answer at once). So onError first gives what
+// is queued to the socket, in pieces no larger than the socket has ever said it takes, and closes
+// only then: otherwise an answer longer than one socket buffer (1,536 bytes in the simulator) was
+// cut off where the first write ended.
 
 import type { Connection } from '../../src/platform';
 import { describeError } from '../../src/errors';
@@ -72,6 +80,8 @@ class AdoptedConnection implements Connection {
   private queued = 0;
   /** Bytes the socket takes now (ECMA-419 onWritable count). */
   private writable = 0;
+  /** The most the socket has said it takes at once: its buffer, free again when it reports the peer's close. */
+  private socketBuffer = 0;
   private full = false;
   private closing = false;
   private closed = false;
@@ -99,13 +109,13 @@ class AdoptedConnection implements Connection {
       },
       onWritable(count) {
         connection.socket ??= this;
-        connection.writable = count;
+        connection.setWritable(count);
         connection.flush();
       },
       // ECMA-419 reports the peer's close and a failure alike.
       onError() {
         connection.socket ??= this;
-        connection.finish();
+        connection.peerClosed();
       },
     });
     this.socket = socket;
@@ -153,6 +163,26 @@ class AdoptedConnection implements Connection {
     }
   }
 
+  private setWritable(count: number): void {
+    this.writable = count;
+    if (count > this.socketBuffer) this.socketBuffer = count;
+  }
+
+  /**
+   * The peer closed (perhaps only its sending half) or the socket failed; no onWritable follows.
+   * What is queued goes to the socket once more, as much as its buffer takes (a write that
+   * fails ends it), and then the socket closes.
+   */
+  private peerClosed(): void {
+    if (this.closed) return;
+    if (this.queue.length > 0) {
+      this.writable = this.socketBuffer;
+      this.closing = true;
+      this.flush();
+    }
+    this.finish(this.queued > 0 ? `peer closed with ${this.queued} bytes not taken` : undefined);
+  }
+
   private readable(count: number): void {
     if (this.closed || count <= 0 || !this.socket) return;
     if (this.paused) {
@@ -180,7 +210,8 @@ class AdoptedConnection implements Connection {
         this.finish(`write failed: ${describeError(error)}`);
         return;
       }
-      this.writable = typeof left === 'number' ? left : this.writable - piece.length;
+      if (typeof left === 'number') this.setWritable(left);
+      else this.writable -= piece.length;
       this.queued -= piece.length;
       if (piece === head) queue.shift();
       else queue[0] = head.subarray(piece.length);

@@ -168,6 +168,14 @@ class ScriptedSocket implements TcpSocket {
     this.budget = count;
     this.callbacks.onWritable.call(this, count);
   }
+  /**
+   * The peer half-closes, as Moddable's Linux socket reports it: the task that reads the FIN has
+   * found the socket's buffer free again (`free` bytes) but withholds onWritable and calls onError.
+   */
+  peerHalfCloses(free: number): void {
+    this.budget = free;
+    this.callbacks.onError.call(this);
+  }
 }
 
 function adopted(budget = 0) {
@@ -238,6 +246,28 @@ test('closes only after the queued bytes are out', () => {
   assert.deepEqual(socket.written, [1, 2, 3]);
   assert.equal(socket.closed, 1);
   assert.deepEqual(events, ['close']);
+});
+
+test('sends the whole answer before closing when the peer half-closes after its request', () => {
+  const { socket, connection, events } = adopted();
+  socket.writable(4);
+  // The answer is written while the request is read; the socket takes its first 4 bytes.
+  connection.write(new Uint8Array([1, 2, 3, 4, 5, 6]));
+  assert.deepEqual(socket.written, [1, 2, 3, 4]);
+  socket.peerHalfCloses(4);
+  assert.deepEqual(socket.written, [1, 2, 3, 4, 5, 6]);
+  assert.equal(socket.closed, 1);
+  assert.deepEqual(events, ['close']);
+});
+
+test('a peer that closes with more queued than the socket then takes ends the connection, naming what was not sent', () => {
+  const { socket, connection, events } = adopted();
+  socket.writable(2);
+  connection.write(new Uint8Array([1, 2, 3, 4, 5, 6, 7]));
+  socket.peerHalfCloses(2);
+  assert.deepEqual(socket.written, [1, 2, 3, 4]);
+  assert.equal(socket.closed, 1);
+  assert.deepEqual(events, ['close peer closed with 3 bytes not taken']);
 });
 
 test('drops a closing connection whose peer takes nothing before the timeout', () => {
