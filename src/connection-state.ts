@@ -20,6 +20,11 @@ export class ConnectionState {
    * progress, which makes other senders wait) is let go without waiting for a timeout.
    */
   closed = false;
+  /**
+   * When the last request head arrived (monotonic ms; 0 before the first): a sender's session
+   * lives while its connection carries requests (limits.sessionTimeoutMs).
+   */
+  lastRequestAt = 0;
   /** What lives on the connection (hold), each told once if the connection or its session ends first. */
   private readonly holds = new Set<(ending: string) => void>();
 

@@ -13,6 +13,13 @@ import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
 export { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 
+/**
+ * The sessions' event listener and timing socket where a host gives no ports: beside the control
+ * port (7000) and mirroring's NTP (7010, 7011), fixed, so a board's firewall can name them.
+ */
+const SESSION_EVENT_PORT = 7002;
+const SESSION_TIMING_PORT = 7012;
+
 export interface ReceiverConfig {
   /** The name shown to senders. */
   name: string;
@@ -57,6 +64,13 @@ export interface ReceiverConfig {
    * that run receivers side by side). The sender answers whatever port asked.
    */
   ntpPort: number;
+  /**
+   * Port of the event listener (TCP) that senders' sessions open their event channel to; said in
+   * each session SETUP's answer, so any free port serves (a host may bind 0 first).
+   */
+  eventPort: number;
+  /** Local UDP port of the sessions' timing socket (RAOP timing); said in SETUP's answer as well. */
+  timingPort: number;
   dialect: DialectName;
   limits: ReceiverLimits;
 }
@@ -89,6 +103,8 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     port: CONTROL_PORT,
     mirrorPort: MIRROR_PORT,
     ntpPort: NTP_RECEIVER_PORT,
+    eventPort: SESSION_EVENT_PORT,
+    timingPort: SESSION_TIMING_PORT,
     dialect: DEFAULT_DIALECT,
     ...overrides,
     profile,
@@ -109,8 +125,8 @@ export function freezeConfig(config: ReceiverConfig): Readonly<ReceiverConfig> {
   return Object.freeze(config);
 }
 
-function validatePort(field: string, port: number): void {
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${field} ${port} is not a TCP port (0 to 65535)`);
+function validatePort(field: string, port: number, kind: 'TCP' | 'UDP' = 'TCP'): void {
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new ConfigError(`${field} ${port} is not a ${kind} port (0 to 65535)`);
 }
 
 function validateConfig(config: ReceiverConfig): void {
@@ -119,7 +135,9 @@ function validateConfig(config: ReceiverConfig): void {
   config.deviceId = normaliseDeviceId(config.deviceId);
   validatePort('port', config.port);
   validatePort('mirrorPort', config.mirrorPort);
-  validatePort('ntpPort', config.ntpPort);
+  validatePort('ntpPort', config.ntpPort, 'UDP');
+  validatePort('eventPort', config.eventPort);
+  validatePort('timingPort', config.timingPort, 'UDP');
   if (!isDialectName(config.dialect)) throw new ConfigError(`dialect "${String(config.dialect)}" is not one of vendor, apple`);
   if (!/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits`);
   if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {

@@ -119,6 +119,18 @@ export interface ReceiverLimits {
   videoLogEntries: number;
   /** Largest playback rate POST /rate takes, either way (spec 4.2: 0 pauses, 1 plays; others where the player can). */
   maxVideoRate: number;
+  /**
+   * Most senders' sessions (RTSP SETUP) open at once. A new one past it ends the session heard
+   * from least recently (its sender has gone quiet longest).
+   */
+  maxSessions: number;
+  /**
+   * A session with no request on its connection (POST /feedback comes every 2 s) for this long
+   * is ended, with what it plays (the connection is then idle, and closed as idle connections are).
+   */
+  sessionTimeoutMs: number;
+  /** Bytes a sender may write unasked on a session's event channel before it is closed. */
+  maxEventChannelInputBytes: number;
 }
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
@@ -168,4 +180,9 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   videoLogEntries: 16,
   // Players scan at 2x to 8x (trick play); beyond that no player decodes in time.
   maxVideoRate: 8,
+  // One per sender; a household has a few. Each holds an event channel (a socket).
+  maxSessions: 8,
+  // Senders send POST /feedback every 2 s: 15 missed ones.
+  sessionTimeoutMs: 30_000,
+  maxEventChannelInputBytes: 64 * 1024,
 };

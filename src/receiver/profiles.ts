@@ -57,6 +57,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
       photoCacheEntries: 3,
       maxConnections: 12,
       maxConnectionsPerAddress: 8,
+      // A session holds an event channel (a socket) and a UDP socket of lwIP's few.
+      maxSessions: 2,
     },
   },
   speaker: {
@@ -66,7 +68,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
-    limits: { ...BOARD_PAIRING_RATES, maxConnections: 8, maxConnectionsPerAddress: 4 },
+    limits: { ...BOARD_PAIRING_RATES, maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2 },
   },
   'media-board': {
     name: 'media-board',
@@ -74,7 +76,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
-    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8, maxConnections: 48, maxConnectionsPerAddress: 16 },
+    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8, maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4 },
   },
   desktop: {
     name: 'desktop',

@@ -23,10 +23,10 @@ import {
   type DiscoveryIdentity,
   type ServiceAdvertisement,
 } from '../discovery';
-import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, VideoDecoder } from '../platform';
+import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, UdpSocket, VideoDecoder } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import { freezeConfig, type ReceiverConfig } from './config';
-import { ReceiverConnection, type ConnectionAddresses, type ConnectionContext } from './connection/connection';
+import { ReceiverConnection, hostPort, type ConnectionAddresses, type ConnectionContext } from './connection/connection';
 import { EventSender } from './media/events';
 import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio/audio-routes';
@@ -47,6 +47,8 @@ import { registerStopRoute } from './media/stop-route';
 import { registerVideoRoutes } from './video/video-routes';
 import type { VideoSession } from './video/video-session';
 import { RECEIVER_TIMERS, TimerTable, type SansIoTimers } from './timers';
+import { Sessions } from './session/sessions';
+import { registerSessionRoutes } from './session/session-routes';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -120,6 +122,11 @@ export interface ReceiverPorts {
   readonly udp?: UdpBinder;
   /** The mirroring stream's NAL kernel (WebAssembly on Node, the C native on XS); portable when omitted. */
   readonly nalKernel?: NalKernel;
+  /**
+   * The sessions' timing socket, bound by the host at config.timingPort: senders' sessions with
+   * timingProtocol NTP keep time through it. Without it, such a SETUP is refused (501).
+   */
+  readonly timingSocket?: UdpSocket;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -152,6 +159,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   readonly mirrorRouter = new Router();
   /** Video by URL (spec 4.2), where the host has a player and the profile offers it. */
   readonly video?: VideoSession;
+  /** Senders' sessions (RTSP SETUP with a binary plist): their event channels and clocks. */
+  readonly sessions: Sessions;
   /** The feature bits advertised (spec 2.3): the profile's, limited to what is implemented. */
   readonly features: bigint;
   /** The dialect the receiver writes; requests are read in any dialect. */
@@ -205,6 +214,8 @@ export class Receiver implements InfoContext, SansIoTimers {
     registerInfoRoutes(this.router, this);
     registerUnservedAudioRoutes(this.router);
     const { timers } = this;
+    this.sessions = new Sessions({ clock, timers, log, timingSocket: ports.timingSocket, crypto: ports.crypto, limits, eventPort: this.config.eventPort });
+    registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes });
     this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
@@ -383,6 +394,19 @@ export class Receiver implements InfoContext, SansIoTimers {
     return connection;
   }
 
+  /**
+   * Takes a connection of the event listener (config.eventPort) for the session waiting for its
+   * event channel, and drives it; closes it when no session of its address is waiting.
+   */
+  acceptEvent(port: Connection): void {
+    const channel = this.sessions.acceptEventChannel(hostPort(port.remoteAddress, port.remotePort), port.remoteAddress);
+    if (!channel) {
+      port.close();
+      return;
+    }
+    new ConnectionDriver(channel, port, this.ports.clock);
+  }
+
   /** Takes a host connection and drives it; at the limits with none idle, answers 503 and closes it. */
   accept(port: Connection): ReceiverConnection | undefined {
     return this.acceptWith(port, (addresses, now) => this.open(addresses, now));
@@ -422,6 +446,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.slideshow?.stop('receiver stopping');
     this.mirror?.close('receiver stopping');
     this.video?.stop('receiver stopping');
+    this.sessions.endAll('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
   }

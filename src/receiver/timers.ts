@@ -25,6 +25,10 @@ export const RECEIVER_TIMERS = [
   'videoLoad',
   /** The video reaches its forward or reverse end time. */
   'videoEnd',
+  /** A sender's session has had no request for limits.sessionTimeoutMs (the earliest of all sessions). */
+  'sessionTimeout',
+  /** A session's timing client asks the sender's clock again (the earliest of all sessions). */
+  'sessionTiming',
 ] as const;
 
 type ReceiverTimer = (typeof RECEIVER_TIMERS)[number];

@@ -50,8 +50,12 @@ test('the unserved methods are not listed among those served, and take small bod
 test('a sender that tries to stream to the receiver is told 501 Not Implemented', () => {
   const { receiver } = testReceiver();
   const sender = new MemorySender(receiver);
-  const response = sender.request('SETUP', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP' });
-  assert.equal(response.head.status, 501);
-  assert.equal(response.head.reason, 'Not Implemented');
+  const announce = sender.request('ANNOUNCE', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP', contentType: 'application/sdp', body: new TextEncoder().encode('v=0\r\n') });
+  assert.equal(announce.head.status, 501);
+  assert.equal(announce.head.reason, 'Not Implemented');
+  // The classic SETUP of an audio stream: a Transport header, no body (a session's SETUP has a plist).
+  const setup = sender.request('SETUP', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP', headers: [['Transport', 'RTP/AVP/UDP;unicast;mode=record;control_port=6001;timing_port=6002']] });
+  assert.equal(setup.head.status, 501);
+  assert.match(new TextDecoder().decode(setup.body), /Transport header \(a classic audio stream\) is not served/);
   assert.equal(sender.request('POST', '/fp-setup', { protocol: 'RTSP', body: new Uint8Array(16) }).head.status, 501);
 });

@@ -14,6 +14,8 @@ test('defaults: the desktop profile, the spec\'s ports and PIN, the vendor diale
   assert.equal(config.port, 7000);
   assert.equal(config.mirrorPort, 7100);
   assert.equal(config.ntpPort, 7011);
+  assert.equal(config.eventPort, 7002);
+  assert.equal(config.timingPort, 7012);
   assert.equal(config.pin, '3939');
   assert.equal(config.dialect, 'vendor');
   assert.equal(config.nameIsFactoryDefault, true);
@@ -50,7 +52,9 @@ test('each field that cannot work is refused by name', () => {
     [{ name: 'x'.repeat(51) }, /^name "x+" is 51 bytes/],
     [{ port: 65536 }, /port 65536 is not a TCP port/],
     [{ mirrorPort: -1 }, /mirrorPort -1 is not a TCP port/],
-    [{ ntpPort: 1.5 }, /ntpPort 1.5/],
+    [{ ntpPort: 1.5 }, /ntpPort 1.5 is not a UDP port/],
+    [{ eventPort: -1 }, /eventPort -1 is not a TCP port/],
+    [{ timingPort: 70_000 }, /timingPort 70000 is not a UDP port/],
     [{ dialect: 'google' as never }, /dialect "google" is not one of vendor, apple/],
     [{ pin: '123' }, /pin must be 4 to 8 digits/],
     [{ pin: '123456789' }, /pin must be 4 to 8 digits/],

@@ -94,7 +94,7 @@ test('echoes CSeq on RTSP, including CSeq 0, and still answers a request without
   connection.send('OPTIONS * RTSP/1.0\r\nCSeq: 0\r\n\r\nOPTIONS * RTSP/1.0\r\n\r\n');
   const [first, second] = responses(connection);
   assert.equal(first.head.headers.get('CSeq'), '0');
-  assert.equal(first.head.headers.get('Public'), 'GET, OPTIONS, POST');
+  assert.equal(first.head.headers.get('Public'), 'GET, OPTIONS, SETUP, RECORD, FLUSH, TEARDOWN, GET_PARAMETER, SET_PARAMETER, POST');
   assert.equal(second.head.status, 200);
   assert.equal(second.head.headers.get('CSeq'), undefined);
 });
@@ -105,7 +105,8 @@ test('accepts bare LF line endings and an empty RTSP request URI', async () => {
   connection.send('GET /server-info HTTP/1.1\n\nTEARDOWN  RTSP/1.0\nCSeq: 9\n\n');
   const [first, second] = responses(connection);
   assert.equal(first.head.status, 200);
-  assert.equal(second.head.status, 501);
+  // Read and routed: a TEARDOWN with no session on the connection (RFC 2326 454).
+  assert.equal(second.head.status, 454);
   assert.equal(second.head.headers.get('CSeq'), '9');
 });
 

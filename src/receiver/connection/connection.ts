@@ -476,22 +476,29 @@ export class ReceiverConnection implements SansIoConnection {
   private begin(head: RequestHead): void {
     const { router, limits, log } = this.context;
     this.order = this.context.nextRequestOrder();
+    this.state.lastRequestAt = this.now;
     this.sessionId ??= sessionIdOf(head);
     const target = splitTarget(head.target);
     const match = router.match(head.protocol, head.method, target.path);
     let refusal: Response;
     if (match.kind === 'route') {
-      if (!this.context.pairingRequired || match.route.open || this.state.encrypted) {
+      const bodyLimit = match.route.maxBodyBytes ?? limits.maxBodyBytes;
+      if (this.context.pairingRequired && !match.route.open && !this.state.encrypted) {
+        // spec 5.2: until the sender has paired with the PIN or password, only the pairing
+        // endpoints and the information ones are served. RTSP has a status for exactly this.
+        const status = head.protocol === 'RTSP' ? STATUS.connectionAuthorizationRequired : STATUS.forbidden;
+        refusal = { status, reason: 'this connection is not paired; this receiver asks for a PIN or password first' };
+      } else if (expectsContinue(head) && head.contentLength !== undefined && head.contentLength > bodyLimit) {
+        // RFC 9110 10.1.1: the sender waits for leave to send a body already known to be too
+        // large; it gets the 413 instead of a 100 Continue (and the close below).
+        refusal = { status: STATUS.contentTooLarge, reason: `body exceeds the limit of ${bodyLimit} bytes (Content-Length ${head.contentLength})` };
+      } else {
         this.route = match.route;
         this.target = target;
-        this.assembler.readBody('whole', match.route.maxBodyBytes ?? limits.maxBodyBytes);
+        this.assembler.readBody('whole', bodyLimit);
         if (head.framing !== 'none') this.beginBody(head);
         return;
       }
-      // spec 5.2: until the sender has paired with the PIN or password, only the pairing
-      // endpoints and the information ones are served. RTSP has a status for exactly this.
-      const status = head.protocol === 'RTSP' ? STATUS.connectionAuthorizationRequired : STATUS.forbidden;
-      refusal = { status, reason: 'this connection is not paired; this receiver asks for a PIN or password first' };
     } else {
       const headers = new Headers();
       if (match.status === STATUS.methodNotAllowed) headers.set(HEADER.allow, match.allow.join(', '));
