@@ -7,7 +7,9 @@ import { test } from 'node:test';
 import { latin1Decode, latin1Encode } from '../../src/bytes';
 import type { ReceiverConnection } from '../../src/receiver/connection/connection';
 import { LATER, type Request } from '../../src/receiver/connection/router';
-import { MemoryConnection } from '../support/memory-ports';
+import { makeConfig } from '../../src/receiver/config';
+import { Receiver } from '../../src/receiver/receiver';
+import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
 
 const ADDRESSES = { remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7000 };
@@ -200,6 +202,46 @@ test('Expect: 100-continue gets 100 Continue before the body; a refused one gets
   assert.doesNotMatch(refused, /100 Continue/);
   assert.match(refused, /\r\nConnection: close\r\n/, 'the body it holds back is not there to skip');
   assert.equal(connection.pollEvent()?.type, 'close');
+});
+
+test('Expect: 100-continue with a Content-Length over the route\'s limit gets the 413 and a close, never a 100 first', () => {
+  const { receiver } = setup({ maxBodyBytes: 64 });
+  receiver.router.add({ protocol: 'HTTP', method: 'PUT', path: '/small', maxBodyBytes: 4, handler: () => ({ status: 200 }) });
+  receiver.router.add({ protocol: 'HTTP', method: 'PUT', path: '/any', handler: () => ({ status: 200 }) });
+  const connection = receiver.open(ADDRESSES, 0)!;
+  feed(connection, 'PUT /small HTTP/1.1\r\nContent-Length: 5\r\nExpect: 100-continue\r\n\r\n', 1);
+  const refused = drain(connection);
+  assert.match(refused, /^HTTP\/1\.1 413 Content Too Large\r\n/);
+  assert.doesNotMatch(refused, /100 Continue/);
+  assert.match(refused, /\r\nConnection: close\r\n[^]*\r\n\r\nbody exceeds the limit of 4 bytes \(Content-Length 5\)\n$/);
+  assert.equal(connection.pollEvent()?.type, 'close');
+  // The receiver-wide limit, for a route that names none.
+  const other = receiver.open({ ...ADDRESSES, remotePort: 50001 }, 2)!;
+  feed(other, 'PUT /any HTTP/1.1\r\nContent-Length: 65\r\nExpect: 100-continue\r\n\r\n', 3);
+  assert.match(drain(other), /^HTTP\/1\.1 413 Content Too Large\r\n/);
+  // Within the limit, and of unknown length (chunked), the sender is told to go on.
+  const within = receiver.open({ ...ADDRESSES, remotePort: 50002 }, 4)!;
+  feed(within, 'PUT /small HTTP/1.1\r\nContent-Length: 4\r\nExpect: 100-continue\r\n\r\n', 5);
+  assert.equal(drain(within), 'HTTP/1.1 100 Continue\r\n\r\n');
+  const chunked = receiver.open({ ...ADDRESSES, remotePort: 50003 }, 6)!;
+  feed(chunked, 'PUT /small HTTP/1.1\r\nTransfer-Encoding: chunked\r\nExpect: 100-continue\r\n\r\n', 7);
+  assert.equal(drain(chunked), 'HTTP/1.1 100 Continue\r\n\r\n');
+});
+
+test('Expect: 100-continue refused on its head (403 unpaired, 405 wrong method) gets the refusal alone', () => {
+  const { receiver } = setup();
+  const connection = receiver.open(ADDRESSES, 0)!;
+  feed(connection, 'GET /stop HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n', 1);
+  const wrongMethod = drain(connection);
+  assert.match(wrongMethod, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
+  assert.doesNotMatch(wrongMethod, /100 Continue/);
+  const config = makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88', password: 'secret' });
+  const locked = new Receiver(config, { clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log: recordingLogger() });
+  const unpaired = locked.open(ADDRESSES, 0)!;
+  feed(unpaired, 'POST /stop HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n', 1);
+  const forbidden = drain(unpaired);
+  assert.match(forbidden, /^HTTP\/1\.1 403 Forbidden\r\n/);
+  assert.doesNotMatch(forbidden, /100 Continue/);
 });
 
 test('a paired (encrypted) connection is never evicted to make room: newcomers are refused instead', () => {
