@@ -5,12 +5,12 @@
 // with the other arguments unchanged. The manifest defaults to the repository's manifest.json, the
 // same app `mcconfig` builds from the repository root; the build lands where mcconfig puts it
 // ($MODDABLE/build/.../<app>/, or under -o). `--emit-only` writes the files, prints the generated
-// manifest's path and runs nothing.
+// manifest's path and runs nothing; `--out <dir>` writes them under <dir>/<app>/ instead.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import path from 'node:path';
-import { buildModdableApp, ROOT } from './moddable-build-manifest.mjs';
+import { buildModdableApp, OUT, ROOT } from './moddable-build-manifest.mjs';
 
 /** mcconfig options followed by a value (tools/mcmanifest.js): that value is not a manifest. */
 const OPTIONS_WITH_VALUE = new Set(['-f', '-o', '-p', '-r', '-s', '-t', '-x']);
@@ -20,22 +20,24 @@ export function splitArguments(args) {
   const mcconfig = [];
   let manifest;
   let emitOnly = false;
+  let out = OUT;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--emit-only') emitOnly = true;
+    else if (arg === '--out') out = path.resolve(args[++i]);
     else if (OPTIONS_WITH_VALUE.has(arg)) mcconfig.push(arg, args[++i]);
     else if (arg.startsWith('-') || arg.includes('=')) mcconfig.push(arg);
     else if (manifest !== undefined) throw new Error(`'${arg}': too many manifests (already ${manifest})`);
     else manifest = arg;
   }
-  return { mcconfig, manifest: manifest ?? path.join(ROOT, 'manifest.json'), emitOnly };
+  return { mcconfig, manifest: manifest ?? path.join(ROOT, 'manifest.json'), emitOnly, out };
 }
 
 function main() {
-  const { mcconfig, manifest, emitOnly } = splitArguments(process.argv.slice(2));
+  const { mcconfig, manifest, emitOnly, out } = splitArguments(process.argv.slice(2));
   if (!existsSync(manifest)) throw new Error(`${manifest}: manifest not found`);
   const started = Date.now();
-  const built = buildModdableApp(manifest);
+  const built = buildModdableApp(manifest, out);
   console.error(`# ${built.modules} TypeScript modules compiled to JavaScript (${built.changed} changed) in ${Date.now() - started} ms: ${path.relative(process.cwd(), built.manifestFile)}`);
   if (emitOnly) {
     console.log(built.manifestFile);
