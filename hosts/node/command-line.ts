@@ -33,6 +33,10 @@ Options:
                          the receiver mirrors: a profile with mirroring and the screen page
                          (which decodes it), or --record FILE; start-up stops if it is taken
   --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
+  --event-port PORT      port of the event listener senders' sessions connect to (default: 0, a
+                         free one: each session's SETUP answer names it); start-up stops if taken
+  --timing-port PORT     local UDP port of the sessions' clock (RAOP timing; default: 0, a free
+                         one, named in each SETUP answer); start-up stops if taken
   --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
                          with -f h264), as well as showing it; offers screen mirroring (feature
                          bit 7) even with --no-screen
@@ -142,6 +146,8 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
         port: { type: 'string' },
         'mirror-port': { type: 'string' },
         'ntp-port': { type: 'string' },
+        'event-port': { type: 'string' },
+        'timing-port': { type: 'string' },
         record: { type: 'string' },
         interface: { type: 'string', multiple: true },
         'no-mdns': { type: 'boolean' },
@@ -199,6 +205,9 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     port: parsePort('port', values.port, CONTROL_PORT),
     mirrorPort: parsePort('mirror-port', values['mirror-port'], MIRROR_PORT),
     ntpPort: parsePort('ntp-port', values['ntp-port'], NTP_RECEIVER_PORT),
+    // Said to each sender in its SETUP answer: any free port serves unless a firewall must name it.
+    eventPort: parsePort('event-port', values['event-port'], 0),
+    timingPort: parsePort('timing-port', values['timing-port'], 0),
     limits: parseLimits(values.limit ?? []),
   });
   return {

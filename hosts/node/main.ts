@@ -6,7 +6,7 @@
 import { networkInterfaces } from 'node:os';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
-import type { Logger, UdpBinder, VideoDecoder } from '../../src/platform';
+import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platform';
 import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, Receiver, TimerDriver } from '../../src/receiver';
 import { parseCommandLine, type CommandLine } from './command-line';
 import { selectFrameKernel } from './kernels/kernels';
@@ -138,6 +138,44 @@ async function listenForMirroring(commandLine: CommandLine, opened: Opened, what
 }
 
 /**
+ * The sessions' event listener (senders open their event channel to it after SETUP) on the same
+ * addresses, and the sessions' timing socket (RAOP timing, IPv4 like mirroring's NTP). Either
+ * may pick a free port (the default: each SETUP answer names them); a port another program
+ * holds stops start-up. Returns the ports and the listening lines.
+ */
+async function openSessionPorts(commandLine: CommandLine, opened: Opened, log: Logger): Promise<{ eventPort: number; timingPort: number; timingSocket: UdpSocket; lines: string[] }> {
+  const { config } = commandLine;
+  const lines: string[] = [];
+  let eventPort = config.eventPort;
+  for (const address of listenAddresses(commandLine.interfaces)) {
+    let server: net.Server;
+    try {
+      server = await listen(eventPort, address, (connection) => (opened.receiver ? opened.receiver.acceptEvent(connection) : connection.close()));
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'EADDRINUSE') throw new StartFailure(`--event-port ${eventPort}: ${portProblem(error)}; choose another port (0 picks a free one)`, 1);
+      log('warn', `cannot listen for session events on ${address ?? 'all addresses'} port ${eventPort}: ${(error as Error).message}`);
+      continue;
+    }
+    const bound = boundAt(server);
+    eventPort = bound.port;
+    opened.servers.push(server);
+    lines.push(`listening on ${bound.text} (session events)\n`);
+  }
+  if (lines.length === 0) throw new StartFailure(`--event-port ${config.eventPort}: no address to listen on for session events (see the warnings above)`, 1);
+  let socket: dgram.Socket;
+  try {
+    const timingAddress = listenAddresses(commandLine.interfaces).find((address) => address !== undefined && !address.includes(':'));
+    socket = await bindUdp(config.timingPort, timingAddress);
+  } catch (error) {
+    throw new StartFailure(`--timing-port ${config.timingPort}: ${portProblem(error)}; choose another port (0 picks a free one)`, 1);
+  }
+  opened.udpSockets.push(socket);
+  const timingPort = socket.address().port;
+  lines.push(`sessions keep time on UDP port ${timingPort}\n`);
+  return { eventPort, timingPort, timingSocket: sharedUdpBinder(socket, log)(0), lines };
+}
+
+/**
  * The HTTP and RTSP listeners. The first may pick a free port (--port 0); the others take the
  * same one. An address can be unusable for a while (an IPv6 address still tentative just after
  * the link came up): the others are served rather than none. Returns the port.
@@ -205,11 +243,12 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
     const what = `NTP client on UDP port ${ntpPort}${recorder ? `, recording to ${recorder.file}` : ''}`;
     mirrorLines = await listenForMirroring(commandLine, opened, what, log);
   }
+  const sessionPorts = await openSessionPorts(commandLine, opened, log);
   const port = await listenForSenders(commandLine, opened, log);
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
-  const frozen = freezeConfig({ ...config, port, ntpPort });
+  const frozen = freezeConfig({ ...config, port, ntpPort, eventPort: sessionPorts.eventPort, timingPort: sessionPorts.timingPort });
   try {
-    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel });
+    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
@@ -220,7 +259,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   const receiver = opened.receiver;
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
   new TimerDriver(receiver, nodeClock);
-  for (const line of mirrorLines) process.stdout.write(line);
+  for (const line of [...mirrorLines, ...sessionPorts.lines]) process.stdout.write(line);
   const { screenServer } = opened;
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
   if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
