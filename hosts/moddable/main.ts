@@ -18,7 +18,7 @@ import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
-import type { Connection, Display, Logger, UdpBinder } from '../../src/platform';
+import type { Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
 import { freezeConfig, loadOrCreateDeviceId, profileMirrors, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
 import { createMdnsAdvertiser } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
@@ -57,9 +57,34 @@ function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHo
   try {
     const videoDecoder = new ModdableVideoDecoder(nativeVideo, screen, { codecs: video.codecs, pending: video.pending, refreshRate: SCREEN_REFRESH_SECONDS, clock: moddableClock, log });
     log('info', `video decoder: libavcodec ${videoDecoder.codecName}, ${videoDecoder.geometry.width}x${videoDecoder.geometry.height} screen, ${video.pending} pictures pending at most`);
-    return { videoDecoder, udp: ecma419UdpBinder((options: Udp419Options) => new UDP(options as unknown as ConstructorParameters<typeof UDP>[0]) as unknown as Udp419, log) };
+    return { videoDecoder, udp: ecma419UdpBinder(makeUdp, log) };
   } catch (error) {
     log('warn', `no screen mirroring: ${describeError(error)}`);
+    return undefined;
+  }
+}
+
+/** Moddable's ECMA-419 UDP socket, as udp.ts takes it. */
+function makeUdp(options: Udp419Options): Udp419 {
+  return new UDP(options as unknown as ConstructorParameters<typeof UDP>[0]) as unknown as Udp419;
+}
+
+/**
+ * Senders' sessions: the event listener their event channels connect to, and the timing socket
+ * their clocks are kept through (config.eventPort, config.timingPort: fixed ports, said in each
+ * SETUP answer). Either failing is logged: the receiver then answers SETUP without it (no clock:
+ * 501 for timingProtocol NTP; no listener: the channel cannot open).
+ */
+function sessionPorts(config: HostConfig['config'], built: { receiver?: Receiver }, log: Logger): UdpSocket | undefined {
+  try {
+    listen(config.eventPort, built, (to, connection) => to.acceptEvent(connection));
+  } catch (error) {
+    log('warn', `cannot listen for session events on port ${config.eventPort}: ${describeError(error)}`);
+  }
+  try {
+    return ecma419UdpBinder(makeUdp, log)(config.timingPort);
+  } catch (error) {
+    log('warn', `no UDP port ${config.timingPort} for the sessions' clocks: ${describeError(error)}; sessions with timingProtocol NTP refused`);
     return undefined;
   }
 }
@@ -182,6 +207,7 @@ function start(): void {
       mirroring = undefined;
     }
   }
+  const timingSocket = sessionPorts(config, built, log);
   const { crypto, nalKernel } = chooseKernels(log);
   const started = Time.ticks;
   const receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
@@ -195,12 +221,13 @@ function start(): void {
     nalKernel,
     videoDecoder: mirroring?.videoDecoder,
     udp: mirroring?.udp,
+    timingSocket,
   });
   built.receiver = receiver;
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
   new TimerDriver(receiver, moddableClock);
-  log('info', `listening on port ${receiver.config.port} (HTTP and RTSP); profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
+  log('info', `listening on port ${receiver.config.port} (HTTP and RTSP), ${receiver.config.eventPort} (session events); sessions keep time on UDP port ${receiver.config.timingPort}; profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}`);
   receiver.start();
   for (const service of receiver.services()) {
     const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');

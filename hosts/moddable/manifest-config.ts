@@ -87,6 +87,8 @@ export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallback
   }
   if (manifest.port !== undefined) overrides.port = integer('port', manifest.port);
   if (manifest.mirrorPort !== undefined) overrides.mirrorPort = integer('mirrorPort', manifest.mirrorPort);
+  if (manifest.eventPort !== undefined) overrides.eventPort = integer('eventPort', manifest.eventPort);
+  if (manifest.timingPort !== undefined) overrides.timingPort = integer('timingPort', manifest.timingPort);
   if (manifest.pinRequired !== undefined) overrides.pinRequired = boolean('pinRequired', manifest.pinRequired);
   if (manifest.nameIsFactoryDefault !== undefined) overrides.nameIsFactoryDefault = boolean('nameIsFactoryDefault', manifest.nameIsFactoryDefault);
   // Limits by their own names (maxConnections=4 on the command line), as the Node host's --limit.
