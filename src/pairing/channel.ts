@@ -166,10 +166,12 @@ function frameSize(bytes: Uint8Array, offset: number): number {
 export const ENCRYPTION_KEY = new StateKey<Uint8Array>('EncryptionKey');
 
 /**
- * The event channel's keys by direction: the receiver opens what the sender writes. Like the
- * control channel, the sender writes with the `Write` key and reads with the `Read` key.
+ * The event channel's keys by direction: the receiver opens what the sender writes. The names
+ * are the receiver's view, the other way round from the control channel: the receiver would send
+ * requests on it (it writes with `Write`), so the sender writes with the `Read` key (pyatv's
+ * setup_channel: "Read/Write info reversed here as connection originates from receiver").
  */
-const EVENT_CHANNEL_KEYS = { senderWrites: PAIRING_HKDF.EventsWrite, senderReads: PAIRING_HKDF.EventsRead } as const;
+const EVENT_CHANNEL_KEYS = { senderWrites: PAIRING_HKDF.EventsRead, senderReads: PAIRING_HKDF.EventsWrite } as const;
 
 /** The receiver's side of a session's event channel, framed as the control channel. */
 export function createEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {

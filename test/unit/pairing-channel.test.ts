@@ -164,10 +164,11 @@ test('dispose wipes the keys and refuses further input', () => {
   assert.throws(() => new ControlChannel(new Uint8Array(16), sealKey), PairingError);
 });
 
-test("a session's event channel: keys from the same EncryptionKey under Events-Salt, the sender writing with Events-Write", () => {
+test("a session's event channel: keys from the same EncryptionKey under Events-Salt, the sender writing with Events-Read (as pyatv)", () => {
   // Derived here with @noble/hashes' own HKDF, not the receiver's.
   const key = (info: string) => hkdf(sha512, shared, utf8Encode('Events-Salt'), utf8Encode(info), 32);
-  const senderSide = new ControlChannel(key('Events-Read-Encryption-Key'), key('Events-Write-Encryption-Key'));
+  // ControlChannel(openKey, sealKey): the sender opens with Write and seals with Read.
+  const senderSide = new ControlChannel(key('Events-Write-Encryption-Key'), key('Events-Read-Encryption-Key'));
   const receiverSide = createEventChannel(shared);
   const request = utf8Encode('POST /command RTSP/1.0\r\nCSeq: 1\r\n\r\n');
   assert.equal(utf8Decode(concat(...senderSide.open(receiverSide.seal(request)))), utf8Decode(request), 'what the receiver writes, the sender reads');

@@ -34,10 +34,10 @@ test('a plain channel drops what the sender writes, counts it, and closes past t
   assert.ok(log.lines.some((line) => line.level === 'warn' && line.message.includes('event channel closed')));
 });
 
-test('an encrypted channel opens frames sealed with the sender-writes key derived independently', () => {
+test('an encrypted channel opens frames the sender sealed with Events-Read (derived independently), as pyatv does', () => {
   const { events } = channel(true);
-  const senderWrites = hkdf(sha512, KEY, utf8Encode('Events-Salt'), utf8Encode('Events-Write-Encryption-Key'), 32);
-  const senderReads = hkdf(sha512, KEY, utf8Encode('Events-Salt'), utf8Encode('Events-Read-Encryption-Key'), 32);
+  const senderWrites = hkdf(sha512, KEY, utf8Encode('Events-Salt'), utf8Encode('Events-Read-Encryption-Key'), 32);
+  const senderReads = hkdf(sha512, KEY, utf8Encode('Events-Salt'), utf8Encode('Events-Write-Encryption-Key'), 32);
   const sender = new ControlChannel(senderReads, senderWrites);
   const sealed = sender.seal(utf8Encode('RTSP/1.0 200 OK\r\nCSeq: 1\r\n\r\n'));
   // In two pieces, as TCP may deliver them.
