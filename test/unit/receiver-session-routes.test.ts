@@ -313,3 +313,33 @@ test("video played inside a session ends with it: TEARDOWN, and the sender going
   clock.advance(30_000);
   assert.equal(stopped()[1], `video 2 stopped: the connection that carried its POST /play (${SENDER}:50002) ended its session (no request from the sender for 30 s (limits.sessionTimeoutMs))`);
 });
+
+test("pyatv's play_url on one connection: SETUP, RECORD, POST /play as HTTP, setProperty and /rate as RTSP, /playback-info", () => {
+  const clock = new ManualClock();
+  const log = recordingLogger();
+  const player = new MemoryPlayer();
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', profile: 'desktop', dialect: 'apple' }), { clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket: new MemoryUdpSocket(7012), player, display: new RecordingDisplay(clock) });
+  new TimerDriver(receiver, clock);
+  const sender = new MemorySender(receiver, 50_001, SENDER);
+  assert.equal(setupSession(sender).head.status, 200);
+  assert.equal(sender.request('RECORD', 'rtsp://192.0.2.1/1', { protocol: 'RTSP' }).head.status, 200);
+  assert.equal(sender.request('POST', '/feedback', { protocol: 'RTSP' }).head.status, 200);
+  const play = sender.request('POST', '/play', { body: encodeBinaryPlist({ 'Content-Location': 'http://192.0.2.20:8080/clip.mp4', 'Start-Position-Seconds': 0, uuid: 'x', rate: 1 }), contentType: 'application/x-apple-binary-plist' });
+  assert.equal(play.head.status, 200, text(play.body));
+  const cmTime = { flags: 0, value: 0, epoch: 0, timescale: 0 };
+  const steps: [string, string, PlistDict | undefined][] = [
+    ['PUT', '/setProperty?isInterestedInDateRange', { value: true }],
+    ['PUT', '/setProperty?actionAtItemEnd', { value: 0 }],
+    ['POST', '/rate?value=1.000000', undefined],
+    ['PUT', '/setProperty?forwardEndTime', { value: cmTime }],
+    ['PUT', '/setProperty?reverseEndTime', { value: cmTime }],
+  ];
+  for (const [method, target, body] of steps) {
+    const response = sender.request(method, target, { protocol: 'RTSP', ...(body && { body: encodeBinaryPlist(body), contentType: 'application/x-apple-binary-plist' }) });
+    assert.equal(response.head.status, 200, `${method} ${target}: ${text(response.body)}`);
+  }
+  player.report('playing', { duration: 5, position: 1 });
+  const info = sender.request('GET', '/playback-info');
+  assert.equal(info.head.status, 200);
+  assert.match(text(info.body), /<key>duration<\/key>/);
+});

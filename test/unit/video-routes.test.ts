@@ -693,15 +693,25 @@ test('reverseEndTime ends reverse playback; an invalid CMTime clears an end time
 test('/setProperty and /getProperty of unknown properties are 404 naming the known ones; garbage bodies 400', () => {
   const { play, request } = setup();
   play();
-  const unknown = request('PUT', '/setProperty?actionAtItemEnd', { body: endTimeBody(1), contentType: 'application/x-vendor-binary-plist' });
+  const unknown = request('PUT', '/setProperty?brightness', { body: endTimeBody(1), contentType: 'application/x-vendor-binary-plist' });
   assert.equal(unknown.head.status, 404);
-  assert.match(text(unknown), /unknown property "actionAtItemEnd"; known: forwardEndTime, reverseEndTime/);
+  assert.match(text(unknown), /unknown property "brightness"; known: forwardEndTime, reverseEndTime, isInterestedInDateRange, actionAtItemEnd/);
   const none = request('GET', '/getProperty');
   assert.equal(none.head.status, 404);
   assert.match(text(none), /no property named; known: playbackAccessLog, playbackErrorLog/);
   const garbage = request('PUT', '/setProperty?forwardEndTime', { body: utf8Encode('bplist00xyz'), contentType: 'application/x-vendor-binary-plist' });
   assert.equal(garbage.head.status, 400);
   assert.match(text(garbage), /PUT \/setProperty\?forwardEndTime: body is not a property list/);
+});
+
+test("properties senders set after POST /play that change nothing here are answered errorCode 0 (pyatv and iOS stop the video otherwise)", () => {
+  const { play, request } = setup();
+  play();
+  for (const [property, value] of [['isInterestedInDateRange', true], ['actionAtItemEnd', 0]] as const) {
+    const response = request('PUT', `/setProperty?${property}`, { body: encodeBinaryPlist({ value }), contentType: 'application/x-apple-binary-plist' });
+    assert.equal(response.head.status, 200, property);
+    assert.deepEqual(decodeBinaryPlist(response.body), { errorCode: 0 });
+  }
 });
 
 test('/getProperty?playbackAccessLog, GET and POST alike: errorCode 0 and an entry filled from the player\'s reports', () => {

@@ -35,6 +35,14 @@ const TEXT_PARAMETERS = 'text/parameters';
 /** spec 4.2 PUT /setProperty: the properties served, and the end time each sets. */
 const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
 
+/**
+ * Properties senders set after POST /play that change nothing here (not in the spec): answered
+ * errorCode 0 as real receivers answer them, since pyatv and iOS give up on the video otherwise.
+ * `isInterestedInDateRange`: date-range metadata of live streams; `actionAtItemEnd`: what follows
+ * the item (there is no queue: it ends).
+ */
+const ACCEPTED_SET_PROPERTIES = ['isInterestedInDateRange', 'actionAtItemEnd'] as const;
+
 /** A CMTime plist is under 200 bytes; a /getProperty body is empty. */
 const PROPERTY_BODY_LIMIT = 4096;
 
@@ -126,7 +134,12 @@ class VideoEndpoints {
 
   /** PUT /setProperty?forwardEndTime (or reverseEndTime): where playback ends. */
   setProperty(request: Request): Response {
-    const property = knownProperty('PUT /setProperty', propertyOf(request), SET_PROPERTIES);
+    const asked = propertyOf(request);
+    if ((ACCEPTED_SET_PROPERTIES as readonly (string | undefined)[]).includes(asked)) {
+      this.context.log('debug', `PUT /setProperty?${asked}: accepted, no effect here`);
+      return this.binaryPlist(propertyReply());
+    }
+    const property = knownProperty('PUT /setProperty', asked, SET_PROPERTIES, ACCEPTED_SET_PROPERTIES);
     needsVideo(this.session, `PUT /setProperty?${property}`);
     const seconds = inContext(`PUT /setProperty?${property}`, () => readEndTime(request.body));
     this.session.setEndTime(SET_PROPERTIES[property], seconds);
@@ -145,13 +158,17 @@ class VideoEndpoints {
   }
 }
 
-/** The property a request names when `known` serves it; else 404 naming those it does. */
-function knownProperty<Known extends object>(what: string, property: string | undefined, known: Known): keyof Known & string {
+/** The property a request names when `known` serves it; else 404 naming those it does (and `alsoKnown`). */
+function knownProperty<Known extends object>(what: string, property: string | undefined, known: Known, alsoKnown: readonly string[] = []): keyof Known & string {
   if (property !== undefined && Object.prototype.hasOwnProperty.call(known, property)) return property as keyof Known & string;
-  throw new RequestError(STATUS.notFound, `${what}: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${Object.keys(known).join(', ')}`);
+  throw new RequestError(STATUS.notFound, `${what}: ${property === undefined ? 'no property named' : `unknown property ${JSON.stringify(property)}`}; known: ${[...Object.keys(known), ...alsoKnown].join(', ')}`);
 }
 
-/** The video routes (all HTTP): method, path, the endpoint, and the largest body when not the receiver's. */
+/**
+ * The video routes: method, path, the endpoint, and the largest body when not the receiver's.
+ * HTTP, and RTSP too: inside a session senders send them on the RTSP connection that carried
+ * SETUP, some as RTSP/1.0 (pyatv: PUT /setProperty and POST /rate; POST /play as HTTP/1.1).
+ */
 const VIDEO_ROUTES: readonly { readonly method: string; readonly path: string; readonly endpoint: Exclude<keyof VideoEndpoints, 'getProperties'>; readonly maxBodyBytes?: number }[] = [
   { method: 'POST', path: '/play', endpoint: 'play' },
   { method: 'POST', path: '/scrub', endpoint: 'seek', maxBodyBytes: PROPERTY_BODY_LIMIT },
@@ -186,7 +203,7 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
   });
   const endpoints = new VideoEndpoints(session, context);
   for (const { method, path, endpoint, maxBodyBytes } of VIDEO_ROUTES) {
-    router.add({ protocol: 'HTTP', method, path, maxBodyBytes, handler: (request) => endpoints[endpoint](request) });
+    router.add({ method, path, maxBodyBytes, handler: (request) => endpoints[endpoint](request) });
   }
 
   media.register('video', {
