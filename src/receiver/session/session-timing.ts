@@ -12,10 +12,13 @@ interface SessionTimingContext {
   readonly log: Logger;
   /** The monotonic clock, for answers that arrive outside handleTimeout. */
   now(): number;
+  /**
+   * The wall clock (ms since the Unix epoch): the estimate is said against it too, for a person
+   * (or a test) comparing clocks: a sender that serves Unix time shows its true offset there.
+   */
+  wallTime(): number;
   /** Sends a datagram to the sender's address from the sessions' timing socket. */
   send(bytes: Uint8Array, port: number): void;
-  /** A timing answer arrived: the owner's deadlines may have moved (none today) and the estimate changed. */
-  onSample(): void;
 }
 
 export class SessionTiming {
@@ -37,11 +40,21 @@ export class SessionTiming {
     this.clock = new ClockRecovery(this.client.filter);
   }
 
-  /** Samples taken, and the estimate: the sender's clock minus ours (ms) and the drift (ppm). */
-  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly driftPpm: number | undefined } {
+  /**
+   * Samples taken, and the estimate: the sender's clock minus our monotonic clock, and minus our
+   * wall clock (ms), and the drift (ppm).
+   */
+  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly againstWallMs: number | undefined; readonly driftPpm: number | undefined } {
     const { filter } = this.client;
+    const now = this.context.now();
+    const offsetMs = filter.offsetAt(now);
     const drift = filter.drift;
-    return { samples: filter.count, offsetMs: filter.offsetAt(this.context.now()), driftPpm: drift === undefined ? undefined : drift * 1e6 };
+    return {
+      samples: filter.count,
+      offsetMs,
+      againstWallMs: offsetMs === undefined ? undefined : offsetMs - (this.context.wallTime() - now),
+      driftPpm: drift === undefined ? undefined : drift * 1e6,
+    };
   }
 
   get requestsSent(): number {
@@ -90,7 +103,7 @@ export class SessionTiming {
       this.context.log('debug', `${this.peer} timing: ${sample}`);
       return;
     }
-    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms`);
-    this.context.onSample();
+    const { againstWallMs, driftPpm } = this.estimate;
+    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; sender clock - wall clock ${againstWallMs!.toFixed(3)} ms${driftPpm === undefined ? '' : `, drift ${driftPpm.toFixed(1)} ppm`}`);
   }
 }

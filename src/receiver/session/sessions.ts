@@ -152,7 +152,8 @@ export class Sessions {
     if (index >= 0) this.sessions.splice(index, 1);
     if (!session.end(reason, ENDED_ITS_SESSION(reason))) return;
     const timing = session.timing;
-    const clock = timing ? `; clock: ${timing.estimate.samples} samples${timing.estimate.offsetMs !== undefined ? `, offset ${timing.estimate.offsetMs.toFixed(3)} ms` : ''}` : '';
+    const estimate = timing?.estimate;
+    const clock = estimate ? `; clock: ${estimate.samples} samples${estimate.againstWallMs !== undefined ? `, sender clock - wall clock ${estimate.againstWallMs.toFixed(3)} ms` : ''}${estimate.driftPpm !== undefined ? `, drift ${estimate.driftPpm.toFixed(1)} ppm` : ''}` : '';
     this.context.log('info', `${session.peer} ${session.label} ended: ${reason}${clock}`);
     this.arm();
   }
@@ -161,7 +162,7 @@ export class Sessions {
     const { timingSocket: socket, log, clock } = this.context;
     if (!socket) throw new SessionRequestError('SETUP: timingProtocol NTP is not served on this host (no UDP); open the session with timingProtocol None', 501);
     const send = (bytes: Uint8Array, port: number) => socket.send(bytes, session.senderAddress, port);
-    return new SessionTiming(session.peer, session.senderAddress, senderPort, { log, now: () => clock.now(), send, onSample: () => {} }, now);
+    return new SessionTiming(session.peer, session.senderAddress, senderPort, { log, now: () => clock.now(), wallTime: () => clock.wallTime(), send }, now);
   }
 
   /** A datagram to the timing socket: to the session of its sender (see the header), else dropped. */
