@@ -34,8 +34,18 @@ export interface ReceiverLimits {
   maxHeaderCount: number;
   /** Largest request body, for routes that do not set their own limit. */
   maxBodyBytes: number;
-  /** A sender must answer a request on a reverse connection within this time. */
+  /**
+   * How long a sender has to answer a request on a reverse connection before minReverseBytesPerSecond
+   * applies: its response must be whole by then, or keep up that rate from then on.
+   */
   reverseRequestTimeoutMs: number;
+  /**
+   * A reverse response (a slideshow picture) must keep up at least this rate once
+   * reverseRequestTimeoutMs has passed: at time t after the request, (t - reverseRequestTimeoutMs)
+   * x rate bytes must have come, or the connection is closed. A deadline for the whole response
+   * refused every picture a slow link could not carry in that time, however steadily it came.
+   */
+  minReverseBytesPerSecond: number;
   /** Largest response body read on a reverse connection (a slideshow picture reply). */
   maxReverseBodyBytes: number;
   /** Most reverse connections open at once, all senders together. */
@@ -45,6 +55,13 @@ export interface ReceiverLimits {
    * maxReverseBodyBytes). spec 8's three parallel fetches need 3.
    */
   slideshowLookAhead: number;
+  /**
+   * Tries a slideshow gives a picture that does not arrive (its fetch fails: no progress, a
+   * lost connection, a reply over maxReverseBodyBytes); fetches that fail together are one try.
+   * Past it the picture is given up with a log line and the show stops: a sender that serves the
+   * same picture again to each new request would otherwise be asked for it forever.
+   */
+  slideshowPictureTries: number;
   /**
    * A pair-setup attempt holds the receiver (other senders are answered Busy) for at most this
    * long from its M1, or from its last step that made progress (a good M3); a repeated M1 is
@@ -147,9 +164,13 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxHeaderCount: 64,
   maxBodyBytes: 64 * 1024,
   reverseRequestTimeoutMs: 15_000,
+  // 4 KiB/s: a 1 MB picture in about four minutes; slower than that, the link has stalled.
+  minReverseBytesPerSecond: 4 * 1024,
   maxReverseBodyBytes: 8 * 1024 * 1024,
   maxReverseConnections: 8,
   slideshowLookAhead: 3,
+  // A sender restarting or a link dropping for a moment costs one; three in a row do not happen by chance.
+  slideshowPictureTries: 3,
   pairingTimeoutMs: 30_000,
   // A desktop makes an SRP key in ~10 ms: 16 a second from one address is a sixth of a core.
   pairingStepsPerSecondPerAddress: 16,

@@ -111,11 +111,49 @@ test('a sender that does not answer in time loses the connection; outstanding re
   const answer = send(reverse, { method: 'GET', target: '/slideshows/1/assets/1' });
   const queued = send(reverse, { method: 'GET', target: '/slideshows/1/assets/1' });
   clock.advance(1000);
-  assert.match(errorOf(answer).message, /no response to GET/);
+  assert.match(errorOf(answer).message, /response to GET \/slideshows\/1\/assets\/1 too slow: 0 bytes in 1000 ms/);
   errorOf(queued);
   assert.equal(connection.closed, true);
   assert.equal(receiver.reverse.size, 0);
   assert.equal(receiver.connectionCount, 0, 'the connection slot is freed');
+});
+
+test('a response that keeps coming is not cut at the timeout: the deadline moves with each byte at the least rate', async () => {
+  const { receiver, clock } = setup({ reverseRequestTimeoutMs: 1000, minReverseBytesPerSecond: 100 });
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  const answer = send(reverse, { method: 'GET', target: '/slideshows/1/assets/1' });
+  const head = 'HTTP/1.1 200 OK\r\nContent-Length: 400\r\n\r\n';
+  clock.advance(500);
+  // 100 bytes so far: they buy 1000 ms at 100 bytes/s after the first 1000 ms, so until 2000.
+  connection.send(head + 'a'.repeat(100 - head.length));
+  clock.advance(1499);
+  assert.equal(connection.closed, false, 'at 1999 ms the 100 bytes still suffice');
+  connection.send('b'.repeat(100));
+  clock.advance(1000);
+  assert.equal(connection.closed, false, 'at 2999 ms, 200 bytes suffice until 3000');
+  connection.send('c'.repeat(400 - (100 - head.length) - 100));
+  assert.equal(responseOf(answer).body.length, 400, 'whole after about 3 s, three times the timeout');
+  // The next request starts its own count: nothing comes, so it ends at the timeout itself.
+  const silent = send(reverse, { method: 'GET', target: '/slideshows/1/assets/1' });
+  clock.advance(999);
+  assert.equal(silent.result, undefined);
+  clock.advance(1);
+  assert.match(errorOf(silent).message, /too slow: 0 bytes in 1000 ms \(whole within 1000 ms, or at least 100 bytes\/s after that\)/);
+  assert.equal(connection.closed, true);
+});
+
+test('a response that stalls half way is cut when the bytes so far stop being enough', async () => {
+  const { receiver, clock } = setup({ reverseRequestTimeoutMs: 1000, minReverseBytesPerSecond: 100 });
+  const connection = await turnAround(receiver);
+  const [reverse] = receiver.reverse.find(SESSION);
+  const answer = send(reverse, { method: 'GET', target: '/slideshows/1/assets/1' });
+  connection.send('HTTP/1.1 200 OK\r\nContent-Length: 5000\r\n\r\n'.padEnd(250, 'x'));
+  clock.advance(3499);
+  assert.equal(answer.result, undefined);
+  clock.advance(1);
+  assert.match(errorOf(answer).message, /too slow: 250 bytes in 3500 ms/);
+  assert.equal(connection.closed, true);
 });
 
 test('a sender that closes the reverse connection fails its requests and is forgotten; it may reconnect', async () => {

@@ -5,7 +5,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { lookupLanguage, parseAcceptLanguage } from '../../src/http';
+import { lookupLanguage, parseAcceptLanguage, writeResponse } from '../../src/http';
 import { encodeBinaryPlist } from '../../src/plist/binary';
 import { isPlistDict, type PlistDict, type PlistValue } from '../../src/plist/value';
 import { decodeXmlPlist, encodeXmlPlistBytes } from '../../src/plist/xml';
@@ -536,6 +536,85 @@ test('a sender that does not answer in time loses that connection (reverse timeo
   await play(3);
   await advance(4000);
   assert.equal(slow.closed, true);
+  await openSlideshow(counter());
+  flush();
+  assert.deepEqual(shownPictures(display), [1]);
+});
+
+/** A picture of about `bytes` bytes: tinyJpeg(n) with that much scan data (no 0xFF in it). */
+function largeJpeg(n: number, bytes: number): Uint8Array {
+  const tiny = tinyJpeg(n);
+  const jpeg = new Uint8Array(bytes);
+  jpeg.set(tiny.subarray(0, 25));
+  jpeg.fill(n & 0x7f, 25, bytes - 2);
+  jpeg.set([0xff, 0xd9], bytes - 2);
+  return jpeg;
+}
+
+/**
+ * The sender answers `peer`'s oldest request with `answer` over a link of `bytesPerSecond`:
+ * a slice every half second of the manual clock, the replies and events between them delivered.
+ */
+function answerSlowly(peer: ReversePeer, answer: PeerAnswer, bytesPerSecond: number, clock: ManualClock): void {
+  assert.ok(peer.pending.shift(), 'a request to answer');
+  const bytes = writeResponse({ protocol: 'HTTP', version: '1.1', status: answer.status ?? 200, headers: answer.headers, body: answer.body ?? new Uint8Array(0) });
+  const slice = bytesPerSecond / 2;
+  for (let at = 0; at < bytes.length && !peer.closed; at += slice) {
+    clock.advance(500);
+    peer.connection.send(bytes.subarray(at, at + slice));
+    flush();
+  }
+}
+
+test('a 1.2 MB picture over a slow link (75 KB/s, 16 s) arrives and is shown: the deadline is one of progress', async () => {
+  const { play, openSlideshow, display, clock } = setup();
+  const slow = await openSlideshow();
+  await play(3);
+  const picture = largeJpeg(1, 1_200_000);
+  answerSlowly(slow, { headers: { 'Content-Type': BINARY_PLIST }, body: encodeBinaryPlist({ data: picture, info: { id: 1, key: 1 } }) }, 75_000, clock);
+  assert.equal(slow.closed, false, 'the connection was kept while the picture came');
+  assert.deepEqual(display.photos.map((photo) => photo.jpeg.length), [1_200_000]);
+});
+
+test('a picture that stalls on every try is given up after slideshowPictureTries with a log line, never asked for again', async () => {
+  const { play, openSlideshow, advance, log, receiver, events, openEvents, display } = setup({ limits: { reverseRequestTimeoutMs: 4000, minReverseBytesPerSecond: 1000 } });
+  await openEvents();
+  await play(3);
+  // The sender serves the same picture to each new request and stalls 1000 bytes into it.
+  const stalled = writeResponse({ protocol: 'HTTP', version: '1.1', status: 200, headers: { 'Content-Type': BINARY_PLIST }, body: encodeBinaryPlist({ data: largeJpeg(1, 50_000), info: { id: 1, key: 1 } }) }).subarray(0, 1000);
+  for (let attempt = 1; attempt <= 3; attempt++) {
+    const peer = await openSlideshow();
+    flush();
+    assert.equal(peer.pending.length, 1, `try ${attempt} is asked for`);
+    peer.connection.send(stalled);
+    // 1000 bytes buy one second past the 4 s: cut at 5 s.
+    await advance(4500);
+    assert.equal(peer.closed, false);
+    await advance(500);
+    assert.equal(peer.closed, true, `try ${attempt} cut when its bytes stopped being enough`);
+    flush();
+  }
+  assert.equal(receiver.slideshow?.state, 'idle');
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /a picture did not arrive in 3 tries \(last: .*too slow: 1000 bytes in 5000 ms.*\); giving it up/.test(line.message)));
+  assert.deepEqual(states(events).at(-1), 'stopped 0', 'the sender is told the show stopped');
+  const after = await openSlideshow();
+  flush();
+  assert.equal(after.pending.length, 0, 'the picture is not asked for again');
+  assert.deepEqual(display.photos, []);
+});
+
+test('fetches that fail together (a sender restarting drops all three connections) are one try', async () => {
+  const { play, openSlideshow, receiver, display } = setup();
+  await play(3);
+  for (let restart = 1; restart <= 2; restart++) {
+    const peers = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
+    flush();
+    assert.equal(receiver.slideshow?.fetchesInFlight, 3);
+    for (const peer of peers) peer.close();
+    flush();
+    assert.equal(receiver.slideshow?.state, 'loading', `after restart ${restart} the show still waits for its sender`);
+  }
+  // Back for good: the show goes on.
   await openSlideshow(counter());
   flush();
   assert.deepEqual(shownPictures(display), [1]);

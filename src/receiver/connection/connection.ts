@@ -660,6 +660,7 @@ export class ReceiverConnection implements SansIoConnection {
         sessionId: this.sessionId,
         purpose,
         requestTimeoutMs: limits.reverseRequestTimeoutMs,
+        minBytesPerSecond: limits.minReverseBytesPerSecond,
         maxBodyBytes: limits.maxReverseBodyBytes,
         maxQueuedRequests: limits.maxQueuedReverseRequests,
       },

@@ -40,8 +40,13 @@ export interface ReverseOptions {
   readonly sessionId: string | undefined;
   /** X-Vendor-Purpose of the POST /reverse: `slideshow`, `event`... */
   readonly purpose: string | undefined;
-  /** A response must be complete within this time, or the connection is closed. */
+  /**
+   * A response must be complete within this time, or keep up minBytesPerSecond after it (a
+   * progress deadline, as request bodies have), or the connection is closed.
+   */
   readonly requestTimeoutMs: number;
+  /** The least rate of a response's bytes once requestTimeoutMs has passed (limits.minReverseBytesPerSecond). */
+  readonly minBytesPerSecond: number;
   /** Largest response body accepted (a slideshow picture). */
   readonly maxBodyBytes: number;
   /** Most requests waiting to be sent; more fail at once (limits.maxQueuedReverseRequests). */
@@ -68,8 +73,14 @@ export class ReverseConnection {
   private current: Outstanding | undefined;
   private readonly outgoing: Uint8Array[] = [];
   private readonly events: ConnectionEvent[] = [];
-  /** When the current request must have its response (monotonic ms), while one is out. */
+  /**
+   * When the current request's response must be whole or have more bytes (monotonic ms), while
+   * one is out: requestTimeoutMs from the request, later by each byte's share of the least rate.
+   */
   private deadline: number | undefined;
+  /** When the current request was sent, and the bytes received since (its response's so far). */
+  private sentAt = 0;
+  private received = 0;
   private readonly closeListeners: ((reason: string) => void)[] = [];
 
   constructor(
@@ -134,6 +145,7 @@ export class ReverseConnection {
 
   receive(bytes: Uint8Array, _now: number): void {
     if (this.closed) return;
+    if (this.current) this.progressed(bytes.length);
     try {
       this.assembler.receive(bytes);
     } catch (error) {
@@ -160,7 +172,11 @@ export class ReverseConnection {
   handleTimeout(now: number): void {
     if (this.deadline === undefined || now < this.deadline || !this.current) return;
     const { request } = this.current;
-    this.close(`no response to ${request.method} ${request.target} within ${this.options.requestTimeoutMs} ms`);
+    const { requestTimeoutMs, minBytesPerSecond } = this.options;
+    this.close(
+      `response to ${request.method} ${request.target} too slow: ${this.received} bytes in ${now - this.sentAt} ms ` +
+        `(whole within ${requestTimeoutMs} ms, or at least ${minBytesPerSecond} bytes/s after that)`,
+    );
   }
 
   pollEvent(): ConnectionEvent | undefined {
@@ -189,7 +205,20 @@ export class ReverseConnection {
     });
     this.assembler.expectResponseTo(request.method);
     this.outgoing.push(this.assembler.seal(bytes));
-    this.deadline = this.options.now() + this.options.requestTimeoutMs;
+    this.sentAt = this.options.now();
+    this.received = 0;
+    this.progressed(0);
+  }
+
+  /**
+   * `count` more bytes of the current response: at time t after the request, (t -
+   * requestTimeoutMs) x minBytesPerSecond bytes must have come, so the deadline is when the bytes
+   * so far stop being enough.
+   */
+  private progressed(count: number): void {
+    const { requestTimeoutMs, minBytesPerSecond } = this.options;
+    this.received += count;
+    this.deadline = this.sentAt + requestTimeoutMs + Math.floor((this.received * 1000) / minBytesPerSecond);
   }
 
   private pump(): void {

@@ -88,7 +88,7 @@ interface SlideshowRoutesContext {
   readonly media: MediaSession;
   readonly reverse: ReverseRegistry;
   readonly mime: Dialect['mime'];
-  readonly limits: Pick<ReceiverLimits, 'slideshowLookAhead'>;
+  readonly limits: Pick<ReceiverLimits, 'slideshowLookAhead' | 'slideshowPictureTries'>;
 }
 
 /** Registers the slideshow endpoints and POST /stop handling; returns the slideshow. */
@@ -102,6 +102,7 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
     connections: context.reverse,
     accept: mime.plistBinary,
     lookAhead: context.limits.slideshowLookAhead,
+    pictureTries: context.limits.slideshowPictureTries,
     onReport: (sessionId, state, lastAssetID) => {
       // A photo session of the same activity may still hold the screen.
       if (state === 'stopped') media.end('slideshow');

@@ -93,6 +93,8 @@ interface SlideshowContext {
   readonly accept: string;
   /** Most pictures fetched or being fetched ahead of the one shown (limits.slideshowLookAhead). */
   readonly lookAhead: number;
+  /** Tries a picture that does not arrive is given before the show stops (limits.slideshowPictureTries). */
+  readonly pictureTries: number;
   /**
    * Told every change of reported state, in order and never twice in a row: the route module
    * turns these into events (spec 6), the activity and the status line.
@@ -165,6 +167,13 @@ export class Slideshow {
   private waiting = true;
   private badReplies = 0;
   private retryAt = 0;
+  /**
+   * Tries in a row in which no picture arrived, and the newest request sent when the last try
+   * was counted: a fetch already in flight then that fails too is part of that try (a sender's
+   * restart or a stalled link fails every fetch at once), not another one.
+   */
+  private failedTries = 0;
+  private requestAtLastTry = 0;
   private reported: SlideshowReport = 'stopped';
 
   constructor(private readonly context: SlideshowContext) {
@@ -217,6 +226,8 @@ export class Slideshow {
     this.waiting = true;
     this.badReplies = 0;
     this.retryAt = 0;
+    this.failedTries = 0;
+    this.requestAtLastTry = 0;
     log('info', `slideshow: started for session ${sessionId ?? '(none)'}: ${settings.slideDurationMs / 1000} s per slide, theme ${settings.theme}`);
     this.report('loading');
     this.pump();
@@ -313,6 +324,8 @@ export class Slideshow {
       this.pump();
       return;
     }
+    // A reply came whole: the sender's pictures arrive (a bad one is skipped below).
+    this.failedTries = 0;
     let slide: Slide;
     try {
       if (response.head.status !== STATUS.ok) throw new SlideshowError(`sender answered ${response.head.status}`);
@@ -340,15 +353,33 @@ export class Slideshow {
 
   /** The connection failed (closed, timed out): it is gone from the registry; the others carry on, and new ones are picked up. */
   private failed(connection: AssetConnection, generation: number, error: unknown): void {
+    const request = this.fetching.get(connection) ?? 0;
     this.fetching.delete(connection);
     if (generation === this.generation) this.arrived(null);
     this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describeError(error)}`);
+    if (generation === this.generation && this.givesUp(request, describeError(error))) return;
     if (generation === this.generation && !connection.closed) {
       // Not a lost connection: treat it as a bad reply, so a retry does not spin.
       this.badReply(connection, describeError(error));
       return;
     }
     this.pump();
+  }
+
+  /**
+   * Counts a failed fetch (request number `request`) as a try unless it was in flight when the
+   * last try was counted; at limits.slideshowPictureTries the picture is given up and the show
+   * stops, rather than asking the sender for it forever. Returns whether it stopped.
+   */
+  private givesUp(request: number, reason: string): boolean {
+    if (request <= this.requestAtLastTry) return false;
+    this.failedTries++;
+    this.requestAtLastTry = this.nextRequest - 1;
+    const { pictureTries, log } = this.context;
+    if (this.failedTries < pictureTries) return false;
+    log('warn', `slideshow: a picture did not arrive in ${this.failedTries} tries (last: ${reason}); giving it up`);
+    this.stop(`no picture arrived in ${this.failedTries} tries`);
+    return true;
   }
 
   /** A new show starts with no pictures; replies to the old one's requests are dropped by generation. */
