@@ -16,7 +16,7 @@ import { sendMirror } from './mirror';
 import { MIRROR_PORT } from '../src/mirror';
 import { NTP_SENDER_PORT } from '../src/timing';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
-import { info, playVideo, rate, scrub, type VideoCommon } from './video';
+import { info, playVideo, rate, scrub, type SetupMode, type VideoCommon } from './video';
 
 const VERSION = '0.1.0';
 
@@ -62,6 +62,10 @@ Options:
                         in a binary plist, as real senders do)
   --stop-after SECONDS  slideshow, play: stop by itself after this long (default: run until
                         Ctrl-C, or for play until the video ends)
+  --setup MODE          play: open a session first, as current senders do (RTSP SETUP, an event
+                        channel, RECORD, POST /feedback every 2 s, TEARDOWN at the end): auto
+                        (when the receiver's GET /info has feature bit 38; the default), ntp,
+                        none (a session that keeps no clock), off (the older path, no session)
   --session UUID        session id to use (default: a random one; stop: none, which stops
                         whatever is shown)
   --dialect NAME        vendor (the spec's header names) or apple (default: vendor)
@@ -73,6 +77,13 @@ Options:
   --hold SECONDS        mirror: keep the session (heartbeats) this long after the last frame
   -h, --help            show this help
 `;
+
+/** --setup: auto, ntp, none or off. */
+function setupMode(text: string | undefined): SetupMode {
+  if (text === undefined) return 'auto';
+  if (text === 'auto' || text === 'ntp' || text === 'none' || text === 'off') return text;
+  throw new UsageError(`--setup ${JSON.stringify(text)}: auto, ntp, none or off`);
+}
 
 /** Exit status 2: the command line is wrong (one line, and a pointer to --help). */
 class UsageError extends Error {
@@ -357,6 +368,7 @@ function readOptions(argv: string[]) {
         'stop-after': { type: 'string' },
         start: { type: 'string' },
         'start-seconds': { type: 'string' },
+        setup: { type: 'string' },
         session: { type: 'string' },
         dialect: { type: 'string' },
         fps: { type: 'string' },
@@ -404,6 +416,7 @@ function commonSettings(command: Command, address: string, values: Options): Com
   const sessionId = values.session ?? (command === 'stop' ? undefined : randomUUID().toUpperCase());
   if (values.start !== undefined && command !== 'play') throw new UsageError(`--start: only for play`);
   if (values['start-seconds'] !== undefined && command !== 'play') throw new UsageError(`--start-seconds: only for play`);
+  if (values.setup !== undefined && command !== 'play') throw new UsageError(`--setup: only for play`);
   const headers: CommonHeaders = () => {
     const list: [string, string][] = [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
     if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
@@ -453,6 +466,7 @@ async function run(command: Command, target: string | undefined, values: Options
         startFraction: values.start === undefined ? undefined : numberIn('start', values.start, 0, 1),
         startSeconds: values['start-seconds'] === undefined ? undefined : numberIn('start-seconds', values['start-seconds'], 0, 86_400 * 7),
         stopAfterMs: stopAfterMs(values),
+        setup: setupMode(values.setup),
       });
     case 'scrub':
       return scrub(video, target === undefined ? undefined : numberIn('scrub: SECONDS', target, 0, 86_400 * 365, false));

@@ -5,6 +5,7 @@ import { utf8Encode } from '../src/bytes';
 import { EVENT_PURPOSE, HEADER, type ResponseHead } from '../src/http';
 import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../src/plist';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
+import { SenderSession } from './session';
 import type { Dialect } from '../src/dialect';
 
 /** What the video commands need from the command line. */
@@ -26,6 +27,29 @@ interface PlayOptions {
   readonly startSeconds: number | undefined;
   /** Send POST /stop by itself after this long; undefined: until the video ends or Ctrl-C. */
   readonly stopAfterMs: number | undefined;
+  /**
+   * Open a session first (RTSP SETUP, as current senders do): `auto` when the receiver has
+   * feature bit 38 (its GET /info says), `ntp` or `none` (its timing protocol), `off` never.
+   */
+  readonly setup: SetupMode;
+}
+
+export type SetupMode = 'auto' | 'ntp' | 'none' | 'off';
+
+/** Feature bit 38: the receiver pairs and encrypts as current senders expect, and they open sessions. */
+const SESSION_FEATURE_BIT = 38n;
+
+/** Whether to open a session, and with which timing protocol. */
+async function sessionTiming(control: ControlConnection, mode: SetupMode): Promise<'NTP' | 'None' | undefined> {
+  if (mode === 'off') return undefined;
+  if (mode === 'ntp') return 'NTP';
+  if (mode === 'none') return 'None';
+  const response = await control.request('GET', '/info');
+  if (response.head.status !== 200) return undefined;
+  const info = decodePlist(response.body);
+  const features = isPlistDict(info) ? info.features : undefined;
+  const mask = typeof features === 'bigint' ? features : typeof features === 'number' ? BigInt(features) : 0n;
+  return (mask >> SESSION_FEATURE_BIT) & 1n ? 'NTP' : undefined;
 }
 
 function seconds(value: number): string {
@@ -55,12 +79,15 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
   // Awaited only once the video plays; a connection lost before that is reported by the throw.
   const { done, finish } = completion();
   let events: ReverseChannel | undefined;
+  let session: SenderSession | undefined;
   /** Closes both connections and ends the command (once: closing them calls back here). */
   const end = (why?: string, error?: Error) => {
     if (finished) return;
     finished = true;
     if (why) say(why);
     events?.close();
+    // Closing the connection ends the session on the receiver too (pyatv's stop() does that).
+    void session?.close(false);
     control.close();
     finish(error);
   };
@@ -95,6 +122,8 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
   });
 
   try {
+    const timing = await sessionTiming(control, options.setup);
+    if (timing) session = await SenderSession.open(control, { dialect, say, timingProtocol: timing });
     events = await ReverseChannel.open({ endpoint, common: common.headers, purposeHeader: dialect.headers.Purpose, purpose: EVENT_PURPOSE, serve: serveEvent });
     events.onClose = (reason) => end(undefined, new SendError(`event connection to ${where}: ${reason}`));
     // A receiver without the error log (or an older one) is fine: the failure is then not explained.
@@ -123,6 +152,8 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
     say(`stopping (${why})`);
     try {
       common.expectOk('POST /stop', await control.request('POST', '/stop'));
+      // The session ends with the video: TEARDOWN, as senders do when they are done.
+      await session?.close();
       // The receiver says stopped on the event connection; wait for it a little.
       setTimeout(() => end(), 2000).unref();
     } catch (error) {

@@ -4,7 +4,7 @@
 // answers. The wire is the project's own: src/http's parser and writer.
 
 import net from 'node:net';
-import { HEADER, MessageAssembler, PTTH, writeRequest, writeResponse, type HeadersInit, type RequestHead, type ResponseHead } from '../src/http';
+import { HEADER, MessageAssembler, PTTH, writeRequest, writeResponse, type HeadersInit, type Protocol, type RequestHead, type ResponseHead } from '../src/http';
 import { decodePlist, isPlistDict, type PlistDict } from '../src/plist';
 import { CONTROL_PORT } from '../src/discovery/services';
 
@@ -38,7 +38,8 @@ export function describeEndpoint({ host, port }: Endpoint): string {
   return host.includes(':') ? `[${host}]:${port}` : `${host}:${port}`;
 }
 
-function connect(endpoint: Endpoint, timeoutMs: number): Promise<net.Socket> {
+/** A TCP connection to `endpoint`, or a SendError a person can act on. */
+export function connect(endpoint: Endpoint, timeoutMs: number): Promise<net.Socket> {
   return new Promise((resolve, reject) => {
     const socket = net.connect({ host: endpoint.host, port: endpoint.port });
     const timer = setTimeout(() => {
@@ -61,11 +62,18 @@ function connect(endpoint: Endpoint, timeoutMs: number): Promise<net.Socket> {
 /** Headers every request of this sender carries (session id, user agent), in the sender's dialect. */
 export type CommonHeaders = () => [string, string][];
 
-/** The control connection: one request at a time, each resolved with its response. */
+/**
+ * The control connection: one request at a time, each resolved with its response. Requests made
+ * while one is outstanding wait their turn (a session's feedback beside the video's requests).
+ */
 export class ControlConnection {
   private readonly responses = new MessageAssembler('response', { maxBodyBytes: 16 * 1024 * 1024 });
   private waiting: { resolve: (message: Message<ResponseHead>) => void; reject: (error: Error) => void; what: string } | undefined;
   private ended: string | undefined;
+  /** The last request's turn: the next one starts when it has settled. */
+  private turn: Promise<unknown> = Promise.resolve();
+  /** RTSP requests carry a CSeq, counted on this connection. */
+  private cseq = 1;
   /** Called once if the receiver closes the connection. */
   onClose: (reason: string) => void = () => {};
 
@@ -87,11 +95,20 @@ export class ControlConnection {
     return new ControlConnection(await connect(endpoint, timeoutMs), endpoint, common, timeoutMs);
   }
 
-  /** Sends a request; resolves with the response (any status), rejects when the connection fails. */
-  request(method: string, target: string, headers: HeadersInit = [], body?: Uint8Array): Promise<Message<ResponseHead>> {
+  /**
+   * Sends a request (HTTP/1.1, or RTSP/1.0 with a CSeq) once the ones before it are answered;
+   * resolves with the response (any status), rejects when the connection fails.
+   */
+  request(method: string, target: string, headers: HeadersInit = [], body?: Uint8Array, protocol: Protocol = 'HTTP'): Promise<Message<ResponseHead>> {
+    const send = () => this.send(method, target, headers, body, protocol);
+    const result = this.turn.then(send, send);
+    this.turn = result.catch(() => undefined);
+    return result;
+  }
+
+  private send(method: string, target: string, headers: HeadersInit, body: Uint8Array | undefined, protocol: Protocol): Promise<Message<ResponseHead>> {
     const what = `${method} ${target}`;
     if (this.ended) return Promise.reject(new SendError(`${what}: ${this.ended}`));
-    if (this.waiting) return Promise.reject(new Error(`${what}: another request is outstanding`));
     return new Promise((resolve, reject) => {
       const timer = setTimeout(() => {
         this.waiting = undefined;
@@ -110,8 +127,9 @@ export class ControlConnection {
         },
       };
       this.responses.expectResponseTo(method);
-      const all: [string, string | number][] = [...this.common(), ...toPairs(headers)];
-      this.socket.write(writeRequest({ method, target, protocol: 'HTTP', version: '1.1', headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) }));
+      const all: [string, string | number][] = [...(protocol === 'RTSP' ? [[HEADER.cseq, this.cseq++] as [string, number]] : []), ...this.common(), ...toPairs(headers)];
+      const version = protocol === 'RTSP' ? '1.0' : '1.1';
+      this.socket.write(writeRequest({ method, target, protocol, version, headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) }));
     });
   }
 

@@ -10,14 +10,13 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { X509Certificate, verify as rsaVerify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
-import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpClient, PairMethods, PairingTypeFlags, type PairingData } from 'hap-controller';
 import { concat, utf8Decode } from '../../src/bytes';
 import { parseFeatures, parseFlags } from '../../src/discovery';
-import { MessageParser, writeRequest, type Protocol, type ResponseHead } from '../../src/http';
+import type { ResponseHead } from '../../src/http';
 import { authSetupCipherKeys } from '../../src/pairing/auth-setup';
 import { createSenderChannel } from '../../src/pairing/channel';
 import { chachaOpenWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from '../../src/pairing/hkdf';
@@ -27,10 +26,10 @@ import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { PAIR_METHOD, TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import type { SecureChannel } from '../../src/http';
 import { nodeRandom } from '../../hosts/node/io/ports';
 import { PairVerifyClient, pairSetupM1, srpClientStep, type SenderIdentity } from '../support/pairing-client';
-import { freshDataDir, PROMPT_MS, ReceiverProcess, until, within } from './receiver-process';
+import { freshDataDir, PROMPT_MS, ReceiverProcess, until } from './receiver-process';
+import { SocketSender } from './socket-sender';
 
 const PIN = '3939';
 /**
@@ -58,118 +57,6 @@ function verifiedConnection(client: HttpClient): Promise<HapConnection> {
   return (client as unknown as { getDefaultVerifiedConnection(): Promise<HapConnection> }).getDefaultVerifiedConnection();
 }
 
-/** Our own sender on a socket: requests over HTTP or RTSP, in the clear or through a channel. */
-class SocketSender {
-  private readonly parser = new MessageParser('response');
-  private readonly responses: { head: ResponseHead; body: Uint8Array }[] = [];
-  private current: { head: ResponseHead; parts: Uint8Array[] } | undefined;
-  private channel: SecureChannel | undefined;
-  private wake: (() => void) | undefined;
-  private cseq = 1;
-  ended = false;
-  /** The bytes of the last request as they went on the wire (sealed when encrypted). */
-  lastWire: Uint8Array = new Uint8Array(0);
-  /** The local port, which the receiver's log lines name (`127.0.0.1:PORT ...`); kept after the close. */
-  readonly localPort: number;
-
-  private constructor(private readonly socket: net.Socket) {
-    this.localPort = socket.localPort ?? 0;
-    socket.on('data', (data: Buffer) => {
-      try {
-        const bytes = new Uint8Array(data);
-        for (const plaintext of this.channel ? this.channel.open(bytes) : [bytes]) this.parser.receive(plaintext);
-      } catch {
-        this.ended = true;
-      }
-      for (let event = this.parser.next(); event; event = this.parser.next()) {
-        if (event.type === 'head') this.current = { head: event.head, parts: [] };
-        else if (event.type === 'body') this.current?.parts.push(event.data.slice());
-        else if (event.type === 'end' && this.current) {
-          this.responses.push({ head: this.current.head, body: concat(...this.current.parts) });
-          this.current = undefined;
-        }
-      }
-      this.notify();
-    });
-    const end = () => {
-      this.ended = true;
-      this.notify();
-    };
-    socket.on('close', end);
-    socket.on('error', end);
-  }
-
-  static connect(port: number): Promise<SocketSender> {
-    return within(
-      PROMPT_MS,
-      `connect to 127.0.0.1:${port}`,
-      new Promise((resolve, reject) => {
-        const socket = net.connect({ port, host: '127.0.0.1' }, () => resolve(new SocketSender(socket)));
-        socket.once('error', reject);
-      }),
-    );
-  }
-
-  encrypt(channel: SecureChannel): void {
-    this.channel = channel;
-  }
-
-  /** The wire bytes of a request (sealed when encrypted), without sending them. */
-  wire(method: string, target: string, options: { protocol?: Protocol; body?: Uint8Array; contentType?: string } = {}): Uint8Array {
-    const protocol = options.protocol ?? 'HTTP';
-    const headers: [string, string][] = protocol === 'RTSP' ? [['CSeq', String(this.cseq++)]] : [['Host', '127.0.0.1']];
-    if (options.body) headers.push(['Content-Type', options.contentType ?? 'application/octet-stream']);
-    const bytes = writeRequest({ protocol, version: protocol === 'RTSP' ? '1.0' : '1.1', method, target, headers, body: options.body ?? (method === 'POST' ? new Uint8Array(0) : undefined) });
-    return this.channel ? this.channel.seal(bytes) : bytes;
-  }
-
-  send(method: string, target: string, options: { protocol?: Protocol; body?: Uint8Array; contentType?: string } = {}): void {
-    this.lastWire = this.wire(method, target, options);
-    this.socket.write(this.lastWire);
-  }
-
-  sendWire(bytes: Uint8Array): void {
-    this.socket.write(bytes);
-  }
-
-  async request(method: string, target: string, options: { protocol?: Protocol; body?: Uint8Array; contentType?: string } = {}) {
-    this.send(method, target, options);
-    return this.response();
-  }
-
-  async response(timeoutMs = PROMPT_MS): Promise<{ head: ResponseHead; body: Uint8Array }> {
-    const deadline = Date.now() + timeoutMs;
-    for (;;) {
-      const next = this.responses.shift();
-      if (next) return next;
-      if (this.ended) throw new Error('connection ended before a response');
-      if (Date.now() > deadline) throw new Error(`no response within ${timeoutMs} ms`);
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, 50);
-        this.wake = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  /** Whether the receiver closed the connection within `timeoutMs`. */
-  async closedByPeer(timeoutMs = PROMPT_MS): Promise<boolean> {
-    await until(() => 'still open', () => this.ended, timeoutMs).catch(() => undefined);
-    return this.ended;
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-
-  private notify(): void {
-    const wake = this.wake;
-    this.wake = undefined;
-    wake?.();
-  }
-}
 
 /** The items of a 200 pairing reply with State `state`. */
 function items(response: { head: ResponseHead; body: Uint8Array }, state: number): Map<number, Uint8Array> {
