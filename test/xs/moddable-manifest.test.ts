@@ -2,9 +2,14 @@
 // this walks the imports from the host's main module the way XS resolves them (module names,
 // `.js` dropped, relative to the importing module's name) and checks manifest.json maps each one.
 // A new src/ folder or @noble file the core starts importing fails here by name.
+// The fast build (scripts/moddable-build.mjs) hands mcconfig a generated manifest naming compiled
+// JavaScript; the same walk over it proves the JavaScript keeps every import specifier and the
+// manifest every module name and preload entry.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { execFileSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
@@ -16,6 +21,7 @@ const MAIN = 'hosts/moddable/main';
 interface Manifest {
   include?: string | string[];
   modules?: Record<string, string | string[]>;
+  preload?: string[];
   creation?: { main?: string };
   platforms?: Record<string, { modules?: Record<string, string | string[]> }>;
 }
@@ -56,10 +62,9 @@ function resolveName(from: string, specifier: string): string | undefined {
   return undefined; // an SDK module (timer, mdns, embedded:io/..., mc/config), mapped by the SDK's manifests
 }
 
-test('manifest.json maps every module the Moddable host imports, under the name XS looks up', () => {
-  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')) as Manifest;
-  assert.equal(manifest.creation?.main, MAIN);
-  const modules = moduleMap(path.join(ROOT, 'manifest.json'));
+/** The module names reached from MAIN whose import has no module in the manifest, and every name reached. */
+function unmappedImports(manifestFile: string): { problems: string[]; seen: Set<string> } {
+  const modules = moduleMap(manifestFile);
   const problems: string[] = [];
   const seen = new Set<string>([MAIN]);
   const queue = [MAIN];
@@ -71,11 +76,55 @@ test('manifest.json maps every module the Moddable host imports, under the name 
       const target = resolveName(name, ref.fileName);
       if (target === undefined || seen.has(target)) continue;
       seen.add(target);
-      if (!modules.has(target)) problems.push(`${path.relative(ROOT, file)} imports "${ref.fileName}": no module "${target}" in manifest.json`);
+      if (!modules.has(target)) problems.push(`${path.relative(ROOT, file)} imports "${ref.fileName}": no module "${target}" in ${path.basename(manifestFile)}`);
       else queue.push(target);
     }
   }
+  return { problems, seen };
+}
+
+/** Every preload entry of a manifest and the manifests it includes inside this repo (or the build folder), in order. */
+function preloads(manifestFile: string): string[] {
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
+  const included = [manifest.include ?? []].flat().filter((include) => !include.startsWith('$('));
+  return [...included.flatMap((include) => preloads(path.resolve(path.dirname(manifestFile), include))), ...(manifest.preload ?? [])];
+}
+
+test('manifest.json maps every module the Moddable host imports, under the name XS looks up', () => {
+  const manifest = JSON.parse(readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')) as Manifest;
+  assert.equal(manifest.creation?.main, MAIN);
+  const { problems, seen } = unmappedImports(path.join(ROOT, 'manifest.json'));
   assert.ok(seen.has('src/receiver/receiver'));
   assert.ok(seen.has('@noble/curves/ed25519'));
   assert.deepEqual(problems, []);
+});
+
+test('the fast build\'s manifest maps the same module names to compiled JavaScript, with the same preload list', () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'moddable-build-'));
+  try {
+    const generated = execFileSync(process.execPath, [path.join(ROOT, 'scripts/moddable-build.mjs'), '--emit-only', '--out', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    assert.equal(generated, path.join(out, path.basename(ROOT), 'manifest.json'));
+    const original = moduleMap(path.join(ROOT, 'manifest.json'));
+    const compiled = moduleMap(generated);
+    assert.deepEqual([...compiled.keys()].sort(), [...original.keys()].sort());
+    const notCompiled: string[] = [];
+    for (const [name, source] of original) {
+      const target = compiled.get(name)!;
+      if (source.endsWith('.ts') ? !(target.startsWith(out) && target.endsWith('.js')) : target !== source) notCompiled.push(`${name}: ${path.relative(ROOT, source)} -> ${target}`);
+    }
+    assert.deepEqual(notCompiled, []);
+    assert.ok(original.get(MAIN)!.endsWith('.ts'));
+    assert.deepEqual(preloads(generated), preloads(path.join(ROOT, 'manifest.json')));
+    assert.deepEqual(JSON.parse(readFileSync(generated, 'utf8')).creation, JSON.parse(readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).creation);
+    // The walk reads the JavaScript now: every specifier still names a mapped module (the
+    // TypeScript reaches a few more, through imports of types only, which the JavaScript drops).
+    const { problems, seen } = unmappedImports(generated);
+    assert.deepEqual(problems, []);
+    const reachedFromTypeScript = unmappedImports(path.join(ROOT, 'manifest.json')).seen;
+    assert.deepEqual([...seen].filter((name) => !reachedFromTypeScript.has(name)), []);
+    assert.ok(seen.has('src/receiver/receiver'));
+    assert.ok(seen.has('@noble/curves/ed25519'));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
 });
