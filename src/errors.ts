@@ -17,6 +17,11 @@ export class RequestError extends Error {
     /** The status answered (400, 404, 415, 501...). */
     readonly status: number,
     reason: string,
+    /**
+     * The status line's reason phrase in place of the status's usual one, for refusals a sender
+     * shows its user by the status line alone (pyatv prints `501 Not Implemented`, never the body).
+     */
+    readonly phrase?: string,
   ) {
     super(reason);
   }

@@ -131,6 +131,7 @@ describe('senders’ sessions on the built command', BOUND, () => {
       assert.deepEqual(Object.keys(plistOf(none.body)), ['eventPort']);
       const stream = await sender.request('SETUP', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 96, ct: 1, spf: 352, sr: 44_100 }] }), contentType: PLIST });
       assert.equal(stream.head.status, 501);
+      assert.equal(stream.head.reason, 'Audio And Data Streams Not Served');
       assert.match(utf8Decode(stream.body), /type 96 \(realtime audio\) not served/);
       const teardownStream = await sender.request('TEARDOWN', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 96 }] }), contentType: PLIST });
       assert.equal(teardownStream.head.status, 200);

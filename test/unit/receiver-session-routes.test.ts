@@ -162,6 +162,7 @@ test('streams are refused by type until they are served; without a session first
   assert.equal(setupSession(sender).head.status, 200);
   const audio = setupSession(sender, encodeBinaryPlist({ streams: [{ type: 96, ct: 1, spf: 352, sr: 44_100, shk: new Uint8Array(32), controlPort: 6001 }] }));
   assert.equal(audio.head.status, 501);
+  assert.equal(audio.head.reason, 'Audio And Data Streams Not Served', 'senders that show only the status line say why too');
   assert.match(text(audio.body), /stream type 96 \(realtime audio\) not served/);
   const unknown = setupSession(sender, encodeBinaryPlist({ streams: [{ type: 42 }] }));
   assert.match(text(unknown.body), /type 42 \(unknown\)/);

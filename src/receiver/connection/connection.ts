@@ -615,7 +615,7 @@ export class ReceiverConnection implements SansIoConnection {
       if (body) headers.set(HEADER.contentLength, body.length);
       body = undefined;
     }
-    const bytes = this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents);
+    const bytes = this.write(head.protocol, head.protocol === 'RTSP' ? '1.0' : head.version, response.status, headers, body, close, releaseEvents, response.phrase);
     // Labelled with the Date the answer carries (write set it), not one formatted again.
     if (this.mayReuse(head, response)) keepAnswer(response, head, close, headers.get(HEADER.date) ?? '', bytes);
     if (close) {
@@ -707,7 +707,7 @@ export class ReceiverConnection implements SansIoConnection {
     this.close(`encrypted frame rejected: ${error.message}`);
   }
 
-  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void): Uint8Array {
+  private write(protocol: Protocol, version: '1.0' | '1.1', status: number, headers: Headers, body: Uint8Array | undefined, closing: boolean, sent?: () => void, phrase?: string): Uint8Array {
     const { serverHeader, wallTime } = this.context;
     // Date, Server and Content-Length on every response, spelled canonically (some senders
     // match header names byte for byte). The writer adds Content-Length. The PTTH 101 has only
@@ -717,7 +717,7 @@ export class ReceiverConnection implements SansIoConnection {
       headers.set(HEADER.server, serverHeader);
     }
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
-    const bytes = writeResponse({ protocol, version, status, headers, body });
+    const bytes = writeResponse({ protocol, version, status, headers, body, reason: phrase });
     this.outgoing.push({ bytes: this.assembler.seal(bytes), sent });
     return bytes;
   }

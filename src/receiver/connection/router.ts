@@ -49,6 +49,8 @@ export interface Response {
    * status without a body of its own, sends it as a one-line text body.
    */
   readonly reason?: string;
+  /** The status line's reason phrase, when not the status's usual one (RequestError.phrase). */
+  readonly phrase?: string;
   readonly headers?: HeadersInit;
   readonly body?: Uint8Array;
   /** Close the connection once this response is written. */
@@ -117,7 +119,8 @@ export function refuse(status: number, reason: string, headers?: HeadersInit): R
  */
 export function refusalOf(error: unknown): Response {
   if (!(error instanceof RequestError)) throw error;
-  return refuse(error.status, error.message);
+  const refusal = refuse(error.status, error.message);
+  return error.phrase === undefined ? refusal : { ...refusal, phrase: error.phrase };
 }
 
 /** `handler`, with the RequestErrors it throws answered by refusalOf. */

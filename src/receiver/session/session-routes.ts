@@ -31,6 +31,9 @@ import type { Sessions } from './sessions';
 /** spec conventions: the media type of parameter bodies (not maker-named). */
 const TEXT_PARAMETERS = 'text/parameters';
 
+/** The status line's phrase of a refused stream SETUP (see SessionRequestError.phrase). */
+const STREAMS_NOT_SERVED = 'Audio And Data Streams Not Served';
+
 /** A session SETUP is a few hundred bytes of plist; a streams SETUP with keys under 2 KB. */
 const SETUP_BODY_LIMIT = 16 * 1024;
 
@@ -121,13 +124,14 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
 
   function setup(request: Request): Response {
     if (request.head.headers.get(HEADER.transport) !== undefined && request.body.length === 0) {
-      throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this receiver plays no audio', 501);
+      throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this receiver plays no audio', 501, STREAMS_NOT_SERVED);
     }
     const asked = parseSetup(request.body);
     if (asked.kind === 'streams') {
       const session = sessionOf(sessions, request);
       const types = asked.streams.map((stream) => describeStreamType(stream.type));
-      throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: this receiver plays no audio and takes no data streams in a session (photos, video by URL and mirroring need none)`, 501);
+      // pyatv shows its user the status line only: the phrase says it too.
+      throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: this receiver plays no audio and takes no data streams in a session (photos, video by URL and mirroring need none)`, 501, STREAMS_NOT_SERVED);
     }
     const peer = hostPort(request.remoteAddress, request.remotePort);
     const { ports } = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, asked.sender);

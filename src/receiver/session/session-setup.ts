@@ -14,8 +14,9 @@ export class SessionRequestError extends RequestError {
     message: string,
     /** 400 malformed; 454 no session; 455 a request out of order; 501 asks for what is not served; 503 out of sockets. */
     override readonly status: 400 | 454 | 455 | 501 | 503,
+    phrase?: string,
   ) {
-    super(status, message);
+    super(status, message, phrase);
   }
 }
 
