@@ -20,7 +20,8 @@ import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
 import { freezeConfig, loadOrCreateDeviceId, profileMirrors, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
-import { createMdnsAdvertiser } from './advertiser';
+import { MDNS_GROUP } from '../../src/discovery';
+import { MDNS_TTL, startMdnsAdvertiser, type MdnsStart } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
 import { hostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
 import { reportMemory } from './memory';
@@ -28,7 +29,7 @@ import { playTestClip } from './mirror-test-clip';
 import { moddableClock, traceLogger } from './ports';
 import { preferenceStore } from './store';
 import { adoptConnection, type TcpCallbacks, type TcpSocket } from './tcp';
-import { ecma419UdpBinder, type Udp419, type Udp419Options } from './udp';
+import { bindMulticastUdp, ecma419UdpBinder, type Udp419, type Udp419Options } from './udp';
 import { startUdpEchoTest } from './udp-echo-test';
 import { ModdableVideoDecoder } from './video-decoder';
 import { describeError } from '../../src/errors';
@@ -174,7 +175,17 @@ function start(): void {
   const window = Number(manifest.ed25519Window ?? 0);
   if (window > 0) ed25519.Point.BASE.precompute(window);
 
-  const advertiser = host.mdns ? createMdnsAdvertiser({ name: config.name, log }) : undefined;
+  const mdns: MdnsStart = host.mdns
+    ? startMdnsAdvertiser({
+        name: config.name,
+        clock: moddableClock,
+        random,
+        log,
+        address: Net.get('IP') ?? undefined,
+        bind: () => bindMulticastUdp(makeUdp, log, { address: MDNS_GROUP.ipv4, port: MDNS_GROUP.port, timeToLive: MDNS_TTL }),
+      })
+    : { reason: 'mdns false' };
+  const { advertiser } = mdns;
   // A screen (the simulators, boards with a display) for the profiles that show photos; the
   // Receiver offers Photo, PhotoCaching and Slideshow only with a display.
   let display: Display | undefined;
@@ -231,7 +242,9 @@ function start(): void {
   receiver.start();
   for (const service of receiver.services()) {
     const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');
-    log('info', `${advertiser ? 'advertising' : 'not advertising (mdns false)'} "${service.name}" ${service.type} port ${service.port}: ${txt}`);
+    // The responder says "advertising" once a service is announced; here what it publishes, or why not.
+    if (advertiser) log('debug', `mdns: publishing "${service.name}" ${service.type} port ${service.port}: ${txt}`);
+    else log('info', `not advertising "${service.name}" ${service.type} port ${service.port} (${mdns.reason}): ${txt}`);
   }
   const seconds = Number(manifest.memoryReportSeconds ?? 0);
   if (seconds > 0) reportMemory(seconds, log, () => `${receiver.connectionCount} connection(s)`);

@@ -1,14 +1,12 @@
 // The Moddable host's pure parts (hosts/moddable files that import nothing from the SDK): the
-// service shape handed to the SDK's mdns (TXT as RDATA bytes), the preference store's limits,
+// preference store's limits,
 // the ECMA-419 connection's flow control, the ECMA-419 UDP port (mirroring's NTP), the random
 // source and the manifest configuration.
 // Portable: runs under Node and inside XS.
 
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
-import { utf8Decode } from '../../src/bytes';
 import { ConfigError } from '../../src/receiver/config';
-import { DnssdError, hostLabel, instanceAnswer, instanceDomain, RECORD, RR, sdkService, serviceDomain } from '../../hosts/moddable/dnssd';
 import { hostConfig } from '../../hosts/moddable/manifest-config';
 import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from '../../hosts/moddable/random';
 import { preferenceStore, StoreError, type PreferenceBackend } from '../../hosts/moddable/store';
@@ -26,73 +24,6 @@ function throwsNamed(fn: () => unknown, name: string, pattern: RegExp): void {
   assert.equal(caught.name, name);
   assert.match(caught.message, pattern);
 }
-
-test('hands the SDK the TXT record as RDATA bytes in our order (its serializer mangles objects)', () => {
-  const service = sdkService({
-    name: '5855CA1AE288@Living Room',
-    type: '_raop._tcp',
-    port: 7000,
-    txt: [
-      ['txtvers', '1'],
-      ['ch', '2'],
-      ['am', 'VendorSpeaker1,1'],
-      ['pw', 'false'],
-    ],
-  });
-  assert.equal(service.name, 'raop');
-  assert.equal(service.protocol, 'tcp');
-  assert.equal(service.port, 7000);
-  assert.equal(service.instance, '5855CA1AE288@Living Room');
-  assert.ok(service.txt instanceof Uint8Array);
-  assert.deepEqual([...service.txt], [
-    9, ...'txtvers=1'.split('').map((c) => c.charCodeAt(0)),
-    4, ...'ch=2'.split('').map((c) => c.charCodeAt(0)),
-    19, ...'am=VendorSpeaker1,1'.split('').map((c) => c.charCodeAt(0)),
-    8, ...'pw=false'.split('').map((c) => c.charCodeAt(0)),
-  ]);
-});
-
-test('an empty TXT record is the single zero byte RFC 6763 6.1 asks for', () => {
-  const service = sdkService({ name: 'Frame', type: '_vendorplay._tcp', port: 7000, txt: [] });
-  assert.deepEqual([...service.txt], [0]);
-});
-
-test('writes UTF-8 TXT values byte for byte', () => {
-  const service = sdkService({ name: 'Frame', type: '_vendorplay._tcp', port: 7000, txt: [['name', 'Küche']] });
-  assert.equal(service.txt[0], 11);
-  assert.equal(utf8Decode(service.txt.subarray(1)), 'name=Küche');
-});
-
-test('refuses a service type that is not _name._tcp or _name._udp', () => {
-  throwsNamed(() => sdkService({ name: 'Frame', type: 'vendorplay.tcp', port: 7000, txt: [] }), 'DnssdError', /not _name\._tcp/);
-  throwsNamed(() => sdkService({ name: '', type: '_raop._tcp', port: 7000, txt: [] }), 'DnssdError', /empty instance name/);
-  assert.ok(new DnssdError('x') instanceof Error);
-});
-
-test('names records under the instance, not the host name', () => {
-  const service = sdkService({ name: '5855CA1AE288@Living Room', type: '_raop._tcp', port: 7000, txt: [] });
-  assert.equal(serviceDomain(service), '_raop._tcp.local');
-  assert.equal(instanceDomain(service), '5855CA1AE288@Living Room._raop._tcp.local');
-});
-
-test('makes a host label of letters, digits and hyphens', () => {
-  assert.equal(hostLabel('Living Room'), 'Living-Room');
-  assert.equal(hostLabel('  Küche & Bad '), 'K-che-Bad');
-  assert.equal(hostLabel('***'), 'receiver');
-  assert.equal(hostLabel('a'.repeat(80)).length, 63);
-});
-
-test('answers SRV, TXT and ANY questions about an instance name, case-insensitively', () => {
-  const service = { name: 'vendorplay', protocol: 'tcp', instance: 'Living Room' };
-  const qname = ['living room', '_VendorPlay', '_TCP', 'LOCAL'];
-  assert.equal(instanceAnswer(qname, RR.SRV, service), RECORD.SRV | RECORD.A);
-  assert.equal(instanceAnswer(qname, RR.TXT, service), RECORD.TXT);
-  assert.equal(instanceAnswer(qname, RR.ANY, service), RECORD.SRV | RECORD.TXT | RECORD.A);
-  assert.equal(instanceAnswer(qname, RR.A, service), 0);
-  assert.equal(instanceAnswer(['Kitchen', '_vendorplay', '_tcp', 'local'], RR.SRV, service), 0);
-  assert.equal(instanceAnswer(['Living Room', '_raop', '_tcp', 'local'], RR.SRV, service), 0);
-  assert.equal(instanceAnswer(['_vendorplay', '_tcp', 'local'], RR.SRV, service), 0);
-});
 
 /** A Preference stand-in with ESP32's behaviour for what the store uses. */
 function memoryPreferences(): PreferenceBackend & { values: Map<string, unknown> } {
