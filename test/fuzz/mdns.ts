@@ -92,7 +92,7 @@ export const mdnsResponder: Campaign<Input> = {
       const back = readMessage(datagram.bytes);
       if (!back.ok) throw new FuzzFailure(`we sent a message we cannot read: ${back.reason}`);
       const legacy = datagram.port !== 5353;
-      const limit = legacy ? Math.max(MDNS_LIMITS.legacyBytes, offered ? offered.class | (offered.cacheFlush ? 0x8000 : 0) : 0) : MDNS_LIMITS.packetBytesMax;
+      const limit = legacy ? Math.max(MDNS_LIMITS.legacyBytesForTxt, offered ? offered.class | (offered.cacheFlush ? 0x8000 : 0) : 0) : MDNS_LIMITS.packetBytesMax;
       if (datagram.bytes.length > Math.min(limit, MDNS_LIMITS.receiveBytesMax)) throw new FuzzFailure(`a ${legacy ? 'legacy' : 'multicast'} datagram of ${datagram.bytes.length} bytes (limit ${limit})`);
       if (legacy && back.message.answers.some((answer) => answer.ttl > MDNS_LIMITS.legacyTtlMax)) throw new FuzzFailure('a legacy answer with a TTL over 10 s');
     }

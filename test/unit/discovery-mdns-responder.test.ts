@@ -348,3 +348,17 @@ test('refuses a record DNS-SD cannot carry, naming it', () => {
   assert.throws(() => responder.publish({ ...MEDIA, name: 'x'.repeat(64) }, 0), /is 64 bytes; DNS-SD takes 1 to 63/);
   assert.equal(responder.pollTimeout(), undefined);
 });
+
+test('a legacy reply that would leave the TXT out takes up to 1440 bytes, as Apple\'s responder does for scanning senders', () => {
+  const long: ServiceRecord = { ...MEDIA, txt: Array.from({ length: 12 }, (_, i): [string, string] => [`key${i}`, 'x'.repeat(30)]) };
+  const harness = Harness.announced(long);
+  const scan = ['_vendorplay', '_raop', '_companion-link', '_mediaremotetv', '_sleep-proxy'].map((name) => ({ name: [name, '_tcp', 'local'] }));
+  harness.receive(query(scan, { id: 7 }), PEER, 49152);
+  const [reply] = harness.take();
+  const records = [...reply.message.answers, ...reply.message.additionals];
+  assert.ok(records.some((record) => record.type === DNS_TYPES.TXT), records.map(describeRecord).join(', '));
+  assert.equal(reply.message.questions.length, 5);
+  // What fits in 512 bytes stays there.
+  harness.receive(query([{ name: HOST, type: DNS_TYPES.A }], { id: 8 }), PEER, 49152);
+  assert.ok(harness.take()[0].message.answers.length === 1);
+});

@@ -13,6 +13,8 @@ export const MDNS_LIMITS = {
   receiveBytesMax: 9000,
   /** RFC 1035 4.2.1: a legacy resolver takes 512 bytes unless its EDNS0 OPT record says more. */
   legacyBytes: 512,
+  /** ...or, when a TXT record would be left out, an MTU's payload, as Apple's mDNSResponder answers. */
+  legacyBytesForTxt: 1440,
   /** Questions plus records read from one message; more is refused as malformed. */
   entriesPerMessageMax: 256,
   /** RFC 1035 3.1: a name is at most 255 bytes on the wire. */

@@ -383,21 +383,18 @@ export class MdnsResponder {
   /**
    * 6.7: a legacy query gets one unicast reply with its ID and questions, TTLs of at most 10 s
    * and no cache-flush bits, in 512 bytes or what its OPT record offers; TC when answers are cut.
+   * A reply that would leave a TXT record out may take an MTU's payload instead, as Apple's
+   * responder answers: senders that scan a host ask several types in one query and read the
+   * receiver's features from the TXT.
    */
   private legacyReply(message: DnsMessage, answers: DnsRecord[], additionals: DnsRecord[], address: string, port: number): MdnsDatagram {
     const opt = message.additionals.find((record) => record.type === DNS_OTHER_TYPES.OPT);
     const offered = opt ? opt.class | (opt.cacheFlush ? 0x8000 : 0) : 0;
-    const writer = new MessageWriter(Math.min(MDNS_LIMITS.receiveBytesMax, Math.max(MDNS_LIMITS.legacyBytes, offered)));
-    for (const question of message.questions) if (!writer.question({ ...question, unicastResponse: false })) break;
-    const ttl = (record: DnsRecord): number => Math.min(record.ttl, MDNS_LIMITS.legacyTtlMax);
-    let truncated = false;
-    for (const record of answers) {
-      if (writer.record('answer', record, ttl(record), false)) continue;
-      truncated = true;
-      break;
-    }
-    if (!truncated) for (const record of additionalsFor(answers, additionals)) writer.record('additional', record, ttl(record), false);
-    return { bytes: writer.finish(message.id, DNS_FLAGS.QR | DNS_FLAGS.AA | (truncated ? DNS_FLAGS.TC : 0)), address, port };
+    const size = Math.min(MDNS_LIMITS.receiveBytesMax, Math.max(MDNS_LIMITS.legacyBytes, offered));
+    const extra = additionalsFor(answers, additionals);
+    let reply = legacyMessage(message, answers, extra, size);
+    if (reply.txtLeftOut && size < MDNS_LIMITS.legacyBytesForTxt) reply = legacyMessage(message, answers, extra, MDNS_LIMITS.legacyBytesForTxt);
+    return { bytes: reply.bytes, address, port };
   }
 
   // --- writing ---
@@ -506,6 +503,25 @@ export function numbered(base: string, n: number, style: ' (' | '-'): string {
   let head = base;
   while (head.length > 0 && utf8Encode(head + suffix).length > LABEL_MAX) head = [...head].slice(0, -1).join('');
   return head + suffix;
+}
+
+/** A legacy reply in `size` bytes, and whether a TXT record had to be left out. */
+function legacyMessage(query: DnsMessage, answers: readonly DnsRecord[], additionals: readonly DnsRecord[], size: number): { bytes: Uint8Array; txtLeftOut: boolean } {
+  const writer = new MessageWriter(size);
+  for (const question of query.questions) if (!writer.question({ ...question, unicastResponse: false })) break;
+  const ttl = (record: DnsRecord): number => Math.min(record.ttl, MDNS_LIMITS.legacyTtlMax);
+  let txtLeftOut = false;
+  let truncated = false;
+  for (const record of answers) {
+    if (!truncated && writer.record('answer', record, ttl(record), false)) continue;
+    truncated = true;
+    txtLeftOut ||= record.type === DNS_TYPES.TXT;
+  }
+  for (const record of additionals) {
+    if (!truncated && writer.record('additional', record, ttl(record), false)) continue;
+    txtLeftOut ||= record.type === DNS_TYPES.TXT;
+  }
+  return { bytes: writer.finish(query.id, DNS_FLAGS.QR | DNS_FLAGS.AA | (truncated ? DNS_FLAGS.TC : 0)), txtLeftOut };
 }
 
 /** What identifies a record on the wire: owner name (folded), type, data. */
