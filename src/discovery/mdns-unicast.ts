@@ -31,6 +31,13 @@ const SHARED_TTL = 4500;
 const LEGACY_TTL_MAX = 10;
 /** RFC 1035 4.2.1: a legacy resolver takes 512 bytes unless its EDNS0 OPT record says more. */
 const LEGACY_SIZE = 512;
+/**
+ * A legacy reply whose TXT record does not fit in LEGACY_SIZE may take this much: an Ethernet
+ * MTU's payload, as Apple's mDNSResponder answers (NormalMaxDNSMessageData). Senders that scan a
+ * host ask several service types in one query (pyatv: five questions, echoed in the reply), and
+ * a reply without the TXT tells them no features (pyatv then finds no AirPlay 2 and no video).
+ */
+const LEGACY_SIZE_FOR_TXT = 1440;
 /** RFC 6762 17: a multicast DNS message may be up to 9000 bytes. */
 const MDNS_SIZE_MAX = 9000;
 /** RFC 6891 6.1.2: the OPT pseudo-record carries the sender's UDP payload size in its class. */
@@ -177,14 +184,16 @@ function readName(message: Uint8Array, start: number): { labels: string[]; end: 
  *
  * A legacy query (source port not 5353, RFC 6762 6.7) gets its ID and questions echoed, no
  * cache-flush bits and TTLs of at most 10 s, in at most 512 bytes (or the size its OPT record
- * gives), names compressed; additionals that do not fit are left out (TXT kept before SRV,
- * SRV before the address), and the TC bit tells when an answer had to go (RFC 6762 18.5). With
+ * gives) unless a TXT record would be left out: then in up to 1440 (LEGACY_SIZE_FOR_TXT), as
+ * Apple's responder answers scanning senders. Names are compressed; additionals that do not fit
+ * are left out (TXT kept before SRV, SRV before the address), and the TC bit tells when an
+ * answer had to go (RFC 6762 18.5). With
  * the desktop receiver's 380-byte TXT record a PTR query gets PTR, TXT, SRV and A while the
  * instance and host labels add up to at most 28 bytes (31 for `_airplay`, whose question is 3
  * bytes shorter than `_vendorplay`'s), PTR, TXT and SRV up to 44 (47), and PTR and TXT beyond.
  * A query from port 5353 gets a multicast DNS response (ID 0, no questions: RFC 6762 6, 18.1)
  * up to 9000 bytes. A legacy query whose questions,
- * repeated, would already exceed that size gets no reply: one over the size is one the querier
+ * repeated, would already exceed 1440 bytes gets no reply: one over the size is one the querier
  * may not take (RFC 1035 4.2.1). Throws a DiscoveryError for a message that cannot be read.
  */
 export function answerQuery(message: Uint8Array, zone: Zone, origin: QueryOrigin): Uint8Array | undefined {
@@ -201,14 +210,20 @@ export function answerQuery(message: Uint8Array, zone: Zone, origin: QueryOrigin
   if (answers.length === 0) return undefined;
   const extra = additionals.filter((record) => !answers.some((answer) => sameRecord(answer, record))).sort(byAdditionalOrder);
   const sizeMax = legacy ? Math.min(MDNS_SIZE_MAX, Math.max(LEGACY_SIZE, query.udpPayloadSize ?? 0)) : MDNS_SIZE_MAX;
-  return writeResponse({
-    id: legacy ? query.id : 0,
-    questions: legacy ? query.questions : [],
-    answers: dedupe(answers),
-    additionals: dedupe(extra),
-    legacy,
-    sizeMax,
-  });
+  const reply = (size: number) =>
+    writeResponse({
+      id: legacy ? query.id : 0,
+      questions: legacy ? query.questions : [],
+      answers: dedupe(answers),
+      additionals: dedupe(extra),
+      legacy,
+      sizeMax: size,
+    });
+  const written = reply(sizeMax);
+  if (legacy && sizeMax < LEGACY_SIZE_FOR_TXT && (!written || written.dropped.some((record) => record.type === DNS_TYPES.TXT))) {
+    return reply(LEGACY_SIZE_FOR_TXT)?.bytes ?? written?.bytes;
+  }
+  return written?.bytes;
 }
 
 function answerQuestion(question: Question, zone: Zone, answers: ResourceRecord[], additionals: ResourceRecord[]): void {
@@ -455,7 +470,7 @@ function writeResponse(response: {
   additionals: readonly ResourceRecord[];
   legacy: boolean;
   sizeMax: number;
-}): Uint8Array | undefined {
+}): { readonly bytes: Uint8Array; readonly dropped: readonly ResourceRecord[] } | undefined {
   const questions = response.questions.map((question) => nameBytes(question.name));
   // The buffer is the smaller of the size allowed and the size with no compression at all.
   let uncompressed = 12;
@@ -467,14 +482,19 @@ function writeResponse(response: {
   }
   let truncated = false;
   let answers = 0;
+  const dropped: ResourceRecord[] = [];
   for (const record of response.answers) {
-    if (!writer.record(record, response.legacy)) {
+    if (truncated || !writer.record(record, response.legacy)) {
       truncated = true;
-      break;
+      dropped.push(record);
+      continue;
     }
     answers++;
   }
   let additionals = 0;
-  if (!truncated) for (const record of response.additionals) if (writer.record(record, response.legacy)) additionals++;
-  return writer.finish(response.id, QR | AA | (truncated ? TC : 0), questions.length, answers, additionals);
+  for (const record of response.additionals) {
+    if (!truncated && writer.record(record, response.legacy)) additionals++;
+    else dropped.push(record);
+  }
+  return { bytes: writer.finish(response.id, QR | AA | (truncated ? TC : 0), questions.length, answers, additionals), dropped };
 }

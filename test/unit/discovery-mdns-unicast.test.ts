@@ -171,35 +171,56 @@ test('follows compression pointers in questions and refuses loops and cut messag
   assert.throws(() => readQuery(query(1, [[['_raop', '_tcp', 'local'], DNS_TYPES.PTR]]).subarray(0, 20)), /runs past/);
 });
 
-test('keeps a legacy reply within 512 bytes: additionals left out first, TC when an answer must go (RFC 6762 18.5)', () => {
+test('a legacy reply is 512 bytes at most unless its TXT would be left out: then up to 1440, as mDNSResponder answers; TC when an answer must go', () => {
   const bigTxt = txtBytes([['a', 'x'.repeat(250)], ['b', 'y'.repeat(250)]]);
   const zone: Zone = { ...ZONE, services: [{ ...ZONE.services[0], txt: bigTxt }] };
-  const ptr = readReply(answerQuery(query(2, [[['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]]), zone, LEGACY)!);
-  assert.equal(ptr.flags & 0x0200, 0, 'not truncated: the PTR answer fits');
-  assert.deepEqual(ptr.additionals.map((record) => record.type), [DNS_TYPES.SRV, DNS_TYPES.A], 'the TXT additional did not fit and is left out, the next ones tried');
+  const ptrBytes = answerQuery(query(2, [[['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]]), zone, LEGACY)!;
+  const ptr = readReply(ptrBytes);
+  assert.equal(ptr.flags & 0x0200, 0, 'not truncated');
+  assert.deepEqual(ptr.additionals.map((record) => record.type), [DNS_TYPES.TXT, DNS_TYPES.SRV, DNS_TYPES.A], 'the TXT, SRV and address all there');
+  assert.ok(ptrBytes.length > 512 && ptrBytes.length <= 1440, `${ptrBytes.length} bytes`);
   const txt = answerQuery(query(3, [[['Living Room', '_vendorplay', '_tcp', 'local'], DNS_TYPES.TXT]]), zone, LEGACY)!;
-  assert.ok(txt.length <= 512);
-  assert.equal(readReply(txt).flags & 0x0200, 0x0200, 'TC: the TXT answer itself does not fit');
-  // An EDNS0 OPT record offering 1232 bytes lets it through (RFC 6891 6.1.2).
-  const opt = [0, 0, 41, 0x04, 0xd0, 0, 0, 0, 0, 0, 0];
-  const withOpt = readReply(answerQuery(query(4, [[['Living Room', '_vendorplay', '_tcp', 'local'], DNS_TYPES.TXT]], opt, 1), zone, LEGACY)!);
+  assert.deepEqual(readReply(txt).answers[0].rdata, bigTxt, 'a TXT question gets the whole TXT');
+  // A TXT over even 1440 bytes: the answer cannot go whole, TC says so.
+  const hugeTxt = txtBytes([1, 2, 3, 4, 5, 6].map((n) => [`k${n}`, 'z'.repeat(250)]));
+  const huge = answerQuery(query(4, [[['Living Room', '_vendorplay', '_tcp', 'local'], DNS_TYPES.TXT]]), { ...ZONE, services: [{ ...ZONE.services[0], txt: hugeTxt }] }, LEGACY)!;
+  assert.ok(huge.length <= 1440);
+  assert.equal(readReply(huge).flags & 0x0200, 0x0200, 'TC: the TXT answer itself does not fit');
+  // An EDNS0 OPT record offering 4096 bytes lets it through whole (RFC 6891 6.1.2).
+  const opt = [0, 0, 41, 0x10, 0x00, 0, 0, 0, 0, 0, 0];
+  const withOpt = readReply(answerQuery(query(5, [[['Living Room', '_vendorplay', '_tcp', 'local'], DNS_TYPES.TXT]], opt, 1), { ...ZONE, services: [{ ...ZONE.services[0], txt: hugeTxt }] }, LEGACY)!);
   assert.equal(withOpt.flags & 0x0200, 0);
-  assert.deepEqual(withOpt.answers[0].rdata, bigTxt);
+  assert.deepEqual(withOpt.answers[0].rdata, hugeTxt);
 });
 
-test('a legacy query whose echoed questions alone exceed what the querier takes gets no reply (found by fuzzing)', () => {
-  // RFC 6762 6.7: a legacy reply repeats the questions; RFC 1035 4.2.1: within 512 bytes over UDP.
-  // Three questions about long names that are not ours (different names: the same one thrice
-  // would be compressed to a pointer), then one about ours.
+test("pyatv's scan query (five questions, QU, id 0x35FF, from an ephemeral port) gets the _airplay TXT with the features", () => {
+  const zone = desktopZone('apple');
+  const types: [string, string][] = [['_device-info', '_tcp'], ['_sleep-proxy', '_udp'], ['_airplay', '_tcp'], ['_companion-link', '_tcp'], ['_sleep-proxy', '_udp']];
+  const reply = answerQuery(query(0x35ff, types.map(([service, protocol]) => [[service, protocol, 'local'], DNS_TYPES.PTR, 0x8001])), zone, LEGACY)!;
+  const read = readReply(reply);
+  assert.equal(read.id, 0x35ff);
+  assert.equal(read.questions.length, 5, 'the questions echoed (RFC 6762 6.7)');
+  const txt = read.additionals.find((record) => record.type === DNS_TYPES.TXT);
+  assert.ok(txt, `the TXT is there (${reply.length} bytes)`);
+  assert.deepEqual(txt.rdata, zone.services[0].txt);
+  assert.ok(reply.length > 512 && reply.length <= 1440, `${reply.length} bytes`);
+});
+
+test('a legacy query whose echoed questions alone exceed even 1440 bytes gets no reply (found by fuzzing)', () => {
+  // RFC 6762 6.7: a legacy reply repeats the questions. Long names that are not ours (different
+  // names: the same one repeated would be compressed to a pointer), then one about ours.
   const long = (a: string, b: string, c: string): string[] => [a.repeat(63), b.repeat(63), c.repeat(63), 'local'];
-  const questions: [string[], number][] = [[long('x', 'y', 'z'), DNS_TYPES.A], [long('p', 'q', 'r'), DNS_TYPES.TXT], [long('s', 't', 'u'), DNS_TYPES.SRV], [['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]];
+  const letters = 'abcdefghijklmnopqrstuvwxyz';
+  const questions: [string[], number][] = [];
+  for (let i = 0; i < 8; i++) questions.push([long(letters[i * 3], letters[i * 3 + 1], letters[(i * 3 + 2) % 26]), DNS_TYPES.A]);
+  questions.push([['_vendorplay', '_tcp', 'local'], DNS_TYPES.PTR]);
   const message = query(6, questions);
-  assert.ok(message.length > 512);
-  assert.equal(answerQuery(message, ZONE, LEGACY), undefined, 'no reply rather than one over 512 bytes');
-  // With room to spare (its OPT record says 1232), the same query is answered within that size.
-  const opt = [0, 0, 41, 1232 >> 8, 1232 & 0xff, 0, 0, 0, 0, 0, 0];
+  assert.ok(message.length > 1440);
+  assert.equal(answerQuery(message, ZONE, LEGACY), undefined, 'no reply rather than one over 1440 bytes');
+  // With room to spare (its OPT record says 4096), the same query is answered within that size.
+  const opt = [0, 0, 41, 4096 >> 8, 4096 & 0xff, 0, 0, 0, 0, 0, 0];
   const answer = answerQuery(query(6, questions, opt, 1), ZONE, LEGACY)!;
-  assert.ok(answer.length <= 1232, `${answer.length} bytes`);
+  assert.ok(answer.length <= 4096, `${answer.length} bytes`);
   assert.equal(readReply(answer).answers[0].type, DNS_TYPES.PTR);
   // From port 5353 no questions are echoed: answered as usual.
   assert.ok(answerQuery(message, ZONE, MDNS));
