@@ -5,6 +5,19 @@
 
 const TWO_32 = 2 ** 32;
 
+/** RFC 5905 6: the NTP era starts in 1900, Unix time in 1970: 2,208,988,800 s apart. */
+export const NTP_UNIX_EPOCH_MS = 2_208_988_800_000;
+
+/**
+ * A sender's clock against our wall clock (ms), with the epoch taken out when the sender counts
+ * from 1900 (NTP timestamps, as pyatv serves them) rather than 1970: within a day of the epochs'
+ * difference, it is that.
+ */
+export function againstUnixTime(senderMinusWallMs: number): { readonly ms: number; readonly ntpEra: boolean } {
+  const ntpEra = Math.abs(senderMinusWallMs - NTP_UNIX_EPOCH_MS) < 86_400_000;
+  return { ms: ntpEra ? senderMinusWallMs - NTP_UNIX_EPOCH_MS : senderMinusWallMs, ntpEra };
+}
+
 /** An NTP 64-bit timestamp given as seconds and fraction (spec 2.14's packet header) in ms. */
 export function ntpMs(seconds: number, fraction: number): number {
   return seconds * 1000 + (fraction * 1000) / TWO_32;

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { msToNtp, ntpMs, readTimestamp } from '../../src/timing';
+import { againstUnixTime, msToNtp, ntpMs, readTimestamp } from '../../src/timing';
 import { writeTimestamp } from '../../src/timing/timestamps';
 
 test('header timestamps are seconds and 2^-32 fractions: ms both ways', () => {
@@ -18,4 +18,10 @@ test('a timestamp written at a byte offset reads back to within 2^-32 s, big-end
   assert.deepEqual([...packet.subarray(8, 12)], [0x20, 0x00, 0x00, 0x00], '0.125 s');
   assert.ok(Math.abs(readTimestamp(packet, 4) - 86_400_125) < 1e-6);
   assert.ok(packet.subarray(0, 4).every((byte) => byte === 0) && packet.subarray(12).every((byte) => byte === 0), 'nothing else written');
+});
+
+test('a sender clock counting from 1900 is said against Unix time with the epochs taken out', () => {
+  assert.deepEqual(againstUnixTime(2_208_988_800_000 + 1.5), { ms: 1.5, ntpEra: true });
+  assert.deepEqual(againstUnixTime(-3.25), { ms: -3.25, ntpEra: false });
+  assert.deepEqual(againstUnixTime(12_345.678), { ms: 12_345.678, ntpEra: false });
 });

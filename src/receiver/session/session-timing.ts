@@ -6,7 +6,7 @@
 
 import { describeError } from '../../errors';
 import type { Logger } from '../../platform';
-import { ClockRecovery, RAOP_TIMING_FORMAT, TimingClient, isRaopTimingRequest, raopTimingReply } from '../../timing';
+import { ClockRecovery, RAOP_TIMING_FORMAT, TimingClient, againstUnixTime, isRaopTimingRequest, raopTimingReply } from '../../timing';
 
 interface SessionTimingContext {
   readonly log: Logger;
@@ -42,17 +42,20 @@ export class SessionTiming {
 
   /**
    * Samples taken, and the estimate: the sender's clock minus our monotonic clock, and minus our
-   * wall clock (ms), and the drift (ppm).
+   * wall clock (ms; the epoch taken out for a sender counting from 1900: `ntpEra`), and the drift
+   * (ppm).
    */
-  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly againstWallMs: number | undefined; readonly driftPpm: number | undefined } {
+  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly againstWallMs: number | undefined; readonly ntpEra: boolean; readonly driftPpm: number | undefined } {
     const { filter } = this.client;
     const now = this.context.now();
     const offsetMs = filter.offsetAt(now);
     const drift = filter.drift;
+    const wall = offsetMs === undefined ? undefined : againstUnixTime(offsetMs - (this.context.wallTime() - now));
     return {
       samples: filter.count,
       offsetMs,
-      againstWallMs: offsetMs === undefined ? undefined : offsetMs - (this.context.wallTime() - now),
+      againstWallMs: wall?.ms,
+      ntpEra: wall?.ntpEra ?? false,
       driftPpm: drift === undefined ? undefined : drift * 1e6,
     };
   }
@@ -103,7 +106,7 @@ export class SessionTiming {
       this.context.log('debug', `${this.peer} timing: ${sample}`);
       return;
     }
-    const { againstWallMs, driftPpm } = this.estimate;
-    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; sender clock - wall clock ${againstWallMs!.toFixed(3)} ms${driftPpm === undefined ? '' : `, drift ${driftPpm.toFixed(1)} ppm`}`);
+    const { againstWallMs, ntpEra, driftPpm } = this.estimate;
+    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; sender clock - wall clock ${againstWallMs!.toFixed(3)} ms${ntpEra ? ' (its clock counts from 1900)' : ''}${driftPpm === undefined ? '' : `, drift ${driftPpm.toFixed(1)} ppm`}`);
   }
 }
