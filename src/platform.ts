@@ -108,12 +108,17 @@ export function logsAt(log: Logger, level: LogLevel): boolean {
   return log.level === undefined || LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(log.level);
 }
 
-/** What the receiver is doing, for a status line on the screen. */
+/** What the media session shows (src/receiver/media): spec 2.1 calls all but mirroring `receiving video`. */
+export type ShownMedia = 'photo' | 'slideshow' | 'video' | 'mirror';
+
+/** What the receiver is doing, for a status line on the screen (its words: src/receiver/media/status-words.ts). */
 export interface DisplayStatus {
   /** The receiver's name. */
   name: string;
   /** The activity (spec 2.1), e.g. `idle`, `playingLocalMedia`. */
   activity: string;
+  /** What the media session shows, the newest that began; none while it shows nothing. */
+  media?: ShownMedia;
   /** Slideshow state (spec 3) when a slideshow runs: `loading`, `playing`, `stopped`. */
   slideshow?: string;
 }

@@ -4,6 +4,7 @@
 // the status line's text and the PIN box.
 
 import type { DisplayStatus } from '../../src/platform';
+import { statusWords } from '../../src/receiver';
 
 export interface Rect {
   readonly x: number;
@@ -75,11 +76,9 @@ export function blockRect(placement: Placement, area: Rect, bx: number, by: numb
   return picture && intersect(picture, area);
 }
 
-/** The status line: name, activity, and the slideshow state while one runs (ASCII: the font has no more). */
+/** The status line: the name and what the receiver does, in the words the Node page reads too (ASCII). */
 export function statusText(status: DisplayStatus): string {
-  const parts = [status.name, status.activity];
-  if (status.slideshow) parts.push(`slideshow ${status.slideshow}`);
-  return parts.join(' - ');
+  return `${status.name} - ${statusWords(status)}`;
 }
 
 /**

@@ -8,6 +8,7 @@ export { DEFAULT_LIMITS } from './limits';
 export type { ReceiverLimits } from './limits';
 export { TRANSITIONS } from './media/transitions';
 export type { Transition } from './media/transitions';
+export { statusWords } from './media/status-words';
 export { PROFILES, isProfileName, profileMirrors, profilePlaysVideo, profileShowsPictures } from './profiles';
 export { Receiver } from './receiver';
 export { TimerDriver } from './timers';

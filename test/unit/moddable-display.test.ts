@@ -52,9 +52,12 @@ test('intersect', () => {
   assert.equal(intersect({ x: 0, y: 0, width: 10, height: 10 }, { x: 10, y: 0, width: 10, height: 10 }), undefined);
 });
 
-test('the status line names the receiver, its activity and the slideshow state', () => {
-  assert.equal(statusText({ name: 'Frame', activity: 'idle' }), 'Frame - idle');
-  assert.equal(statusText({ name: 'Frame', activity: 'receivingVideo', slideshow: 'playing' }), 'Frame - receivingVideo - slideshow playing');
+test('the status line names the receiver and what it shows, in words a person reads', () => {
+  assert.equal(statusText({ name: 'Frame', activity: 'idle' }), 'Frame - Idle');
+  assert.equal(statusText({ name: 'Frame', activity: 'receivingVideo', media: 'photo' }), 'Frame - Showing a photo');
+  assert.equal(statusText({ name: 'Frame', activity: 'receivingVideo', media: 'video' }), 'Frame - Playing video');
+  assert.equal(statusText({ name: 'Frame', activity: 'receivingScreenMirroring', media: 'mirror' }), 'Frame - Mirroring');
+  assert.equal(statusText({ name: 'Frame', activity: 'receivingVideo', media: 'slideshow', slideshow: 'playing' }), 'Frame - Slideshow playing');
 });
 
 test('the PIN box is centred in the area and never larger than it', () => {

@@ -102,3 +102,13 @@ test('the context is handed through: log, events, display and status changes', (
   media.updateStatus({ activity: 'photo' } as never);
   assert.deepEqual(statuses, [{ activity: 'photo' }]);
 });
+
+test('the status line is told the newest kind shown, once per change, and nothing once none is', () => {
+  const { media, statuses } = session();
+  media.begin('video');
+  media.begin('mirror');
+  media.begin('mirror');
+  media.end('mirror');
+  media.end('video');
+  assert.deepEqual(statuses, [{ media: 'video' }, { media: 'mirror' }, { media: 'video' }, { media: undefined }]);
+});

@@ -81,6 +81,7 @@ export class VirtualScreen implements Display {
     return {
       name: status.name,
       activity: status.activity,
+      media: status.media ?? null,
       slideshow: status.slideshow ?? null,
       pin: this.pin ?? null,
       photo: photo

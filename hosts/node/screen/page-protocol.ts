@@ -4,8 +4,12 @@
 // these tables, so neither keeps a copy. Neither Node nor the DOM here: the root tsconfig.json and
 // page/tsconfig.json both type-check this file.
 
-import type { PlayerError, PlayerReport, StartPosition } from '../../../src/platform';
+import type { PlayerError, PlayerReport, ShownMedia, StartPosition } from '../../../src/platform';
 import type { Transition } from '../../../src/receiver';
+
+// How the page's status line reads a state: the words both hosts' status lines share (pure
+// ECMAScript and a table, so the page's bundle takes it whole).
+export { statusWords } from '../../../src/receiver/media/status-words';
 
 /** Paths of the screen server that the page's own code asks for. */
 export const PAGE_PATHS = {
@@ -29,6 +33,8 @@ export interface ScreenSnapshot {
   readonly name: string;
   /** spec 2.1 activity: `idle`, `receivingVideo`... */
   readonly activity: string;
+  /** What the media session shows (a photo, a video... under one activity), else null. */
+  readonly media: ShownMedia | null;
   /** Slideshow state (spec 3) while a slideshow runs, else null. */
   readonly slideshow: string | null;
   /** The pairing PIN while it is shown, else null. */

@@ -9,13 +9,13 @@
 // Mirroring has its own row (spec 2.1 `receiving screen mirroring`: igl 1, gcgl 1, flag 17 set).
 
 import type { Activity } from '../../discovery';
-import type { Display, DisplayStatus, Logger } from '../../platform';
+import type { Display, DisplayStatus, Logger, ShownMedia } from '../../platform';
 import type { EventSender } from './events';
 import { describeError } from '../../errors';
 
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 
-export type MediaKind = 'photo' | 'slideshow' | 'video' | 'mirror';
+export type MediaKind = ShownMedia;
 
 /** The activity (spec 2.1) while a kind of media is received. */
 const MEDIA_ACTIVITY: Readonly<Record<MediaKind, Activity>> = {
@@ -51,6 +51,8 @@ export class MediaSession {
   private readonly features = new Map<MediaKind, MediaFeature>();
   /** Active kinds in the order they began: the newest says the activity. */
   private readonly active = new Set<MediaKind>();
+  /** The kind the status line was last told it shows. */
+  private shown: MediaKind | undefined;
 
   constructor(private readonly context: MediaSessionContext) {}
 
@@ -74,22 +76,41 @@ export class MediaSession {
     return this.active.has(kind);
   }
 
-  /** `kind` shows something: the activity becomes the media session's. */
+  /**
+   * `kind` shows something: the activity becomes the media session's, and the status line says
+   * what is shown (a photo and a video share an activity). The status first, so the line never
+   * reads the activity's generic words in between.
+   */
   begin(kind: MediaKind): void {
     this.active.delete(kind);
     this.active.add(kind);
+    this.showNewest();
     this.context.setActivity(MEDIA_ACTIVITY[kind]);
   }
 
   /**
    * `kind` shows nothing any more: the newest kind still active says the activity; with none
-   * active, the receiver is idle again.
+   * active, the receiver is idle again. The activity first, for the same reason as in begin().
    */
   end(kind: MediaKind): void {
     if (!this.active.delete(kind)) return;
-    let newest: MediaKind | undefined;
-    for (const other of this.active) newest = other;
+    const newest = this.newest();
     this.context.setActivity(newest === undefined ? 'idle' : MEDIA_ACTIVITY[newest]);
+    this.showNewest();
+  }
+
+  private newest(): MediaKind | undefined {
+    let newest: MediaKind | undefined;
+    for (const kind of this.active) newest = kind;
+    return newest;
+  }
+
+  /** Tells the status line the newest kind shown, when it changed. */
+  private showNewest(): void {
+    const newest = this.newest();
+    if (newest === this.shown) return;
+    this.shown = newest;
+    this.context.updateStatus({ media: newest });
   }
 
   /** `kind` takes the screen (a photo shown, a slideshow or a video started): every other feature gives it up. */

@@ -10,17 +10,8 @@
 // The first state after the page opens (or reconnects) is drawn as it is: a picture already on
 // the receiver's screen appears at once, without replaying its transition over the idle name.
 
-import { PAGE_PATHS, type PageState, type ScreenPhoto, type ScreenSnapshot } from '../page-protocol';
+import { PAGE_PATHS, statusWords, type PageState, type ScreenPhoto, type ScreenSnapshot } from '../page-protocol';
 import { byId, bySelector } from './dom';
-
-/** spec 2.1 activities, as a person reads them. */
-const ACTIVITIES: Readonly<Record<string, string>> = {
-  idle: 'Idle',
-  playingLocalMedia: 'Playing local media',
-  receivingAudio: 'Receiving audio',
-  receivingVideo: 'Receiving',
-  receivingScreenMirroring: 'Mirroring a screen',
-};
 
 /** Longest a transition may take before the picture counts as shown anyway. */
 const TRANSITION_LIMIT_MS = 3000;
@@ -33,7 +24,6 @@ const pinDigits = bySelector('#pin .digits', HTMLElement);
 const status = {
   name: bySelector('#status .name', HTMLElement),
   activity: bySelector('#status .activity', HTMLElement),
-  slideshow: bySelector('#status .slideshow', HTMLElement),
   link: bySelector('#status .link', HTMLElement),
 };
 
@@ -71,8 +61,8 @@ function render(state: ScreenSnapshot): void {
   document.title = `${state.name} — screen`;
   idleName.textContent = state.name;
   status.name.textContent = state.name;
-  status.activity.textContent = ACTIVITIES[state.activity] ?? state.activity;
-  status.slideshow.textContent = state.slideshow ? `Slideshow ${state.slideshow}` : '';
+  // What is shown, a slideshow with its state: the words the Moddable strip reads too.
+  status.activity.textContent = statusWords(state);
   if (state.pin) {
     pinDigits.textContent = state.pin;
     pinBox.hidden = false;
