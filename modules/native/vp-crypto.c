@@ -11,6 +11,7 @@
  */
 
 #include "xsmc.h"
+#include "vp-args.h"
 
 #include <string.h>
 
@@ -60,8 +61,10 @@ static vpBytes vpArg(xsMachine *the, int index, const char *name, int length, in
  */
 void xs_vp_aead_seal(xsMachine *the)
 {
-	xsIntegerValue length = xsmcToInteger(xsArg(4));
+	xsIntegerValue length;
 	vpBytes key, nonce, aad, buffer;
+	vpNeedArgs(the, 5, "aeadSeal(key, nonce, aad, buffer, length)");
+	length = xsmcToInteger(xsArg(4));
 	vpInit(the);
 	key = vpArg(the, 0, "key", KEY_BYTES, 0);
 	nonce = vpArg(the, 1, "nonce", NONCE_BYTES, 0);
@@ -83,6 +86,7 @@ void xs_vp_aead_open(xsMachine *the)
 	vpBytes key, nonce, aad, sealed, output;
 	xsUnsignedValue length;
 	int result;
+	vpNeedArgs(the, 5, "aeadOpen(key, nonce, aad, sealed, output)");
 	vpInit(the);
 	key = vpArg(the, 0, "key", KEY_BYTES, 0);
 	nonce = vpArg(the, 1, "nonce", NONCE_BYTES, 0);
@@ -103,6 +107,7 @@ void xs_vp_aead_open(xsMachine *the)
 void xs_vp_x25519_base(xsMachine *the)
 {
 	vpBytes out, secret;
+	vpNeedArgs(the, 2, "x25519Base(out, secret)");
 	vpInit(the);
 	out = vpArg(the, 0, "public key", crypto_scalarmult_BYTES, 1);
 	secret = vpArg(the, 1, "secret key", crypto_scalarmult_SCALARBYTES, 0);
@@ -115,6 +120,7 @@ void xs_vp_x25519(xsMachine *the)
 {
 	vpBytes out, secret, peer;
 	int result;
+	vpNeedArgs(the, 3, "x25519(out, secret, peer)");
 	vpInit(the);
 	out = vpArg(the, 0, "shared secret", crypto_scalarmult_BYTES, 1);
 	secret = vpArg(the, 1, "secret key", crypto_scalarmult_SCALARBYTES, 0);
@@ -131,6 +137,7 @@ void xs_vp_ed25519_public(xsMachine *the)
 {
 	vpBytes out, seed;
 	uint8_t secret[crypto_sign_SECRETKEYBYTES];
+	vpNeedArgs(the, 2, "ed25519Public(out, seed)");
 	vpInit(the);
 	out = vpArg(the, 0, "public key", crypto_sign_PUBLICKEYBYTES, 1);
 	seed = vpArg(the, 1, "seed", crypto_sign_SEEDBYTES, 0);
@@ -144,6 +151,7 @@ void xs_vp_ed25519_sign(xsMachine *the)
 	vpBytes out, seed, message;
 	uint8_t secret[crypto_sign_SECRETKEYBYTES];
 	uint8_t publicKey[crypto_sign_PUBLICKEYBYTES];
+	vpNeedArgs(the, 3, "ed25519Sign(out, seed, message)");
 	vpInit(the);
 	out = vpArg(the, 0, "signature", crypto_sign_BYTES, 1);
 	seed = vpArg(the, 1, "seed", crypto_sign_SEEDBYTES, 0);
@@ -157,6 +165,7 @@ void xs_vp_ed25519_sign(xsMachine *the)
 void xs_vp_ed25519_verify(xsMachine *the)
 {
 	vpBytes publicKey, message, signature;
+	vpNeedArgs(the, 3, "ed25519Verify(publicKey, message, signature)");
 	vpInit(the);
 	publicKey = vpArg(the, 0, "public key", crypto_sign_PUBLICKEYBYTES, 0);
 	message = vpArg(the, 1, "message", -1, 0);
@@ -168,6 +177,7 @@ void xs_vp_ed25519_verify(xsMachine *the)
 void xs_vp_sha512(xsMachine *the)
 {
 	vpBytes out, data;
+	vpNeedArgs(the, 2, "sha512(out, data)");
 	vpInit(the);
 	out = vpArg(the, 0, "digest", crypto_hash_sha512_BYTES, 1);
 	data = vpArg(the, 1, "data", -1, 0);
@@ -179,6 +189,7 @@ void xs_vp_hmac_sha512(xsMachine *the)
 {
 	vpBytes out, key, message;
 	crypto_auth_hmacsha512_state state;
+	vpNeedArgs(the, 3, "hmacSha512(out, key, message)");
 	vpInit(the);
 	out = vpArg(the, 0, "mac", crypto_auth_hmacsha512_BYTES, 1);
 	key = vpArg(the, 1, "key", -1, 0);
@@ -200,6 +211,7 @@ void xs_vp_modexp(xsMachine *the)
 	vpBytes out, base, exponent, modulus;
 	mbedtls_mpi A, E, N, X;
 	int error;
+	vpNeedArgs(the, 4, "modexp(out, base, exponent, modulus)");
 	modulus = vpArg(the, 3, "modulus", -1, 0);
 	out = vpArg(the, 0, "result", (int)modulus.length, 1);
 	base = vpArg(the, 1, "base", -1, 0);

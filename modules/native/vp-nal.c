@@ -13,6 +13,7 @@
  */
 
 #include "xsmc.h"
+#include "vp-args.h"
 
 #include <stdint.h>
 #include <string.h>
@@ -78,6 +79,7 @@ static vpWalk vpScan(const uint8_t *payload, uint64_t length, int lengthSize)
  */
 void xs_vp_nal_scan(xsMachine *the)
 {
+	vpNeedArgs(the, 3, "nalScan(payload, lengthSize, report)");
 	int lengthSize = vpLengthSize(the);
 	void *payload, *report;
 	xsUnsignedValue length, reportLength;
@@ -104,6 +106,7 @@ void xs_vp_nal_scan(xsMachine *the)
  */
 void xs_vp_nal_write(xsMachine *the)
 {
+	vpNeedArgs(the, 3, "nalWrite(payload, lengthSize, output)");
 	int lengthSize = vpLengthSize(the);
 	void *payloadData, *outputData;
 	xsUnsignedValue length, outputLength;

@@ -162,6 +162,50 @@ test('native video: refusals name their cause', () => {
   refuses(() => natives.name({} as ReturnType<NativeVideoDecoder['open']>), Error, /.+/);
 });
 
+test('native video: a call with too few arguments is a TypeError naming the call, before it reads any', () => {
+  const calls: readonly [keyof NativeVideoDecoder, string, number][] = [
+    ['open', 'open(codec, areaWidth, areaHeight, pixelFormat, pending)', 5],
+    ['name', 'name(decoder)', 1],
+    ['configure', 'configure(decoder, parameterSets)', 2],
+    ['push', 'push(decoder, accessUnit, time)', 3],
+    ['peek', 'peek(decoder, info)', 2],
+    ['read', 'read(decoder, pixels)', 2],
+    ['drop', 'drop(decoder)', 1],
+    ['flush', 'flush(decoder)', 1],
+    ['close', 'close(decoder)', 1],
+  ];
+  assert.deepEqual(calls.map(([name]) => name).sort(), Object.keys(natives).sort(), 'the table covers every native');
+  const decoder = natives.open('h264', 64, 64, 'rgb565le', 2);
+  for (const [name, call, count] of calls) {
+    const native = natives[name] as (...args: unknown[]) => unknown;
+    const args = name === 'open' ? ['h264', 64, 64, 'rgb565le'] : [decoder, new Uint8Array(64)].slice(0, count - 1);
+    for (const given of [0, count - 1]) {
+      assert.throws(
+        () => native(...args.slice(0, given)),
+        // A debugging XS (this host, mcsim) puts the C function's name first: `@xs_vp_video_open: `.
+        (error: unknown) => error instanceof TypeError && error.message.endsWith(`video decoder: ${call}: ${count} arguments needed, ${given} given`),
+        `${name} with ${given} arguments`,
+      );
+    }
+  }
+  assert.equal(natives.name(decoder), 'h264', 'the decoder is untouched');
+  natives.close(decoder);
+});
+
+test('native video: a picture of odd width filling its area (321x181) is whole to its last pixel', () => {
+  // libswscale's RGB565 output writes whole pixel pairs: the last row of a picture 321 wide ends
+  // 2 bytes past its last byte, and a picture as tall as the area fills its ring slot, so those
+  // bytes land in the slot's padding (video-decoder.c SWSCALE_PADDING; without it valgrind says
+  // "Invalid write of size 2 ... 0 bytes after a block of size 116,202").
+  const decoder = natives.open('h264', 321, 181, 'rgb565le', 2);
+  const pixels = new Uint8Array(321 * 181 * 2);
+  const { pictures } = decodeAll(decoder, clips.landscape, pixels);
+  for (const [, width, height] of pictures) assert.deepEqual([width, height], [321, 181], '320x180 fits 321x181 whole');
+  assertNear(rgb565(pixels, 321, 320, 45), GREEN, 'top right, last column');
+  assertNear(rgb565(pixels, 321, 320, 180), YELLOW, 'bottom right, the last pixel');
+  natives.close(decoder);
+});
+
 test('native video: h264_v4l2m2m opens only where the board has a V4L2 mem2mem decoder, and says why not', () => {
   // This machine (CI, the simulator's host) has no /dev/video* decoder: libavcodec's V4L2 wrapper
   // probes the devices in avcodec_open2 and fails; on a board with one it opens and decodes.

@@ -39,7 +39,7 @@ test('the video decoder native decodes ffmpeg clips inside the XS test host (lib
     const result = await runInXs(script, 300_000, worker);
     const { summary, failures } = suiteResult(result);
     assert.deepEqual(failures, [], `failures inside the XS test host:\n${result.stdout.slice(-4000)}`);
-    assert.equal(summary.passed, 5, `the five native video tests ran:\n${result.stdout}`);
+    assert.equal(summary.passed, 7, `the seven native video tests ran:\n${result.stdout}`);
   } finally {
     await rm(dir, { recursive: true, force: true });
   }

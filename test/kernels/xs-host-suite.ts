@@ -53,6 +53,38 @@ test('the raw NAL natives: a report of the units or of the fault, and RangeError
   assert.equal(toHex(bad), refused.payload);
 });
 
+/** Each native of vp-crypto.c and vp-nal.c, the call its refusal names, and how many arguments it takes. */
+const NATIVE_CALLS: readonly [keyof (NativeCrypto & NativeNal), string, number][] = [
+  ['aeadSeal', 'aeadSeal(key, nonce, aad, buffer, length)', 5],
+  ['aeadOpen', 'aeadOpen(key, nonce, aad, sealed, output)', 5],
+  ['x25519Base', 'x25519Base(out, secret)', 2],
+  ['x25519', 'x25519(out, secret, peer)', 3],
+  ['ed25519Public', 'ed25519Public(out, seed)', 2],
+  ['ed25519Sign', 'ed25519Sign(out, seed, message)', 3],
+  ['ed25519Verify', 'ed25519Verify(publicKey, message, signature)', 3],
+  ['sha512', 'sha512(out, data)', 2],
+  ['hmacSha512', 'hmacSha512(out, key, message)', 3],
+  ['modexp', 'modexp(out, base, exponent, modulus)', 4],
+  ['nalScan', 'nalScan(payload, lengthSize, report)', 3],
+  ['nalWrite', 'nalWrite(payload, lengthSize, output)', 3],
+];
+
+test('every raw native called with too few arguments is a TypeError naming its call, before it reads any', () => {
+  assert.deepEqual(NATIVE_CALLS.map(([name]) => name).sort(), Object.keys(natives).sort(), 'the table covers every native');
+  for (const [name, call, count] of NATIVE_CALLS) {
+    const native = natives[name] as (...args: unknown[]) => unknown;
+    for (const given of [0, count - 1]) {
+      const args = Array.from({ length: given }, () => new Uint8Array(64));
+      assert.throws(
+        () => native(...args),
+        // A debugging XS (this host, mcsim) puts the C function's name first: `@xs_vp_aead_seal: `.
+        (error: unknown) => error instanceof TypeError && error.message.endsWith(`${call}: ${count} arguments needed, ${given} given`),
+        `${name} with ${given} arguments`,
+      );
+    }
+  }
+});
+
 test('the raw natives refuse wrong lengths with a RangeError, zero what a failed open wrote, and seal in place', () => {
   const key = new Uint8Array(32).fill(7);
   const nonce = new Uint8Array(12);

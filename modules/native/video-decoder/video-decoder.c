@@ -15,6 +15,7 @@
  */
 
 #include "xsmc.h"
+#include "../vp-args.h"
 
 #include <math.h>
 #include <string.h>
@@ -38,6 +39,15 @@ static const vpPixelFormat gPixelFormats[] = {
 
 #define MAX_PENDING 32
 #define MAX_AREA_SIDE 4096
+
+/*
+ * Bytes past a picture's last row that libswscale may write. Its RGB565 output writes pixels in
+ * pairs, so a picture of odd width ends 2 bytes past its last byte (seen under valgrind: 159 wide,
+ * "Invalid write of size 2" just after the block); its SIMD paths store whole vector registers
+ * where the rows allow. Rows here are packed (stride = width x bytes per pixel), so only the last
+ * row can run past its slot: each slot has this much more, the widest store (AVX-512, 64 bytes).
+ */
+#define SWSCALE_PADDING 64
 
 typedef struct {
 	double time;
@@ -81,10 +91,8 @@ void xs_vp_video_destructor(void *data)
 
 static vpVideoDecoder *vpVideoGet(xsMachine *the)
 {
-	vpVideoDecoder *decoder;
-	if (xsmcArgc < 1)
-		xsTypeError("video decoder: missing");
-	decoder = xsmcGetHostDataValidate(xsArg(0), (void *)xs_vp_video_destructor);
+	/* Every caller checked its arguments first (vpNeedArgs): the decoder is the first. */
+	vpVideoDecoder *decoder = xsmcGetHostDataValidate(xsArg(0), (void *)xs_vp_video_destructor);
 	if (!decoder)
 		xsUnknownError("video decoder: closed");
 	return decoder;
@@ -200,6 +208,7 @@ void xs_vp_video_open(xsMachine *the)
 {
 	char name[32];
 	char format[16];
+	vpNeedArgs(the, 5, "video decoder: open(codec, areaWidth, areaHeight, pixelFormat, pending)");
 	int areaWidth = xsmcToInteger(xsArg(1));
 	int areaHeight = xsmcToInteger(xsArg(2));
 	int pending = xsmcToInteger(xsArg(4));
@@ -238,7 +247,7 @@ void xs_vp_video_open(xsMachine *the)
 	decoder->frame = av_frame_alloc();
 	result = (decoder->packet && decoder->frame) ? 0 : AVERROR(ENOMEM);
 	for (i = 0; (result == 0) && (i < (size_t)pending); i++) {
-		decoder->ring[i].pixels = av_malloc((size_t)areaWidth * areaHeight * pixelFormat->bytesPerPixel);
+		decoder->ring[i].pixels = av_malloc((size_t)areaWidth * areaHeight * pixelFormat->bytesPerPixel + SWSCALE_PADDING);
 		if (!decoder->ring[i].pixels)
 			result = AVERROR(ENOMEM);
 	}
@@ -256,6 +265,7 @@ void xs_vp_video_open(xsMachine *the)
 /* name(decoder): the libavcodec decoder in use ("h264_v4l2m2m", "h264"). */
 void xs_vp_video_name(xsMachine *the)
 {
+	vpNeedArgs(the, 1, "video decoder: name(decoder)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	xsmcSetString(xsResult, (char *)decoder->codec->name);
 }
@@ -266,6 +276,7 @@ void xs_vp_video_name(xsMachine *the)
  */
 void xs_vp_video_configure(xsMachine *the)
 {
+	vpNeedArgs(the, 2, "video decoder: configure(decoder, parameterSets)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	void *data;
 	xsUnsignedValue length;
@@ -287,6 +298,7 @@ void xs_vp_video_configure(xsMachine *the)
  */
 void xs_vp_video_push(xsMachine *the)
 {
+	vpNeedArgs(the, 3, "video decoder: push(decoder, accessUnit, time)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	double time = xsmcToNumber(xsArg(2));
 	void *data;
@@ -329,6 +341,7 @@ void xs_vp_video_push(xsMachine *the)
  */
 void xs_vp_video_peek(xsMachine *the)
 {
+	vpNeedArgs(the, 2, "video decoder: peek(decoder, info)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	void *data;
 	xsUnsignedValue length;
@@ -362,6 +375,7 @@ static void vpDropOldest(vpVideoDecoder *decoder)
  */
 void xs_vp_video_read(xsMachine *the)
 {
+	vpNeedArgs(the, 2, "video decoder: read(decoder, pixels)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	void *data;
 	xsUnsignedValue length;
@@ -382,6 +396,7 @@ void xs_vp_video_read(xsMachine *the)
 /* drop(decoder): drops the oldest pending picture (late: not shown). */
 void xs_vp_video_drop(xsMachine *the)
 {
+	vpNeedArgs(the, 1, "video decoder: drop(decoder)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	if (decoder->count == 0)
 		xsUnknownError("video decoder: no picture pending");
@@ -391,6 +406,7 @@ void xs_vp_video_drop(xsMachine *the)
 /* flush(decoder): the stream ended or jumps: libavcodec forgets its references, pending pictures go. */
 void xs_vp_video_flush(xsMachine *the)
 {
+	vpNeedArgs(the, 1, "video decoder: flush(decoder)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	avcodec_flush_buffers(decoder->context);
 	decoder->first = 0;
@@ -400,6 +416,7 @@ void xs_vp_video_flush(xsMachine *the)
 /* close(decoder): frees libavcodec's decoder and the ring now (the host object stays, closed). */
 void xs_vp_video_close(xsMachine *the)
 {
+	vpNeedArgs(the, 1, "video decoder: close(decoder)");
 	vpVideoDecoder *decoder = vpVideoGet(the);
 	xsmcSetHostData(xsArg(0), NULL);
 	vpVideoFree(decoder);
