@@ -362,3 +362,12 @@ test('a legacy reply that would leave the TXT out takes up to 1440 bytes, as App
   harness.receive(query([{ name: HOST, type: DNS_TYPES.A }], { id: 8 }), PEER, 49152);
   assert.ok(harness.take()[0].message.answers.length === 1);
 });
+
+test('answers the first 64 questions of a query and ignores the rest', () => {
+  const harness = Harness.announced(MEDIA);
+  const filler = Array.from({ length: 64 }, (_, i) => ({ name: [`other${i}`, 'local'], type: DNS_TYPES.A }));
+  harness.receive(query([...filler, { name: HOST, type: DNS_TYPES.A }]));
+  assert.deepEqual(harness.take(), []);
+  harness.receive(query([...filler.slice(1), { name: HOST, type: DNS_TYPES.A }]));
+  assert.deepEqual(harness.take()[0].message.answers.map(describeRecord), ['A Living-Room.local']);
+});

@@ -17,6 +17,11 @@ export const MDNS_LIMITS = {
   legacyBytesForTxt: 1440,
   /** Questions plus records read from one message; more is refused as malformed. */
   entriesPerMessageMax: 256,
+  /**
+   * Questions of one query answered; later ones are ignored (the querier asks again). Real
+   * queries carry a handful; this bounds what one crafted datagram costs a board.
+   */
+  questionsAnsweredMax: 64,
   /** RFC 1035 3.1: a name is at most 255 bytes on the wire. */
   nameBytesMax: 255,
   /** Datagrams waiting for the host to send them; past this the oldest waiting answer is dropped. */

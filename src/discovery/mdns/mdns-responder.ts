@@ -18,7 +18,7 @@ import { txtBytes } from '../txt-bytes';
 import { utf8Encode } from '../../bytes';
 import { DNS_CLASS, DNS_FLAGS, DNS_OTHER_TYPES, MessageWriter, readMessage, type DnsMessage, type DnsQuestion, type DnsRecord } from './dns-message';
 import { MDNS_GROUP, MDNS_LIMITS, MDNS_TIMING } from './mdns-limits';
-import { addressRecords, compareRecordSets, sameData, serviceRecords, SERVICES_ENUMERATION, type HostAddresses, type ServiceData } from './mdns-records';
+import { addressRecords, compareRecordSets, sameData, serviceRecords, SERVICES_ENUMERATION, type HostAddresses, type ServiceData, type ServiceRecords } from './mdns-records';
 
 /** A datagram to send: to the group (224.0.0.251:5353) or to one querier. */
 export interface MdnsDatagram {
@@ -262,12 +262,11 @@ export class MdnsResponder {
 
   /** A response: any record for a name we claim that is not ours is a conflict (8.1, 9). */
   private checkConflicts(message: DnsMessage, now: number): void {
+    const claims = [this.host, ...this.services.values()].map((claim) => ({ claim, name: this.claimName(claim), ours: this.proposed(claim) }));
     for (const record of [...message.answers, ...message.additionals]) {
       if (record.ttl === 0 || this.ownEcho(record)) continue;
-      for (const claim of [this.host, ...this.services.values()]) {
-        if (!sameName(record.name, this.claimName(claim))) continue;
-        const ours = this.proposed(claim);
-        if (ours.some((own) => sameData(own, record))) continue;
+      for (const { claim, name, ours } of claims) {
+        if (!sameName(record.name, name) || ours.some((own) => sameData(own, record))) continue;
         if (claim.phase.kind === 'probing') this.rename(claim, now);
         // 9: for an announced name only the same type with other data conflicts; probe again.
         else if (this.answerable(claim) && ours.some((own) => own.type === record.type)) this.reprobe(claim, now);
@@ -318,16 +317,17 @@ export class MdnsResponder {
     const multicast: DnsRecord[] = [];
     const unicast: DnsRecord[] = [];
     const additionals: DnsRecord[] = [];
-    for (const question of message.questions) {
+    const zone = this.zone();
+    for (const question of message.questions.slice(0, MDNS_LIMITS.questionsAnsweredMax)) {
       if (question.class !== DNS_CLASS.IN && question.class !== DNS_CLASS.ANY) continue;
       const answers: DnsRecord[] = [];
-      this.answersTo(question, answers, additionals);
+      this.answersTo(question, zone, answers, additionals);
       for (const record of answers) {
         // 7.1: a known answer with at least half our TTL left need not be sent again.
         if (message.answers.some((known) => sameName(known.name, record.name) && sameData(known, record) && known.ttl >= record.ttl / 2)) continue;
         // 5.4: a QU question is answered unicast, unless the record was not multicast within a quarter of its TTL.
         const recently = (this.multicastAt.get(recordKey(record)) ?? -Infinity) > now - (record.ttl * 1000) / 4;
-        (legacy || (question.unicastResponse && recently && !probe) ? unicast : multicast).push(record);
+        pushOnce(legacy || (question.unicastResponse && recently && !probe) ? unicast : multicast, record);
       }
     }
     if (legacy) {
@@ -353,31 +353,38 @@ export class MdnsResponder {
   }
 
   /** The answers to one question from the names claimed and announced, and their additionals (RFC 6763 12). */
-  private answersTo(question: DnsQuestion, answers: DnsRecord[], additionals: DnsRecord[]): void {
+  private answersTo(question: DnsQuestion, zone: Zone, answers: DnsRecord[], additionals: DnsRecord[]): void {
     const { name, type } = question;
     const asks = (recordType: number): boolean => type === recordType || type === DNS_TYPES.ANY;
-    const hostRecords = this.answerable(this.host) ? addressRecords(this.host.current, this.addresses) : [];
-    if (sameName(name, hostLabels(this.host.current))) answers.push(...hostRecords.filter((record) => asks(record.type)));
-    const types = new Set<string>();
-    for (const entry of this.services.values()) {
-      if (!this.answerable(entry)) continue;
-      const records = serviceRecords(this.serviceData(entry), this.host.current);
-      if (sameName(name, SERVICES_ENUMERATION) && asks(DNS_TYPES.PTR) && !types.has(entry.type.toLowerCase())) {
-        types.add(entry.type.toLowerCase());
-        answers.push(records.enumeration);
-      }
-      if (sameName(name, serviceLabels(entry.type)) && asks(DNS_TYPES.PTR)) {
+    if (sameName(name, zone.hostName)) for (const record of zone.host) if (asks(record.type)) pushOnce(answers, record);
+    const enumeration = asks(DNS_TYPES.PTR) && sameName(name, SERVICES_ENUMERATION);
+    for (const service of zone.services) {
+      const { records } = service;
+      // One PTR per type, however many services share it (pushOnce compares the records).
+      if (enumeration) pushOnce(answers, records.enumeration);
+      if (asks(DNS_TYPES.PTR) && sameName(name, service.typeName)) {
         answers.push(records.ptr);
-        additionals.push(records.srv, records.txt, ...hostRecords);
+        for (const record of [records.srv, records.txt, ...zone.host]) pushOnce(additionals, record);
       }
-      if (sameName(name, instanceLabels(entry.current, entry.type))) {
+      if (sameName(name, service.instanceName)) {
         if (asks(DNS_TYPES.SRV)) {
           answers.push(records.srv);
-          additionals.push(...hostRecords);
+          for (const record of zone.host) pushOnce(additionals, record);
         }
         if (asks(DNS_TYPES.TXT)) answers.push(records.txt);
       }
     }
+  }
+
+  /** What may be answered now, built once per message (a message may repeat 256 questions). */
+  private zone(): Zone {
+    const hostAnswerable = this.answerable(this.host);
+    const services: Zone['services'][number][] = [];
+    for (const entry of this.services.values()) {
+      if (!this.answerable(entry)) continue;
+      services.push({ typeName: serviceLabels(entry.type), instanceName: instanceLabels(entry.current, entry.type), records: serviceRecords(this.serviceData(entry), this.host.current) });
+    }
+    return { hostName: hostLabels(this.host.current), host: hostAnswerable ? addressRecords(this.host.current, this.addresses) : [], services };
   }
 
   /**
@@ -524,11 +531,33 @@ function legacyMessage(query: DnsMessage, answers: readonly DnsRecord[], additio
   return { bytes: writer.finish(query.id, DNS_FLAGS.QR | DNS_FLAGS.AA | (truncated ? DNS_FLAGS.TC : 0)), txtLeftOut };
 }
 
+/** The records answerable now, with the names questions are compared with. */
+interface Zone {
+  readonly hostName: readonly string[];
+  /** A and AAAA of the host name, once it is claimed. */
+  readonly host: readonly DnsRecord[];
+  readonly services: readonly { readonly typeName: readonly string[]; readonly instanceName: readonly string[]; readonly records: ServiceRecords }[];
+}
+
+/** Keys made once per record object (a message's answers are looked up for each question). */
+const RECORD_KEYS = new WeakMap<DnsRecord, string>();
+
 /** What identifies a record on the wire: owner name (folded), type, data. */
 function recordKey(record: DnsRecord): string {
-  let text = `${record.type}|${record.name.join('.').toLowerCase()}|`;
+  let text = RECORD_KEYS.get(record);
+  if (text !== undefined) return text;
+  text = `${record.type}|${record.name.join('.').toLowerCase()}|`;
   for (let i = 0; i < record.rdata.length; i++) text += String.fromCharCode(record.rdata[i]);
+  RECORD_KEYS.set(record, text);
   return text;
+}
+
+/**
+ * Adds a record not yet in `records`: the lists stay as short as our own records however many
+ * questions a message repeats (a 256-question message costs no more than answering each once).
+ */
+function pushOnce(records: DnsRecord[], record: DnsRecord): void {
+  if (!records.some((other) => sameRecord(other, record))) records.push(record);
 }
 
 function sameRecord(x: DnsRecord, y: DnsRecord): boolean {
