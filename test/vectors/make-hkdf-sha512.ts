@@ -22,6 +22,8 @@ const labels: [string, string][] = [
   ['Pair-Verify-Encrypt-Salt', 'Pair-Verify-Encrypt-Info'],
   ['Control-Salt', 'Control-Write-Encryption-Key'],
   ['Control-Salt', 'Control-Read-Encryption-Key'],
+  ['Events-Salt', 'Events-Read-Encryption-Key'],
+  ['Events-Salt', 'Events-Write-Encryption-Key'],
   ['MFi-Pair-Setup-Salt', 'MFi-Pair-Setup-Info'],
 ];
 for (const [salt, info] of labels) inputs.push({ name: `${salt} / ${info}`, ikm: ikm64, salt, info, length: 32 });

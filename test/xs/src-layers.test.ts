@@ -28,6 +28,8 @@ export const LAYERS: Readonly<Record<string, number>> = {
   plist: 2,
   http: 2,
   discovery: 2,
+  /** Clock synchronisation (NTP, RAOP timing): codecs and a clock filter, nothing below bytes. */
+  timing: 2,
   pairing: 3,
   mirror: 3,
   receiver: 4,
@@ -53,6 +55,7 @@ export const RECEIVER_FLOORS: Readonly<Record<string, number>> = {
   info: 3,
   audio: 3,
   pairing: 3,
+  session: 3,
   receiver: 4,
   /** index.ts, the folder's face for hosts and the other parts of src/: above everything it shows. */
   face: 5,
