@@ -7,6 +7,7 @@ import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
 import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
 import { mdnsResponder } from './mdns';
 import { receiverConnection } from './receiver';
+import { sessionSetup } from './session';
 
 export const CAMPAIGNS: readonly Campaign<never>[] = [
   httpRequestParser,
@@ -26,6 +27,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   mirrorStreamRequest,
   mirrorPacketReader,
   mirrorSession,
+  sessionSetup,
 ] as unknown as Campaign<never>[];
 
 /** The seed every campaign uses unless told another (so runs are comparable). */

@@ -109,7 +109,7 @@ function sessionHeaders(rng: Rng): string {
 /** One request to a route the receiver serves, with a body of the shape the spec gives it. */
 function routeRequest(rng: Rng): Uint8Array {
   const session = sessionHeaders(rng);
-  switch (rng.int(0, 19)) {
+  switch (rng.int(0, 24)) {
     case 0:
       return requestBytes(rng, { method: 'GET', target: '/server-info', protocol: 'HTTP/1.1', headers: session });
     case 1:
@@ -179,6 +179,29 @@ function routeRequest(rng: Rng): Uint8Array {
     }
     case 18:
       return requestBytes(rng, { method: rng.pick(['GET', 'POST']), target: `/getProperty?${rng.pick(['playbackAccessLog', 'playbackErrorLog', 'other'])}`, protocol: 'HTTP/1.1', headers: session, body: new Uint8Array(0) });
+    case 19: {
+      // A sender's session (RTSP SETUP with a binary plist, as pyatv opens one).
+      const body = encodeBinaryPlist({
+        deviceID: 'AA:BB:CC:DD:EE:FF',
+        sessionUUID: rng.pick(SESSIONS),
+        timingProtocol: rng.pick(['None', 'NTP', 'PTP', 'x']),
+        ...(rng.next() < 0.7 && { timingPort: rng.pick([1, 7010, 65535, 0, 70_000]) }),
+        name: rng.pick(['pyatv', '', 'x'.repeat(300)]),
+      });
+      return requestBytes(rng, { method: 'SETUP', target: `rtsp://192.0.2.1/${rng.int(0, 9)}`, protocol: 'RTSP/1.0', headers: `CSeq: ${rng.int(0, 9)}\r\nContent-Type: application/x-apple-binary-plist\r\n` + session, body });
+    }
+    case 20: {
+      const body = encodeBinaryPlist({ streams: [{ type: rng.pick([96, 103, 130, 42]), ct: 1, spf: 352, shk: rng.bytes(32) }] });
+      return requestBytes(rng, { method: rng.pick(['SETUP', 'TEARDOWN']), target: 'rtsp://192.0.2.1/1', protocol: 'RTSP/1.0', headers: `CSeq: ${rng.int(0, 9)}\r\n` + session, body });
+    }
+    case 21:
+      return requestBytes(rng, { method: rng.pick(['RECORD', 'FLUSH', 'TEARDOWN']), target: 'rtsp://192.0.2.1/1', protocol: 'RTSP/1.0', headers: `CSeq: ${rng.int(0, 9)}\r\n` + session });
+    case 22: {
+      const line = rng.pick(['volume: -11.5', 'volume: 6', 'volume: x', 'progress: 1/2/3', 'progress: 1/2', 'volume', 'brightness']);
+      return requestBytes(rng, { method: rng.pick(['GET_PARAMETER', 'SET_PARAMETER']), target: 'rtsp://192.0.2.1/1', protocol: 'RTSP/1.0', headers: `CSeq: ${rng.int(0, 9)}\r\nContent-Type: text/parameters\r\n` + session, body: latin1Encode(`${line}\r\n`) });
+    }
+    case 23:
+      return requestBytes(rng, { method: 'POST', target: rng.pick(['/feedback', '/command', '/audioMode']), protocol: rng.pick(['HTTP/1.1', 'RTSP/1.0']), headers: 'CSeq: 2\r\n' + session, body: new Uint8Array(0) });
     default:
       return requestBytes(rng, { noHead: true }); // anything: unknown routes, wrong methods
   }
