@@ -111,6 +111,13 @@ test("the session's clock: a sender 5 s ahead is measured through RAOP timing, e
   const before = timingSocket.sent.length;
   timingSocket.deliver(asked, '192.0.2.99', 55_000);
   assert.equal(timingSocket.sent.length, before);
+  // Garbage from the sender (an NTP packet, a cut one, an answer to nothing asked): refused one by
+  // one, the estimate as it was.
+  const estimate = timing.estimate.offsetMs;
+  for (const junk of [new Uint8Array(48), new Uint8Array(7), raopTimingReply(asked, 1, 1)]) timingSocket.deliver(junk, SENDER, 55_000);
+  assert.equal(timing.refused, 3);
+  assert.equal(timing.estimate.offsetMs, estimate);
+  assert.equal(timing.estimate.samples, 4);
 });
 
 test('timingProtocol None keeps no clock; PTP is refused naming the reason; NTP without a port is malformed', () => {
