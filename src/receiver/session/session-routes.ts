@@ -70,7 +70,7 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
   rtsp('RECORD', (request) => {
     const session = sessionOf(sessions, request);
     session.recording = true;
-    log('debug', `${request.remoteAddress}:${request.remotePort} ${session.label} recording`);
+    log('debug', `${session.peer} ${session.label} recording`);
     return ok();
   });
 
