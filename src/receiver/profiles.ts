@@ -4,6 +4,14 @@
 
 import type { FeatureName } from '../discovery/features';
 import type { ReceiverLimits } from './limits';
+import { BOARD_LIMITS, PROFILE_BOARDS, type BoardLimits } from './boards';
+
+/** The memory limits of a profile on the board it needs (boards.ts). */
+function limitsOnItsBoard(profile: keyof typeof PROFILE_BOARDS): BoardLimits {
+  const row = BOARD_LIMITS.find((entry) => entry.profile === profile && entry.board === PROFILE_BOARDS[profile]);
+  if (!row) throw new Error(`boards.ts gives ${profile} no limits on ${PROFILE_BOARDS[profile]}`);
+  return row.limits;
+}
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';
 
@@ -46,15 +54,13 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', ...PAIRING],
     publishesRaop: false,
     model: 'VendorFrame1,1',
-    // A few MB of PSRAM: one picture of up to 1 MB in flight, and three cached (the previous,
-    // the shown and the next photo) within 2 MB.
+    // Its pictures need PSRAM: the limits of the 8 MB board (boards.ts: pictures of 2 MB, three
+    // cached within 2 MB, one picture budget of about 4 MB for all of them).
     // Sockets: lwIP on an ESP32-S3 has about 16; a sender needs a handful. A pairing step costs a
     // board far more than a desktop (3072-bit modexp, curve arithmetic): fewer per second.
     limits: {
       ...BOARD_PAIRING_RATES,
-      maxPhotoBytes: 1024 * 1024,
-      photoCacheBytes: 2 * 1024 * 1024,
-      photoCacheEntries: 3,
+      ...limitsOnItsBoard('photo-frame'),
       maxConnections: 12,
       maxConnectionsPerAddress: 8,
       // A session holds an event channel (a socket) and a UDP socket of lwIP's few.
@@ -68,7 +74,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
-    limits: { ...BOARD_PAIRING_RATES, maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2 },
+    limits: { ...BOARD_PAIRING_RATES, ...limitsOnItsBoard('speaker'), maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2 },
   },
   'media-board': {
     name: 'media-board',
@@ -76,7 +82,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
-    limits: { maxPhotoBytes: 4 * 1024 * 1024, photoCacheBytes: 16 * 1024 * 1024, photoCacheEntries: 8, maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4 },
+    limits: { ...limitsOnItsBoard('media-board'), maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4 },
   },
   desktop: {
     name: 'desktop',

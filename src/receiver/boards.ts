@@ -1,0 +1,188 @@
+// Boards and their budgets, as data: for each board the XS creation sizes its build gets (the
+// manifest's `platforms` sections are checked against them by test/xs/boards-manifest.test.ts),
+// and for each profile that fits a board the receiver's memory limits there. profiles.ts takes a
+// profile's limits from the row of the board that profile needs (PROFILE_BOARDS).
+//
+// Where the figures come from:
+// - Measured in mcsim (SDK 8.2.3) from the app's own memory reports: the idle photo frame holds
+//   16.8 K slots and 60 KB of chunk heap; with 6,144 slots and a 96 KB chunk heap (no growth) the
+//   app aborts at boot ("Slot allocation: failed in fixed size heap"); with 24 K slots it boots
+//   and pairs, then runs out of chunk heap; without a picture budget the photo frame peaked at
+//   3.9 MB of chunk heap at its own limits (4.3 MB for a slideshow of 1.2-1.8 MB pictures); each
+//   pairing kept about 3.3 KB of chunk heap while the receiver ran.
+// - An XS slot is 16 bytes on a 32-bit ESP32 (xsAll.h). XS allocates its slot and chunk heaps
+//   with c_malloc, which is malloc on ESP32 (xs/platforms/esp/xsHost.h), at their creation size
+//   and once (incremental 0). So the XS heap lives in PSRAM exactly when malloc may return PSRAM:
+//   CONFIG_SPIRAM_USE_MALLOC=y, as the SDK's ESP32-S3 base configuration
+//   (build/devices/esp32/xsProj-esp32s3/sdkconfig.defaults) and its PSRAM targets qtpys3 and
+//   m5stack_cores3 set (blocks over CONFIG_SPIRAM_MALLOC_ALWAYSINTERNAL, 16 KB by default, come
+//   from PSRAM). moddable_six sets CONFIG_SPIRAM_USE_CAPS_ALLOC instead: there malloc never
+//   returns PSRAM, and its XS heap of PSRAM size needs that one setting changed (boardNotes).
+// - Internal RAM of an ESP32-S3: 512 KB of SRAM, of which about 300 KB stay free for the app once
+//   Wi-Fi and lwIP run (an estimate from ESP-IDF's figures, not measured here).
+// - Figures marked `proven: false` are budgets chosen from the above, not yet run at these sizes:
+//   the proof is a run in mcsim at exactly these sizes with no growth (boot, pair, photos and
+//   slideshows at the limits), which replaces `false` with the run's peaks.
+
+import type { ReceiverLimits } from './limits';
+import type { ProfileName } from './profiles';
+
+export type BoardName = 'esp32s3' | 'esp32s3-psram-2mb' | 'esp32s3-psram-8mb' | 'media-board' | 'simulator';
+
+/** XS creation sizes (manifest `creation`), fixed: no growth on a board. */
+export interface XsCreation {
+  /** Slots of the XS heap (16 bytes each on a 32-bit board). */
+  readonly heapSlots: number;
+  /** Bytes of the chunk heap (strings, ArrayBuffers: every picture lives here). */
+  readonly chunkBytes: number;
+}
+
+export interface Board {
+  readonly name: BoardName;
+  readonly summary: string;
+  /** The Moddable SDK targets (`mcconfig -p`) of this board, each a manifest `platforms` section. */
+  readonly targets: readonly string[];
+  /** Bytes of PSRAM (0: none). */
+  readonly psramBytes: number;
+  /** Whether the XS heap is placed in PSRAM (it cannot fit internal RAM at these sizes). */
+  readonly xsHeapInPsram: boolean;
+  /** Creation sizes with no growth; undefined on hosts where XS grows its heaps (Linux). */
+  readonly creation: XsCreation | undefined;
+  /** Whether a run at these sizes has shown them enough (see the file's header). */
+  readonly proven: boolean;
+  /** Why the figures are what they are. */
+  readonly note: string;
+}
+
+/** The memory limits a profile gets on a board (the rest are the profile's own, profiles.ts). */
+export type BoardLimits = Pick<ReceiverLimits, 'pictureBudgetBytes'> & Partial<Pick<ReceiverLimits, 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead'>>;
+
+const KB = 1024;
+const MB = 1024 * 1024;
+
+/**
+ * Chunk heap the receiver needs besides pictures on a PSRAM photo frame: the idle 60 KB measured,
+ * 16 pairings, a dozen connections' heads and small bodies, a pairing's SRP arithmetic, slack.
+ */
+const PHOTO_FRAME_WORKING_CHUNK = 1 * MB;
+
+export const BOARDS: Readonly<Record<BoardName, Board>> = {
+  esp32s3: {
+    name: 'esp32s3',
+    summary: 'ESP32-S3 without PSRAM (the SDK target esp32s3)',
+    targets: ['esp32/*'],
+    psramBytes: 0,
+    xsHeapInPsram: false,
+    // 14 K slots (224 KB) and 64 KB of chunk heap: about 290 KB of the ~300 KB internal RAM left
+    // with Wi-Fi. The idle photo frame needed 16.8 K slots; the speaker registers far fewer routes
+    // and features. Pictures cannot fit: no profile that shows them runs here.
+    creation: { heapSlots: 14 * KB, chunkBytes: 64 * KB },
+    proven: false,
+    note: 'speaker only; sizes within internal RAM, to be proven by booting, pairing and answering /info at them',
+  },
+  'esp32s3-psram-2mb': {
+    name: 'esp32s3-psram-2mb',
+    summary: 'ESP32-S3 with 2 MB of quad PSRAM (the SDK target qtpys3_ili9341: QT Py ESP32-S3 N4R2 with a panel)',
+    targets: ['esp32/qtpys3_ili9341'],
+    psramBytes: 2 * MB,
+    xsHeapInPsram: true,
+    // 24 K slots: measured to boot and pair. Chunk: 1 MB of pictures and 256 KB working; with the
+    // 384 KB of slots 1.6 MB of the 2 MB, the rest for lwIP and Wi-Fi buffers malloc puts there.
+    creation: { heapSlots: 24 * KB, chunkBytes: 1 * MB + 256 * KB },
+    proven: false,
+    note: 'a small photo frame: pictures up to 512 KB; CONFIG_SPIRAM_USE_MALLOC=y in the target already',
+  },
+  'esp32s3-psram-8mb': {
+    name: 'esp32s3-psram-8mb',
+    summary: 'ESP32-S3 with 8 MB of PSRAM (the SDK targets moddable_six (octal) and m5stack_cores3 (quad))',
+    targets: ['esp32/moddable_six', 'esp32/m5stack_cores3'],
+    psramBytes: 8 * MB,
+    xsHeapInPsram: true,
+    // 32 K slots (512 KB): 24 K booted and paired; a dozen connections and a slideshow need more.
+    // Chunk: the photo frame's 4 MB picture budget and 1 MB working (the unbudgeted peak was 3.9
+    // MB at smaller pictures); 5.5 MB of the 8 MB.
+    creation: { heapSlots: 32 * KB, chunkBytes: 4 * MB + PHOTO_FRAME_WORKING_CHUNK },
+    proven: false,
+    note: 'the photo frame; moddable_six sets CONFIG_SPIRAM_USE_CAPS_ALLOC, so its XS heap reaches PSRAM only with CONFIG_SPIRAM_USE_MALLOC=y in a copy of its sdkconfig',
+  },
+  'media-board': {
+    name: 'media-board',
+    summary: 'ARM media board on Linux with hardware decoders (hundreds of MB of RAM)',
+    targets: [],
+    psramBytes: 0,
+    xsHeapInPsram: false,
+    creation: undefined,
+    proven: false,
+    note: 'XS on Linux grows its heaps; the picture budget bounds what pictures take',
+  },
+  simulator: {
+    name: 'simulator',
+    summary: 'the Moddable desktop simulator (mcsim, the manifest section lin)',
+    targets: [],
+    psramBytes: 0,
+    xsHeapInPsram: false,
+    creation: undefined,
+    proven: false,
+    note: "the SDK's desktop sizes with growth; a board's sizes are given to it to prove that board",
+  },
+};
+
+/** The board each profile needs at least: the row of BOARD_LIMITS its limits come from. */
+export const PROFILE_BOARDS: Readonly<Record<Exclude<ProfileName, 'desktop'>, BoardName>> = {
+  // Pictures of 2 MB, a cache of 2 MB: only PSRAM holds them; 8 MB for phones' photo sizes.
+  'photo-frame': 'esp32s3-psram-8mb',
+  speaker: 'esp32s3',
+  'media-board': 'media-board',
+};
+
+/**
+ * The memory limits of each profile on each board it fits. pictureBudgetBytes bounds every
+ * picture byte together (uploads, the shown picture, the cache, slideshow fetches: picture-budget.ts);
+ * it holds the cache full plus one picture arriving, so a full cache gives way to an upload, and a
+ * shown picture plus the largest arriving one always fit (checked by pictureBudgetProblems).
+ */
+export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profile: ProfileName; readonly limits: BoardLimits }[] = [
+  // A speaker shows no pictures: the budget is nothing.
+  { board: 'esp32s3', profile: 'speaker', limits: { pictureBudgetBytes: 0 } },
+  // 1 MB of pictures: a 512 KB cache (the shown photo and one beside it) and one 512 KB upload
+  // (a slideshow reply: its picture in a binary plist, a few hundred bytes more).
+  {
+    board: 'esp32s3-psram-2mb',
+    profile: 'photo-frame',
+    limits: { pictureBudgetBytes: 1 * MB + 8 * KB, maxPhotoBytes: 512 * KB, photoCacheBytes: 512 * KB, photoCacheEntries: 2, maxReverseBodyBytes: 512 * KB + 4 * KB, slideshowLookAhead: 1 },
+  },
+  // 4 MB of pictures: a 2 MB cache (the previous, the shown and the next photo) and one 2 MB upload.
+  {
+    board: 'esp32s3-psram-8mb',
+    profile: 'photo-frame',
+    limits: { pictureBudgetBytes: 4 * MB + 8 * KB, maxPhotoBytes: 2 * MB, photoCacheBytes: 2 * MB, photoCacheEntries: 3, maxReverseBodyBytes: 2 * MB + 4 * KB, slideshowLookAhead: 3 },
+  },
+  { board: 'esp32s3-psram-8mb', profile: 'speaker', limits: { pictureBudgetBytes: 0 } },
+  // 32 MB: a 16 MB cache, the shown picture and a slideshow fetch of 8 MiB.
+  {
+    board: 'media-board',
+    profile: 'media-board',
+    limits: { pictureBudgetBytes: 32 * MB, maxPhotoBytes: 4 * MB, photoCacheBytes: 16 * MB, photoCacheEntries: 8, maxReverseBodyBytes: 8 * MB, slideshowLookAhead: 3 },
+  },
+];
+
+/** The limits of `profile` on `board`, or undefined when the profile does not fit that board. */
+export function boardLimits(board: BoardName, profile: ProfileName): BoardLimits | undefined {
+  return BOARD_LIMITS.find((row) => row.board === board && row.profile === profile)?.limits;
+}
+
+/**
+ * What is wrong with a set of picture limits, in words (empty: nothing): the budget must hold a
+ * shown picture and the largest one arriving (an upload or a slideshow reply), else a picture
+ * at the limit could never be shown while another is; and the cache must fit in it.
+ */
+export function pictureBudgetProblems(limits: Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'photoCacheBytes' | 'maxReverseBodyBytes'>): string[] {
+  const problems: string[] = [];
+  // The largest picture there may be is also the largest shown.
+  const largest = Math.max(limits.maxPhotoBytes, limits.maxReverseBodyBytes);
+  if (limits.pictureBudgetBytes < 2 * largest) {
+    problems.push(`pictureBudgetBytes ${limits.pictureBudgetBytes} holds less than a shown picture and one arriving (2 x ${largest})`);
+  }
+  if (limits.photoCacheBytes > limits.pictureBudgetBytes) problems.push(`photoCacheBytes ${limits.photoCacheBytes} exceeds pictureBudgetBytes ${limits.pictureBudgetBytes}`);
+  return problems;
+}
