@@ -89,6 +89,14 @@ export interface ReceiverLimits {
   /** Most pictures the photo cache holds. */
   photoCacheEntries: number;
   /**
+   * Most bytes of pictures held at once, all together (src/receiver/media/picture-budget.ts): a
+   * PUT /photo from its Content-Length on, the picture shown, the photo cache, slideshow fetches
+   * (each counted at maxReverseBodyBytes until its reply is in) and the pictures they brought.
+   * The cache gives back its entries first; past it an upload is answered 413 on its head and a
+   * slideshow fetch waits. Each board's figure is in boards.ts.
+   */
+  pictureBudgetBytes: number;
+  /**
    * Most bytes of mirrored video a host holds for its display while the display falls behind
    * (the Node host: access units queued to the screen page). Past it the host drops access units
    * until the next key frame, so the picture skips ahead instead of lagging ever more.
@@ -181,6 +189,8 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxPhotoBytes: 8 * 1024 * 1024,
   photoCacheBytes: 64 * 1024 * 1024,
   photoCacheEntries: 32,
+  // The cache full, the shown picture, and a slideshow's three fetches of maxReverseBodyBytes.
+  pictureBudgetBytes: 64 * 1024 * 1024 + 4 * 8 * 1024 * 1024,
   // About two seconds of a 1080p mirroring stream (8 to 16 Mbit/s) with a key frame or two.
   mirrorDisplayQueueBytes: 4 * 1024 * 1024,
   // Real playlists are a few KiB; a live stream names a few segments a minute.
