@@ -123,6 +123,33 @@ export interface DisplayStatus {
   slideshow?: string;
 }
 
+/** One component of a JPEG frame (ITU-T T.81 B.2.2): its sampling factors and quantization table. */
+export interface JpegComponent {
+  readonly id: number;
+  readonly horizontal: number;
+  readonly vertical: number;
+  readonly quantTable: number;
+}
+
+/**
+ * A JPEG's frame header as the core reads it (src/receiver/media/jpeg.ts) before a picture is
+ * accepted: enough for a display to say whether its decoder reads the picture.
+ */
+export interface JpegFrame {
+  readonly width: number;
+  readonly height: number;
+  /** The coding process its start-of-frame marker names (T.81 table B.1). */
+  readonly process: 'baseline' | 'extended' | 'progressive' | 'lossless';
+  /** Arithmetic entropy coding (SOF9-15) instead of Huffman. */
+  readonly arithmetic: boolean;
+  /** A frame of a hierarchical picture (SOF5-7, SOF13-15). */
+  readonly differential: boolean;
+  /** Bits per sample (8 for nearly every photo; 12 in some medical and raw-derived files). */
+  readonly precision: number;
+  /** In frame-header order (1: grayscale, 3: YCbCr; sampling factors per component). */
+  readonly components: readonly JpegComponent[];
+}
+
 /**
  * The screen of a frame. The Node host draws a virtual screen in a web page; the Moddable host
  * decodes JPEGs with commodetto onto the panel. A host without a screen (a speaker) has none.
@@ -131,9 +158,17 @@ export interface Display {
   /**
    * Shows a JPEG picture, with a transition when given: one of TRANSITIONS
    * (src/receiver/media/transitions.ts), resolved by the core from the sender's name (spec 4.1
-   * X-Vendor-Transition, 2.7 settings.theme); without one, at once.
+   * X-Vendor-Transition, 2.7 settings.theme); without one, at once. A display may go on
+   * drawing after it returns (a board decodes a large picture in slices between other work).
    */
   showPhoto(jpeg: Uint8Array, transition?: string): void;
+  /**
+   * Why this screen's decoder cannot read a JPEG with this frame header (a board's decoder may
+   * take baseline pictures only, or some sampling factors), or undefined when it can. Asked
+   * before a picture is accepted, so the sender gets a refusal instead of a 200 and a blank
+   * screen. A display that decodes every JPEG (a browser) leaves it out.
+   */
+  cannotShow?(frame: JpegFrame): string | undefined;
   /** Clears the picture (photo session or slideshow stopped). */
   clear(): void;
   showStatus(status: DisplayStatus): void;

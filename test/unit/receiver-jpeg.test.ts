@@ -3,7 +3,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { concat } from '../../src/bytes';
-import { inspectJpeg, isJpeg, JpegError } from '../../src/receiver/media/jpeg';
+import { describeJpegFrame, inspectJpeg, isJpeg, JpegError } from '../../src/receiver/media/jpeg';
 import { sampleJpeg, SAMPLE_JPEG_SIZE } from '../support/jpeg-samples';
 import { assertThrowsKind } from '../support/throws';
 
@@ -20,15 +20,44 @@ function jpeg(...parts: number[][]): Uint8Array {
 
 const throwsJpeg = (bytes: Uint8Array, pattern: RegExp) => assertThrowsKind(() => inspectJpeg(bytes), JpegError, pattern);
 
-test('a baseline picture gives its frame size', () => {
-  assert.deepEqual(inspectJpeg(sampleJpeg(200)), { ...SAMPLE_JPEG_SIZE, progressive: false });
-  assert.deepEqual(inspectJpeg(jpeg(SOI, APP0, sof(0xc0, 480, 640), SOS, SCAN, EOI)), { width: 640, height: 480, progressive: false });
+const GRAY = { process: 'baseline', arithmetic: false, differential: false, precision: 8, components: [{ id: 1, horizontal: 1, vertical: 1, quantTable: 0 }] } as const;
+
+test('a baseline picture gives its frame header: size, coding, precision, components', () => {
+  assert.deepEqual(inspectJpeg(sampleJpeg(200)), { ...SAMPLE_JPEG_SIZE, ...GRAY });
+  assert.deepEqual(inspectJpeg(jpeg(SOI, APP0, sof(0xc0, 480, 640), SOS, SCAN, EOI)), { width: 640, height: 480, ...GRAY });
 });
 
-test('SOF2, 6, 10 and 14 are progressive; DHT, JPG and DAC are not frame headers', () => {
-  for (const marker of [0xc2, 0xc6, 0xca, 0xce]) assert.equal(inspectJpeg(jpeg(SOI, sof(marker, 1, 1), SOS, EOI)).progressive, true);
-  for (const marker of [0xc1, 0xc3, 0xc9]) assert.equal(inspectJpeg(jpeg(SOI, sof(marker, 1, 1), SOS, EOI)).progressive, false);
+test('the components give their sampling factors and quantization tables (a 4:2:0 photo)', () => {
+  const sof420 = [0xff, 0xc0, 0x00, 0x11, 0x08, 0x0b, 0xb8, 0x0f, 0xa0, 0x03, 0x01, 0x22, 0x00, 0x02, 0x11, 0x01, 0x03, 0x11, 0x01];
+  const info = inspectJpeg(jpeg(SOI, sof420, SOS, SCAN, EOI));
+  assert.deepEqual(info.components, [
+    { id: 1, horizontal: 2, vertical: 2, quantTable: 0 },
+    { id: 2, horizontal: 1, vertical: 1, quantTable: 1 },
+    { id: 3, horizontal: 1, vertical: 1, quantTable: 1 },
+  ]);
+  assert.equal(describeJpegFrame(info), '4000x3000 baseline 2x2,1x1,1x1');
+});
+
+test('each start-of-frame marker names its coding (T.81 table B.1); DHT, JPG and DAC are not frame headers', () => {
+  const coding = (marker: number) => {
+    const { process, arithmetic, differential } = inspectJpeg(jpeg(SOI, sof(marker, 1, 1), SOS, EOI));
+    return `${process}${arithmetic ? ' arithmetic' : ''}${differential ? ' differential' : ''}`;
+  };
+  assert.deepEqual(
+    [0xc0, 0xc1, 0xc2, 0xc3, 0xc5, 0xc6, 0xc7, 0xc9, 0xca, 0xcb, 0xcd, 0xce, 0xcf].map(coding),
+    ['baseline', 'extended', 'progressive', 'lossless', 'extended differential', 'progressive differential', 'lossless differential',
+      'extended arithmetic', 'progressive arithmetic', 'lossless arithmetic', 'extended arithmetic differential', 'progressive arithmetic differential', 'lossless arithmetic differential'],
+  );
   for (const marker of [0xc4, 0xc8, 0xcc]) throwsJpeg(jpeg(SOI, sof(marker, 1, 1), SOS, EOI), /no frame header \(SOFn\) before the start of scan/);
+  assert.equal(describeJpegFrame(inspectJpeg(jpeg(SOI, sof(0xc2, 3, 4), SOS, EOI))), '4x3 progressive grayscale');
+});
+
+test('a frame header shorter than its components, or with none, is refused', () => {
+  // Three components announced in a segment with room for one.
+  const short = [0xff, 0xc0, 0x00, 0x0b, 0x08, 0x00, 0x01, 0x00, 0x01, 0x03, 0x01, 0x11, 0x00];
+  throwsJpeg(jpeg(SOI, short, SOS, EOI), /offset 2: frame header of 11 bytes is too short for 3 components/);
+  const none = [0xff, 0xc0, 0x00, 0x08, 0x08, 0x00, 0x01, 0x00, 0x01, 0x00];
+  throwsJpeg(jpeg(SOI, none, SOS, EOI), /offset 2: frame header names no components/);
 });
 
 test('fill bytes before a marker, segment-less markers and trailers after EOI are accepted', () => {

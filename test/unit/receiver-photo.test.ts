@@ -4,6 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { latin1Decode, latin1Encode } from '../../src/bytes';
+import type { JpegFrame } from '../../src/platform';
 import { test } from 'node:test';
 import { featureMask } from '../../src/discovery';
 import { writeRequest } from '../../src/http';
@@ -301,6 +302,30 @@ test('a body that is not a JPEG is 415: a PNG, bytes that only start like a JPEG
   assert.equal((await putPhoto(sender, { key: KEY_A }, PHOTO_A)).head.status, 200, 'the connection still serves');
 });
 
+test('a JPEG the screen cannot decode is 415 naming the frame and the reason, before anything is shown or cached', async () => {
+  const { receiver, display } = setup();
+  // A display whose decoder reads baseline pictures only (a board's), asked before the answer.
+  const asked: string[] = [];
+  Object.assign(display, {
+    cannotShow: (frame: JpegFrame) => {
+      asked.push(frame.process);
+      return frame.process === 'baseline' ? undefined : 'the decoder reads baseline JPEGs only';
+    },
+  });
+  const sender = new MemorySender(receiver);
+  const progressive = PHOTO_B.slice();
+  progressive[21] = 0xc2; // SOF0 -> SOF2 (the sample's frame header is at offset 20)
+  for (const action of [undefined, 'cacheOnly']) {
+    const response = await putPhoto(sender, { key: KEY_B, action }, progressive);
+    assert.equal(response.head.status, 415);
+    assert.match(latin1Decode(response.body), /the screen cannot show this JPEG \(32x16 progressive grayscale\): the decoder reads baseline JPEGs only/);
+  }
+  assert.deepEqual(display.kinds, []);
+  assert.equal(receiver.photos?.cache.size, 0);
+  assert.equal((await putPhoto(sender, { key: KEY_A }, PHOTO_A)).head.status, 200, 'a baseline picture shows');
+  assert.deepEqual(asked, ['progressive', 'progressive', 'baseline']);
+});
+
 test('a picture over maxPhotoBytes is 413 and the connection goes on', async () => {
   const { receiver, display } = setup({ limits: { maxPhotoBytes: 1000 } });
   const sender = new MemorySender(receiver);
@@ -476,7 +501,7 @@ test('a receiver without photos answers PUT /photo the same whatever its size: 5
 // The JPEG check (src/receiver/media/jpeg.ts).
 
 test('inspectJpeg reads the frame size of a well-formed JPEG', () => {
-  assert.deepEqual(inspectJpeg(PHOTO_A), { ...SAMPLE_JPEG_SIZE, progressive: false });
+  assert.deepEqual(inspectJpeg(PHOTO_A), { ...SAMPLE_JPEG_SIZE, process: 'baseline', arithmetic: false, differential: false, precision: 8, components: [{ id: 1, horizontal: 1, vertical: 1, quantTable: 0 }] });
 });
 
 test('inspectJpeg accepts bytes after the end-of-image marker (camera trailers, padding)', () => {

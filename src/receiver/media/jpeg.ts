@@ -7,22 +7,21 @@
 //   body fails here.
 // - Well-formed marker segments up to SOS (start of scan), with a frame header (SOFn) before
 //   it: a decoder needs the frame header first, and this rejects bytes that only start like a
-//   JPEG. The frame's size is returned for the log.
+//   JPEG. The frame header is returned: its size for the log, its coding for the display.
 // - EOI `FF D9` after the scan header. It usually ends the body; bytes after it are allowed,
 //   because real files carry trailers (camera maker data, padding, a motion photo's video) that
 //   decoders ignore, and a receiver that refused them would refuse pictures senders show
 //   elsewhere. Entropy-coded data cannot hold `FF D9` (a data FF is stuffed as FF 00), so the
 //   last `FF D9` after SOS is the image's end.
-// Whether the pixels decode (progressive, arithmetic coding, CMYK on a board's decoder) is the
-// display's business: a picture it cannot draw leaves the screen as it was.
+// Whether the pixels decode is the display's business: the frame header read here (process,
+// precision, components and their sampling) is what it is asked about (Display.cannotShow), so
+// a picture a board's decoder cannot read is refused before the answer; what only decoding finds
+// (corrupt entropy data) leaves the screen as it was.
 
-/** What the frame header says. */
-export interface JpegInfo {
-  readonly width: number;
-  readonly height: number;
-  /** SOF2, SOF6, SOF10, SOF14: progressive (some board decoders take baseline only). */
-  readonly progressive: boolean;
-}
+import type { JpegComponent, JpegFrame } from '../../platform';
+
+/** What the frame header says (the Display port's JpegFrame). */
+export type JpegInfo = JpegFrame;
 
 /** Thrown when the bytes are not a JPEG; the message says where and why. */
 export class JpegError extends Error {
@@ -35,9 +34,34 @@ const EOI = 0xd9;
 const SOS = 0xda;
 const TEM = 0x01;
 
-/** Start-of-frame markers C0-CF, except DHT (C4), JPG (C8) and DAC (CC), which share the range. */
-function isStartOfFrame(marker: number): boolean {
-  return marker >= 0xc0 && marker <= 0xcf && marker !== 0xc4 && marker !== 0xc8 && marker !== 0xcc;
+type FrameCoding = Pick<JpegFrame, 'process' | 'arithmetic' | 'differential'>;
+
+/**
+ * T.81 table B.1: the start-of-frame markers C0-CF by their low nibble, and the coding each
+ * names. DHT (C4), JPG (C8) and DAC (CC) share the range and are not frame headers.
+ */
+const FRAME_CODINGS: readonly (FrameCoding | undefined)[] = [
+  { process: 'baseline', arithmetic: false, differential: false }, // C0
+  { process: 'extended', arithmetic: false, differential: false }, // C1
+  { process: 'progressive', arithmetic: false, differential: false }, // C2
+  { process: 'lossless', arithmetic: false, differential: false }, // C3
+  undefined, // C4 DHT
+  { process: 'extended', arithmetic: false, differential: true }, // C5
+  { process: 'progressive', arithmetic: false, differential: true }, // C6
+  { process: 'lossless', arithmetic: false, differential: true }, // C7
+  undefined, // C8 JPG
+  { process: 'extended', arithmetic: true, differential: false }, // C9
+  { process: 'progressive', arithmetic: true, differential: false }, // CA
+  { process: 'lossless', arithmetic: true, differential: false }, // CB
+  undefined, // CC DAC
+  { process: 'extended', arithmetic: true, differential: true }, // CD
+  { process: 'progressive', arithmetic: true, differential: true }, // CE
+  { process: 'lossless', arithmetic: true, differential: true }, // CF
+];
+
+/** The coding a start-of-frame marker names, or undefined for any other marker. */
+function frameCoding(marker: number): FrameCoding | undefined {
+  return marker >= 0xc0 && marker <= 0xcf ? FRAME_CODINGS[marker - 0xc0] : undefined;
 }
 
 /** Inspects `bytes`; returns the frame's size, or throws JpegError naming what is wrong. */
@@ -63,14 +87,8 @@ export function inspectJpeg(bytes: Uint8Array): JpegInfo {
     if (segment < 2 || pos + segment > length) {
       throw new JpegError(`offset ${pos - 2}: segment FF ${hex(marker)} of ${segment} bytes runs past the end (${length})`);
     }
-    if (isStartOfFrame(marker)) {
-      if (segment < 8) throw new JpegError(`offset ${pos - 2}: frame header of ${segment} bytes is too short`);
-      const height = (bytes[pos + 3] << 8) | bytes[pos + 4];
-      const width = (bytes[pos + 5] << 8) | bytes[pos + 6];
-      // A height of 0 is legal (T.81 B.2.2: given later by a DNL segment); a width of 0 is not.
-      if (width === 0) throw new JpegError(`offset ${pos - 2}: frame header gives width 0`);
-      frame = { width, height, progressive: marker === 0xc2 || marker === 0xc6 || marker === 0xca || marker === 0xce };
-    }
+    const coding = frameCoding(marker);
+    if (coding) frame = readFrameHeader(bytes, pos, segment, coding);
     pos += segment;
     if (marker === SOS) break;
   }
@@ -80,6 +98,35 @@ export function inspectJpeg(bytes: Uint8Array): JpegInfo {
     if (bytes[at] === MARKER && bytes[at + 1] === EOI) return frame;
   }
   throw new JpegError(`no end-of-image marker (FF D9) after the start of scan at offset ${pos}: the picture is cut short`);
+}
+
+/**
+ * T.81 B.2.2: Lf (2), P (1), Y (2), X (2), Nf (1), then per component C (1), H/V (1), Tq (1).
+ * `pos` is at Lf, `segment` its value.
+ */
+function readFrameHeader(bytes: Uint8Array, pos: number, segment: number, coding: FrameCoding): JpegFrame {
+  const at = pos - 2;
+  if (segment < 8) throw new JpegError(`offset ${at}: frame header of ${segment} bytes is too short`);
+  const precision = bytes[pos + 2];
+  const height = (bytes[pos + 3] << 8) | bytes[pos + 4];
+  const width = (bytes[pos + 5] << 8) | bytes[pos + 6];
+  // A height of 0 is legal (T.81 B.2.2: given later by a DNL segment); a width of 0 is not.
+  if (width === 0) throw new JpegError(`offset ${at}: frame header gives width 0`);
+  const count = bytes[pos + 7];
+  if (count === 0) throw new JpegError(`offset ${at}: frame header names no components`);
+  if (segment < 8 + 3 * count) throw new JpegError(`offset ${at}: frame header of ${segment} bytes is too short for ${count} components`);
+  const components: JpegComponent[] = [];
+  for (let index = 0, c = pos + 8; index < count; index++, c += 3) {
+    components.push({ id: bytes[c], horizontal: bytes[c + 1] >> 4, vertical: bytes[c + 1] & 0x0f, quantTable: bytes[c + 2] });
+  }
+  return { width, height, ...coding, precision, components };
+}
+
+/** `frame` in a few words for a log line: `4000x3000 baseline 4:2:0`. */
+export function describeJpegFrame(frame: JpegFrame): string {
+  const coding = `${frame.differential ? 'hierarchical ' : ''}${frame.process}${frame.arithmetic ? ' arithmetic' : ''}`;
+  const sampling = frame.components.map((component) => `${component.horizontal}x${component.vertical}`).join(',');
+  return `${frame.width}x${frame.height} ${coding}${frame.precision === 8 ? '' : ` ${frame.precision}-bit`} ${frame.components.length === 1 ? 'grayscale' : sampling}`;
 }
 
 /** Whether `bytes` pass inspectJpeg. */

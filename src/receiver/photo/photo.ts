@@ -20,15 +20,17 @@
 //   picture takes the screen over: the previous one gets its photo event (state stopped) and its
 //   cached pictures are dropped. POST /stop from another session leaves the screen alone and
 //   only drops that session's cached pictures; one without a session id stops whatever is shown.
-// - Statuses: a body that is not a JPEG (src/receiver/media/jpeg.ts) 415; over maxPhotoBytes 413 (the
-//   connection's parser, from the route's limit); no body, or no AssetKey where one is needed,
-//   or an unknown AssetAction 400; displayCached of a key not cached 412 (spec 4.1, 7).
+// - Statuses: a body that is not a JPEG (src/receiver/media/jpeg.ts), or one the screen's decoder
+//   cannot read (Display.cannotShow; for cacheOnly too, as a cached picture is for showing) 415;
+//   over maxPhotoBytes 413 (the connection's parser, from the route's limit); no body, or no
+//   AssetKey where one is needed, or an unknown AssetAction 400; displayCached of a key not
+//   cached 412 (spec 4.1, 7).
 
 import { readMakerHeader } from '../../dialect';
 import { RequestError } from '../../errors';
 import { STATUS } from '../../http';
 import type { Display, Logger } from '../../platform';
-import { JpegError, inspectJpeg, type JpegInfo } from '../media/jpeg';
+import { JpegError, describeJpegFrame, inspectJpeg, type JpegInfo } from '../media/jpeg';
 import type { ReceiverLimits } from '../limits';
 import type { MediaFeature, MediaSession } from '../media/media-session';
 import { PhotoCache } from './photo-cache';
@@ -48,11 +50,13 @@ interface PhotoContext {
 }
 
 /**
- * The picture's size for the log line. A body that is not a JPEG is refused 415: JpegError is
- * the media check's own (a slideshow reply fails it too), so a photo request turns it into its
- * refusal here.
+ * The picture's frame header. A body that is not a JPEG is refused 415: JpegError is the media
+ * check's own (a slideshow reply fails it too), so a photo request turns it into its refusal
+ * here. A JPEG the screen's decoder cannot read (Display.cannotShow: progressive on a board,
+ * sampling factors it lacks) is refused 415 as well, before the answer, so the sender is told
+ * instead of getting a 200 and a blank screen.
  */
-function pictureSize(jpeg: Uint8Array): string {
+function inspectPicture(jpeg: Uint8Array, display: Display): JpegInfo {
   let info: JpegInfo;
   try {
     info = inspectJpeg(jpeg);
@@ -60,7 +64,9 @@ function pictureSize(jpeg: Uint8Array): string {
     if (!(error instanceof JpegError)) throw error;
     throw new RequestError(STATUS.unsupportedMediaType, `the body is not a JPEG: ${error.message}`);
   }
-  return `${info.width}x${info.height}${info.progressive ? ' progressive' : ''}`;
+  const reason = display.cannotShow?.(info);
+  if (reason !== undefined) throw new RequestError(STATUS.unsupportedMediaType, `the screen cannot show this JPEG (${describeJpegFrame(info)}): ${reason}`);
+  return info;
 }
 
 export class PhotoFeature implements MediaFeature {
@@ -105,7 +111,7 @@ export class PhotoFeature implements MediaFeature {
 
     const jpeg = request.body;
     if (jpeg.length === 0) return refuse(STATUS.badRequest, `${action ?? 'display'} without a picture in the body`);
-    const size = pictureSize(jpeg);
+    const size = describeJpegFrame(inspectPicture(jpeg, this.context.display));
 
     if (action === 'cacheOnly') {
       if (!key) return refuse(STATUS.badRequest, 'cacheOnly without an AssetKey');
