@@ -128,3 +128,64 @@ test('the fast build\'s manifest maps the same module names to compiled JavaScri
     rmSync(out, { recursive: true, force: true });
   }
 });
+
+/**
+ * The module names the Moddable build preloads: each preload entry ('src/http/*' names every
+ * module under it) and every module those import, as xsl runs them all at link time.
+ */
+function preloadedModules(manifestFile: string): Map<string, string> {
+  const modules = moduleMap(manifestFile);
+  const reached = new Map<string, string>();
+  const queue = preloads(manifestFile).flatMap((entry) => (entry.endsWith('/*') ? [...modules.keys()].filter((name) => name.startsWith(entry.slice(0, -1))) : [entry]));
+  while (queue.length > 0) {
+    const name = queue.shift()!;
+    const file = modules.get(name);
+    if (!file || reached.has(name)) continue;
+    reached.set(name, file);
+    for (const ref of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
+      const target = resolveName(name, ref.fileName);
+      if (target !== undefined) queue.push(target);
+    }
+  }
+  return reached;
+}
+
+test('no preloaded module writes to a Map, Set, WeakMap or WeakSet it made at module level (XS makes them read-only: the first set throws)', () => {
+  // xsl keeps what preloaded modules made in the archive's read-only heap: ordinary objects are
+  // copied to RAM when written, but a collection is not ("TypeError: this: read-only WeakMap
+  // instance", aborting the app in a timer). A table filled while the module loads and only
+  // read afterwards is fine; one written at run time must be made per instance.
+  const preloaded = preloadedModules(path.join(ROOT, 'manifest.json'));
+  assert.ok(preloaded.has('src/discovery/mdns/mdns-responder'), [...preloaded.keys()].join(', '));
+  const collections = new Set(['Map', 'Set', 'WeakMap', 'WeakSet']);
+  const writes = new Set(['set', 'add', 'delete', 'clear']);
+  const found: string[] = [];
+  for (const [name, file] of preloaded) {
+    const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const moduleCollections = new Set<string>();
+    for (const statement of source.statements) {
+      if (!ts.isVariableStatement(statement)) continue;
+      for (const declaration of statement.declarationList.declarations) {
+        const init = declaration.initializer;
+        if (init && ts.isNewExpression(init) && ts.isIdentifier(init.expression) && collections.has(init.expression.text) && ts.isIdentifier(declaration.name)) {
+          moduleCollections.add(declaration.name.text);
+        }
+      }
+    }
+    const visit = (node: ts.Node, inFunction: boolean): void => {
+      if (
+        inFunction &&
+        ts.isCallExpression(node) &&
+        ts.isPropertyAccessExpression(node.expression) &&
+        ts.isIdentifier(node.expression.expression) &&
+        moduleCollections.has(node.expression.expression.text) &&
+        writes.has(node.expression.name.text)
+      ) {
+        found.push(`${name}: ${node.expression.getText(source)}() at run time (line ${source.getLineAndCharacterOfPosition(node.getStart()).line + 1})`);
+      }
+      node.forEachChild((child) => visit(child, inFunction || ts.isFunctionLike(node)));
+    };
+    if (moduleCollections.size > 0) visit(source, false);
+  }
+  assert.deepEqual(found, []);
+});

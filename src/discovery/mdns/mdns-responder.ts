@@ -83,6 +83,12 @@ export class MdnsResponder {
   private delayed: { at: number; answers: DnsRecord[]; additionals: DnsRecord[] } | undefined;
   /** When each record (by its key) was last multicast: the rate limit, and our own echoes. */
   private readonly multicastAt = new Map<string, number>();
+  /**
+   * Keys made once per record object (a message's answers are looked up for each question).
+   * Per responder, not per module: Moddable preloads this module, and XS makes a WeakMap made at
+   * preload read-only ("read-only WeakMap instance" on the first set, aborting the app).
+   */
+  private readonly recordKeys = new WeakMap<DnsRecord, string>();
   /** Times of recent conflicts (RFC 6762 8.1: back off after 15 in 10 s). */
   private conflicts: number[] = [];
   private stopped = false;
@@ -326,7 +332,7 @@ export class MdnsResponder {
         // 7.1: a known answer with at least half our TTL left need not be sent again.
         if (message.answers.some((known) => sameName(known.name, record.name) && sameData(known, record) && known.ttl >= record.ttl / 2)) continue;
         // 5.4: a QU question is answered unicast, unless the record was not multicast within a quarter of its TTL.
-        const recently = (this.multicastAt.get(recordKey(record)) ?? -Infinity) > now - (record.ttl * 1000) / 4;
+        const recently = (this.multicastAt.get(this.keyOf(record)) ?? -Infinity) > now - (record.ttl * 1000) / 4;
         pushOnce(legacy || (question.unicastResponse && recently && !probe) ? unicast : multicast, record);
       }
     }
@@ -336,7 +342,7 @@ export class MdnsResponder {
     }
     if (unicast.length > 0) this.send(this.write(dedupe(unicast), additionalsFor(unicast, additionals), address, port));
     const interval = probe ? MDNS_LIMITS.defenceIntervalMs : MDNS_LIMITS.multicastIntervalMs;
-    const due = dedupe(multicast).filter((record) => (this.multicastAt.get(recordKey(record)) ?? -Infinity) <= now - interval);
+    const due = dedupe(multicast).filter((record) => (this.multicastAt.get(this.keyOf(record)) ?? -Infinity) <= now - interval);
     if (due.length === 0) return;
     // 6: only unique records (a probe's defence, an SRV) go at once; shared ones wait 20-120 ms.
     const truncated = (message.flags & DNS_FLAGS.TC) !== 0;
@@ -457,12 +463,18 @@ export class MdnsResponder {
     if (this.multicastAt.size > 4 * MDNS_LIMITS.entriesPerMessageMax) {
       for (const [recordKey, at] of this.multicastAt) if (at < now - MDNS_LIMITS.conflictWindowMs) this.multicastAt.delete(recordKey);
     }
-    this.multicastAt.set(recordKey(record), now);
+    this.multicastAt.set(this.keyOf(record), now);
+  }
+
+  private keyOf(record: DnsRecord): string {
+    let text = this.recordKeys.get(record);
+    if (text === undefined) this.recordKeys.set(record, (text = recordKey(record)));
+    return text;
   }
 
   /** Our own multicast heard back (multicast loopback): a record we sent with these very data. */
   private ownEcho(record: DnsRecord): boolean {
-    return this.multicastAt.has(recordKey(record));
+    return this.multicastAt.has(this.keyOf(record));
   }
 
   // --- records ---
@@ -539,16 +551,10 @@ interface Zone {
   readonly services: readonly { readonly typeName: readonly string[]; readonly instanceName: readonly string[]; readonly records: ServiceRecords }[];
 }
 
-/** Keys made once per record object (a message's answers are looked up for each question). */
-const RECORD_KEYS = new WeakMap<DnsRecord, string>();
-
 /** What identifies a record on the wire: owner name (folded), type, data. */
 function recordKey(record: DnsRecord): string {
-  let text = RECORD_KEYS.get(record);
-  if (text !== undefined) return text;
-  text = `${record.type}|${record.name.join('.').toLowerCase()}|`;
+  let text = `${record.type}|${record.name.join('.').toLowerCase()}|`;
   for (let i = 0; i < record.rdata.length; i++) text += String.fromCharCode(record.rdata[i]);
-  RECORD_KEYS.set(record, text);
   return text;
 }
 
