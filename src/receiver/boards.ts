@@ -55,7 +55,7 @@ export interface Board {
 }
 
 /** The memory limits a profile gets on a board (the rest are the profile's own, profiles.ts). */
-export type BoardLimits = Pick<ReceiverLimits, 'pictureBudgetBytes'> & Partial<Pick<ReceiverLimits, 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead'>>;
+export type BoardLimits = Partial<Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead'>>;
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -142,8 +142,8 @@ export const PROFILE_BOARDS: Readonly<Record<Exclude<ProfileName, 'desktop'>, Bo
  * shown picture plus the largest arriving one always fit (checked by pictureBudgetProblems).
  */
 export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profile: ProfileName; readonly limits: BoardLimits }[] = [
-  // A speaker shows no pictures: the budget is nothing.
-  { board: 'esp32s3', profile: 'speaker', limits: { pictureBudgetBytes: 0 } },
+  // A speaker shows no pictures (its routes are not served): nothing to budget.
+  { board: 'esp32s3', profile: 'speaker', limits: {} },
   // 1 MB of pictures: a 512 KB cache (the shown photo and one beside it) and one 512 KB upload
   // (a slideshow reply: its picture in a binary plist, a few hundred bytes more).
   {
@@ -157,7 +157,7 @@ export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profil
     profile: 'photo-frame',
     limits: { pictureBudgetBytes: 4 * MB + 8 * KB, maxPhotoBytes: 2 * MB, photoCacheBytes: 2 * MB, photoCacheEntries: 3, maxReverseBodyBytes: 2 * MB + 4 * KB, slideshowLookAhead: 3 },
   },
-  { board: 'esp32s3-psram-8mb', profile: 'speaker', limits: { pictureBudgetBytes: 0 } },
+  { board: 'esp32s3-psram-8mb', profile: 'speaker', limits: {} },
   // 32 MB: a 16 MB cache, the shown picture and a slideshow fetch of 8 MiB.
   {
     board: 'media-board',

@@ -49,6 +49,7 @@ import type { VideoSession } from './video/video-session';
 import { RECEIVER_TIMERS, TimerTable, type SansIoTimers } from './timers';
 import { Sessions } from './session/sessions';
 import { registerSessionRoutes } from './session/session-routes';
+import { PictureBudget } from './media/picture-budget';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -142,6 +143,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   readonly media: MediaSession;
   /** Photos (spec 4.1), when the receiver has a screen and its profile offers them. */
   readonly photos: PhotoFeature | undefined;
+  /** Every picture byte held (photos, the screen, slideshow fetches), against limits.pictureBudgetBytes. */
+  readonly pictures: PictureBudget;
   /** What the screen's status line shows. */
   private readonly status: DisplayStatus;
   /** Request heads seen, over all connections (Request.order). */
@@ -219,11 +222,12 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
+    const pictures = (this.pictures = new PictureBudget(limits.pictureBudgetBytes));
     if (display && this.features & featureMask(['Photo'])) {
-      this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits });
+      this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits, pictures });
     }
     if (display && this.features & featureMask(['Slideshow'])) {
-      this.slideshow = registerSlideshowRoutes(this.router, { clock, timers, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits });
+      this.slideshow = registerSlideshowRoutes(this.router, { clock, timers, log, media: this.media, reverse: this.reverse, mime: this.dialect.mime, limits, pictures });
     }
     const { videoDecoder, udp } = ports;
     if (videoDecoder && udp && this.features & featureMask(MIRRORING_FEATURES)) {

@@ -25,7 +25,7 @@ test('defaults: the desktop profile, the spec\'s ports and PIN, the vendor diale
 test('a profile brings its model and limits; given limits override both', () => {
   const config = makeConfig({ profile: 'photo-frame', limits: { photoCacheEntries: 5 } });
   assert.equal(config.model, 'VendorFrame1,1');
-  assert.equal(config.limits.maxPhotoBytes, 1024 * 1024);
+  assert.equal(config.limits.maxPhotoBytes, 2 * 1024 * 1024); // the 8 MB PSRAM board's (boards.ts)
   assert.equal(config.limits.photoCacheEntries, 5);
   assert.equal(config.limits.idleTimeoutMs, DEFAULT_LIMITS.idleTimeoutMs);
   assert.equal(makeConfig({ profile: 'photo-frame', model: 'Mine1,1' }).model, 'Mine1,1');

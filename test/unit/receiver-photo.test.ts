@@ -461,7 +461,7 @@ test('a receiver with a screen advertises Photo and PhotoCaching; the photo fram
   const { receiver } = setup();
   assert.equal(receiver.features & PHOTO_BITS, PHOTO_BITS);
   const { limits } = receiver.config;
-  assert.deepEqual([limits.maxPhotoBytes, limits.photoCacheBytes, limits.photoCacheEntries], [1024 * 1024, 2 * 1024 * 1024, 3]);
+  assert.deepEqual([limits.maxPhotoBytes, limits.photoCacheBytes, limits.photoCacheEntries], [2 * 1024 * 1024, 2 * 1024 * 1024, 3]);
   assert.equal(makeConfig({ profile: 'photo-frame', limits: { photoCacheEntries: 5 } }).limits.photoCacheEntries, 5, '--limit still wins');
   assert.ok(makeConfig({ profile: 'desktop' }).limits.photoCacheBytes > limits.photoCacheBytes);
 });

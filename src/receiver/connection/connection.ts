@@ -43,7 +43,7 @@ import {
 import { utf8Encode } from '../../bytes';
 import { logsAt, type Logger } from '../../platform';
 import type { ReceiverLimits } from '../limits';
-import { LATER, sessionIdOf, splitTarget, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
+import { LATER, sessionIdOf, splitTarget, type Admitted, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
 
@@ -132,6 +132,8 @@ export class ReceiverConnection implements SansIoConnection {
   /** That request's target, split once when its head is routed. */
   private target: SplitTarget | undefined;
   private order = 0;
+  /** What the current request's route admitted on its head (Route.admit), until it is over. */
+  private admitted: Admitted | undefined;
   /** A handler answers later: later requests wait in the assembler, answered in order. */
   private answering: Answering | undefined;
   private nextRequestId = 1;
@@ -391,6 +393,7 @@ export class ReceiverConnection implements SansIoConnection {
     if (mode.kind === 'stream') mode.stream.end(reason);
     this.answering?.releaseEvents();
     this.answering = undefined;
+    this.endAdmission();
     if (!announce) for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
     // spec 5.4: the session keys go with the connection.
     this.assembler.dispose();
@@ -493,11 +496,16 @@ export class ReceiverConnection implements SansIoConnection {
         // large; it gets the 413 instead of a 100 Continue (and the close below).
         refusal = { status: STATUS.contentTooLarge, reason: `body exceeds the limit of ${bodyLimit} bytes (Content-Length ${head.contentLength})` };
       } else {
-        this.route = match.route;
-        this.target = target;
-        this.assembler.readBody('whole', bodyLimit);
-        if (head.framing !== 'none') this.beginBody(head);
-        return;
+        const admission = match.route.admit?.(head);
+        if (admission === undefined || !('status' in admission)) {
+          this.admitted = admission;
+          this.route = match.route;
+          this.target = target;
+          this.assembler.readBody('whole', bodyLimit);
+          if (head.framing !== 'none') this.beginBody(head);
+          return;
+        }
+        refusal = admission;
       }
     } else {
       const headers = new Headers();
@@ -542,6 +550,7 @@ export class ReceiverConnection implements SansIoConnection {
       query,
       body,
       sessionId: this.sessionId,
+      admitted: this.admitted,
       remoteAddress: this.addresses.remoteAddress,
       remotePort: this.addresses.remotePort,
       localAddress: this.addresses.localAddress,
@@ -560,6 +569,7 @@ export class ReceiverConnection implements SansIoConnection {
       this.context.log('error', `${this.peer} ${head.method} ${head.target}: handler failed: ${describe(error)}`);
       answer = { status: STATUS.internalServerError, reason: 'the receiver failed to handle this request (see its log)' };
     }
+    this.endAdmission();
     if (answer === LATER) {
       this.answering = { id, head, releaseEvents };
       return;
@@ -567,9 +577,17 @@ export class ReceiverConnection implements SansIoConnection {
     this.answer(head, answer, releaseEvents);
   }
 
+  /** The current request is over (handled, or its body lost): what its route admitted is released. */
+  private endAdmission(): void {
+    const admitted = this.admitted;
+    this.admitted = undefined;
+    admitted?.release();
+  }
+
   /** Answers a message the parser rejected; a fatal error closes the connection after the answer. */
   private refuseMessage(event: ErrorEvent): void {
     this.route = undefined;
+    this.endAdmission();
     this.headStartedAt = undefined;
     const protocol: Protocol = event.protocol ?? 'HTTP';
     this.context.log('warn', `${this.peer} bad ${protocol} request: ${event.status} ${event.reason}`);

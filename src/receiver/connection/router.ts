@@ -21,6 +21,8 @@ export interface Request {
   readonly body: Uint8Array;
   /** The sender's session, from `X-Vendor-Session-ID` in any dialect (spec 1.7). */
   readonly sessionId: string | undefined;
+  /** What the route's `admit` let in on the head (Route.admit), released after the handler returns. */
+  readonly admitted?: Admitted;
   readonly remoteAddress: string;
   readonly remotePort: number;
   readonly localAddress: string;
@@ -134,6 +136,11 @@ function answeringRefusals(handler: Handler): Handler {
   };
 }
 
+/** What Route.admit let in: told once when the request is over. */
+export interface Admitted {
+  release(): void;
+}
+
 export interface Route {
   /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */
   readonly protocol?: Protocol;
@@ -143,6 +150,14 @@ export interface Route {
   readonly handler: Handler;
   /** Largest body this route accepts; the receiver's limit when omitted. */
   readonly maxBodyBytes?: number;
+  /**
+   * Decides on the head, before any of the body is read (and before a 100 Continue), whether the
+   * request may come in: a refusal is answered on the head; what it admits reaches the handler as
+   * Request.admitted and is released once the handler has returned, or when the body never comes
+   * whole (a parse error, a timeout, the connection closing). PUT /photo reserves its picture's
+   * bytes in the picture budget here, from the Content-Length.
+   */
+  readonly admit?: (head: RequestHead) => Response | Admitted | undefined;
   /**
    * Answering takes long (pair-setup and pair-verify: big-number and curve arithmetic, tens of
    * milliseconds on a desktop, far more on a board): the connection ends its turn after each, so

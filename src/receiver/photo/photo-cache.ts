@@ -4,7 +4,18 @@
 // Senders keep the photos either side of the one shown in the cache so a swipe shows the next
 // at once (displayCached); when the key is gone they get 412 and send the picture in full, so
 // evicting is always safe. spec 8 names no cache size: the limits are the receiver's own
-// (ReceiverLimits.photoCacheBytes and photoCacheEntries, per profile).
+// (ReceiverLimits.photoCacheBytes and photoCacheEntries, per profile). Each entry also holds its
+// picture's grant in the picture budget (picture-budget.ts), given back when it leaves.
+
+import type { PictureBudget, PictureGrant } from '../media/picture-budget';
+
+/**
+ * `bytes` in a buffer of their own: a view into a larger buffer (a socket read) would hold the
+ * whole buffer, so it is copied; bytes that are a whole buffer already are kept as they are.
+ */
+export function ownBytes(bytes: Uint8Array): Uint8Array {
+  return bytes.byteOffset === 0 && bytes.byteLength === bytes.buffer.byteLength ? bytes : bytes.slice();
+}
 
 interface CachedPhoto {
   /** X-Vendor-AssetKey (spec 2.6: a UUID string). */
@@ -12,6 +23,8 @@ interface CachedPhoto {
   readonly jpeg: Uint8Array;
   /** The sender session that sent it (X-Vendor-Session-ID), if it named one. */
   readonly sessionId: string | undefined;
+  /** Its bytes in the picture budget (shared with the screen when it is shown). */
+  readonly grant?: PictureGrant;
 }
 
 interface PhotoCacheLimits {
@@ -32,7 +45,11 @@ export class PhotoCache {
   private readonly entries = new Map<string, CachedPhoto>();
   private total = 0;
 
-  constructor(readonly limits: PhotoCacheLimits) {}
+  constructor(
+    readonly limits: PhotoCacheLimits,
+    /** Where the entries' bytes are counted; the cache holds a share of each entry's grant. */
+    private readonly pictures?: PictureBudget,
+  ) {}
 
   /** Entries held. */
   get size(): number {
@@ -67,9 +84,10 @@ export class PhotoCache {
    * Stores `jpeg` under `key` as the most recently used, replacing what the key held, and evicts
    * the least recently used entries until both limits hold. A picture larger than the whole
    * byte limit is not stored (a later displayCached of it is answered 412, and the sender sends
-   * it in full); it evicts nothing, but drops an older picture under the same key.
+   * it in full); it evicts nothing, but drops an older picture under the same key. `grant` is the
+   * picture's in the picture budget: the cache holds a share of it while the entry stays.
    */
-  put(key: string, jpeg: Uint8Array, sessionId: string | undefined): PutResult {
+  put(key: string, jpeg: Uint8Array, sessionId: string | undefined, grant?: PictureGrant): PutResult {
     this.delete(key);
     if (jpeg.length > this.limits.maxBytes) return { stored: false, evicted: [] };
     const evicted: string[] = [];
@@ -78,9 +96,9 @@ export class PhotoCache {
       this.delete(oldest);
       evicted.push(oldest);
     }
-    // A view into a larger buffer (a socket read) would hold the whole buffer: keep only our bytes.
-    const own = jpeg.byteOffset === 0 && jpeg.byteLength === jpeg.buffer.byteLength ? jpeg : jpeg.slice();
-    this.entries.set(key, { key, jpeg: own, sessionId });
+    const own = ownBytes(jpeg);
+    if (grant && this.pictures) this.pictures.share(grant);
+    this.entries.set(key, grant && this.pictures ? { key, jpeg: own, sessionId, grant } : { key, jpeg: own, sessionId });
     this.total += own.length;
     return { stored: true, evicted };
   }
@@ -91,6 +109,7 @@ export class PhotoCache {
     if (!entry) return false;
     this.entries.delete(key);
     this.total -= entry.jpeg.length;
+    this.pictures?.release(entry.grant);
     return true;
   }
 
@@ -104,7 +123,6 @@ export class PhotoCache {
   }
 
   clear(): void {
-    this.entries.clear();
-    this.total = 0;
+    for (const key of [...this.entries.keys()]) this.delete(key);
   }
 }

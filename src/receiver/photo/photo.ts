@@ -20,6 +20,11 @@
 //   picture takes the screen over: the previous one gets its photo event (state stopped) and its
 //   cached pictures are dropped. POST /stop from another session leaves the screen alone and
 //   only drops that session's cached pictures; one without a session id stops whatever is shown.
+// - Memory: every picture is counted in the picture budget (limits.pictureBudgetBytes,
+//   media/picture-budget.ts) once, however many hold it. An upload reserves its Content-Length on
+//   its head (the cache gives back least recently used photos first); one that still does not
+//   fit is answered 413 before its body is read, naming the limit. The shown picture is the
+//   request's bytes, held by the screen (and by the cache when it has a key): never a second copy.
 // - Statuses: a body that is not a JPEG (src/receiver/media/jpeg.ts), or one the screen's decoder
 //   cannot read (Display.cannotShow; for cacheOnly too, as a cached picture is for showing) 415;
 //   over maxPhotoBytes 413 (the connection's parser, from the route's limit); no body, or no
@@ -33,8 +38,10 @@ import type { Display, Logger } from '../../platform';
 import { JpegError, describeJpegFrame, inspectJpeg, type JpegInfo } from '../media/jpeg';
 import type { ReceiverLimits } from '../limits';
 import type { MediaFeature, MediaSession } from '../media/media-session';
-import { PhotoCache } from './photo-cache';
-import { refuse, type Request, type Response, type Router } from '../connection/router';
+import { PhotoCache, ownBytes } from './photo-cache';
+import type { PictureBudget, PictureGrant } from '../media/picture-budget';
+import { refuse, type Admitted, type Request, type Response, type Router } from '../connection/router';
+import type { RequestHead } from '../../http';
 import { transitionOf } from '../media/transitions';
 
 /** spec 4.1: the values of X-Vendor-AssetAction. */
@@ -47,6 +54,20 @@ interface PhotoContext {
   readonly display: Display;
   readonly media: MediaSession;
   readonly limits: Pick<ReceiverLimits, 'photoCacheBytes' | 'photoCacheEntries' | 'maxPhotoBytes'>;
+  /** Where every picture byte is counted (limits.pictureBudgetBytes). */
+  readonly pictures: PictureBudget;
+}
+
+/** A PUT /photo let in on its head: its picture's bytes reserved until the handler has run. */
+class PhotoUpload implements Admitted {
+  constructor(
+    readonly grant: PictureGrant,
+    private readonly pictures: PictureBudget,
+  ) {}
+
+  release(): void {
+    this.pictures.release(this.grant);
+  }
 }
 
 /**
@@ -84,8 +105,36 @@ export class PhotoFeature implements MediaFeature {
   private decidedAt = 0;
 
   constructor(private readonly context: PhotoContext) {
-    const { limits } = context;
-    this.cache = new PhotoCache({ maxBytes: limits.photoCacheBytes, maxEntries: limits.photoCacheEntries });
+    const { limits, pictures } = context;
+    this.cache = new PhotoCache({ maxBytes: limits.photoCacheBytes, maxEntries: limits.photoCacheEntries }, pictures);
+    pictures.addReclaimer((needed) => this.giveBack(needed));
+  }
+
+  /**
+   * A PUT /photo head: the picture's bytes (its Content-Length, or maxPhotoBytes for a chunked
+   * body) are reserved before the body is read; 413 naming the budget when they cannot be.
+   */
+  admit(head: RequestHead): Response | Admitted | undefined {
+    const bytes = head.framing === 'chunked' ? this.context.limits.maxPhotoBytes : (head.contentLength ?? 0);
+    if (bytes === 0) return undefined; // displayCached, or no picture (400 in handle)
+    const reservation = this.context.pictures.reserve(bytes, `PUT /photo of ${bytes} bytes`);
+    if (!reservation.granted) return refuse(STATUS.contentTooLarge, reservation.reason);
+    return new PhotoUpload(reservation.grant, this.context.pictures);
+  }
+
+  /**
+   * The picture budget is short of `needed` bytes: cached photos leave, least recently used
+   * first, until that much is free (the one on the screen stays: the screen keeps it anyway).
+   */
+  private giveBack(needed: number): void {
+    const { pictures, log } = this.context;
+    const before = pictures.usedBytes;
+    for (const key of this.cache.keys()) {
+      if (before - pictures.usedBytes >= needed) return;
+      if (this.active && key === this.shownKey) continue;
+      this.cache.delete(key);
+      log('debug', `photo ${key} left the cache: the picture budget needs ${needed} bytes`);
+    }
   }
 
   /** PUT /photo (spec 4.1). */
@@ -105,22 +154,40 @@ export class PhotoFeature implements MediaFeature {
       const cached = this.cache.use(key);
       // spec 4.1, 7: the sender then sends the picture in full.
       if (!cached) return refuse(STATUS.preconditionFailed, `displayCached ${key}: not in the cache`);
-      this.show(request, cached.jpeg, key, transition);
+      this.show(request, cached.jpeg, key, transition, cached.grant);
       return { status: STATUS.ok };
     }
 
-    const jpeg = request.body;
+    // One copy only, shared by the cache and the screen (a view would hold its whole buffer).
+    const jpeg = ownBytes(request.body);
     if (jpeg.length === 0) return refuse(STATUS.badRequest, `${action ?? 'display'} without a picture in the body`);
     const size = describeJpegFrame(inspectPicture(jpeg, this.context.display));
 
-    if (action === 'cacheOnly') {
-      if (!key) return refuse(STATUS.badRequest, 'cacheOnly without an AssetKey');
-      this.store(key, jpeg, request.sessionId, `${what} cacheOnly ${key} (${size}, ${jpeg.length} bytes)`);
-      return { status: STATUS.ok };
+    if (action === 'cacheOnly' && !key) return refuse(STATUS.badRequest, 'cacheOnly without an AssetKey');
+    const { pictures } = this.context;
+    const upload = request.admitted instanceof PhotoUpload ? request.admitted : undefined;
+    let grant: PictureGrant;
+    if (upload) {
+      grant = upload.grant;
+      pictures.trim(grant, jpeg.length);
+    } else {
+      // Not admitted on its head (no Content-Length): counted now.
+      const reservation = pictures.reserve(jpeg.length, `PUT /photo of ${jpeg.length} bytes`);
+      if (!reservation.granted) return refuse(STATUS.contentTooLarge, reservation.reason);
+      grant = reservation.grant;
     }
-    if (key) this.store(key, jpeg, request.sessionId, `${what} ${key} (${size}, ${jpeg.length} bytes)`);
-    this.show(request, jpeg, key, transition);
-    return { status: STATUS.ok };
+    try {
+      if (action === 'cacheOnly' && key) {
+        this.store(key, jpeg, request.sessionId, grant, `${what} cacheOnly ${key} (${size}, ${jpeg.length} bytes)`);
+        return { status: STATUS.ok };
+      }
+      if (key) this.store(key, jpeg, request.sessionId, grant, `${what} ${key} (${size}, ${jpeg.length} bytes)`);
+      this.show(request, jpeg, key, transition, grant);
+      return { status: STATUS.ok };
+    } finally {
+      // The cache and the screen hold their own shares; an admitted upload's is let go by the connection.
+      if (!upload) pictures.release(grant);
+    }
   }
 
   /**
@@ -143,6 +210,7 @@ export class PhotoFeature implements MediaFeature {
     this.owner = undefined;
     this.shownKey = undefined;
     display.clear();
+    this.context.pictures.shown(undefined);
     // A slideshow still running keeps the activity it shares with photos.
     media.end('photo');
     log('debug', `photo session ${owner ?? '(no session id)'} stopped`);
@@ -167,9 +235,9 @@ export class PhotoFeature implements MediaFeature {
     this.context.media.events.send(owner, 'photo', 'stopped');
   }
 
-  private store(key: string, jpeg: Uint8Array, sessionId: string | undefined, what: string): void {
+  private store(key: string, jpeg: Uint8Array, sessionId: string | undefined, grant: PictureGrant, what: string): void {
     const { log } = this.context;
-    const { stored, evicted } = this.cache.put(key, jpeg, sessionId);
+    const { stored, evicted } = this.cache.put(key, jpeg, sessionId, grant);
     if (!stored) {
       const { maxBytes } = this.cache.limits;
       log('info', `${what}: not cached, larger than the whole cache (limits.photoCacheBytes ${maxBytes}); a displayCached of it gets 412`);
@@ -178,7 +246,7 @@ export class PhotoFeature implements MediaFeature {
     log('debug', `${what}: cached${evicted.length ? `, evicted ${evicted.join(', ')}` : ''} (${this.cache.size} photos, ${this.cache.bytes} bytes)`);
   }
 
-  private show(request: Request, jpeg: Uint8Array, key: string | undefined, transition: string | undefined): void {
+  private show(request: Request, jpeg: Uint8Array, key: string | undefined, transition: string | undefined, grant: PictureGrant | undefined): void {
     const { log, media, display } = this.context;
     const { sessionId } = request;
     if (request.order < this.decidedAt) {
@@ -187,6 +255,7 @@ export class PhotoFeature implements MediaFeature {
     }
     // The sender's name for the transition, resolved to the one the screen draws (transitions.ts).
     display.showPhoto(jpeg, transition === undefined ? undefined : transitionOf(transition));
+    this.context.pictures.shown(grant);
     this.decidedAt = request.order;
     if (this.active && this.owner !== undefined && sessionId !== undefined && this.owner !== sessionId) {
       // Another sender took the screen: the previous session has ended.
@@ -216,6 +285,8 @@ export function registerPhotoRoutes(router: Router, context: PhotoContext): Phot
     // Over it the connection's parser answers 413 (and keeps the connection when the body is
     // small enough to read and drop).
     maxBodyBytes: context.limits.maxPhotoBytes,
+    // The picture budget is asked on the head: 413 before the body when the picture cannot fit.
+    admit: (head) => feature.admit(head),
     handler: (request) => feature.handle(request),
   });
   context.media.register('photo', feature);

@@ -1,6 +1,7 @@
 // The slideshow endpoints (spec 4.1): GET /slideshow-features and PUT /slideshows/1; and the
 // wiring of the Slideshow state machine to the receiver: events (spec 6), activity, POST /stop.
 
+import type { PictureBudget } from '../media/picture-budget';
 import type { Dialect } from '../../dialect';
 import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
@@ -88,7 +89,9 @@ interface SlideshowRoutesContext {
   readonly media: MediaSession;
   readonly reverse: ReverseRegistry;
   readonly mime: Dialect['mime'];
-  readonly limits: Pick<ReceiverLimits, 'slideshowLookAhead' | 'slideshowPictureTries'>;
+  readonly limits: Pick<ReceiverLimits, 'slideshowLookAhead' | 'slideshowPictureTries' | 'maxReverseBodyBytes'>;
+  /** Where the pictures fetched and shown are counted (limits.pictureBudgetBytes). */
+  readonly pictures: PictureBudget;
 }
 
 /** Registers the slideshow endpoints and POST /stop handling; returns the slideshow. */
@@ -103,6 +106,8 @@ export function registerSlideshowRoutes(router: Router, context: SlideshowRoutes
     accept: mime.plistBinary,
     lookAhead: context.limits.slideshowLookAhead,
     pictureTries: context.limits.slideshowPictureTries,
+    pictures: context.pictures,
+    fetchBytes: context.limits.maxReverseBodyBytes,
     onReport: (sessionId, state, lastAssetID) => {
       // A photo session of the same activity may still hold the screen.
       if (state === 'stopped') media.end('slideshow');

@@ -19,6 +19,7 @@ import { JpegError, inspectJpeg } from '../media/jpeg';
 import { DEFAULT_THEME } from './slideshow-themes';
 import { transitionOf } from '../media/transitions';
 import { ReverseError, type ReverseCallback, type ReverseRequest, type ReverseResponse } from '../connection/reverse';
+import type { PictureBudget, PictureGrant } from '../media/picture-budget';
 
 /** spec 8: slideshow pictures are fetched over at most three connections in parallel. */
 const PARALLEL_SLIDESHOW_FETCHES = 3;
@@ -58,6 +59,11 @@ interface Slide {
   readonly jpeg: Uint8Array;
 }
 
+/** A picture fetched, with its bytes in the picture budget (the whole reply: the JPEG is a view into it). */
+interface FetchedSlide extends Slide {
+  readonly grant: PictureGrant | undefined;
+}
+
 /** A reply that cannot be shown; the message says why. */
 export class SlideshowError extends Error {
   override name = 'SlideshowError';
@@ -95,6 +101,13 @@ interface SlideshowContext {
   readonly lookAhead: number;
   /** Tries a picture that does not arrive is given before the show stops (limits.slideshowPictureTries). */
   readonly pictureTries: number;
+  /**
+   * Where pictures are counted: each fetch reserves fetchBytes (limits.maxReverseBodyBytes, the
+   * largest reply taken) before it is sent, trimmed to the reply's size when it comes; a fetch
+   * that does not fit is not sent until a picture is let go (the look-ahead shrinks).
+   */
+  readonly pictures?: PictureBudget;
+  readonly fetchBytes?: number;
   /**
    * Told every change of reported state, in order and never twice in a row: the route module
    * turns these into events (spec 6), the activity and the status line.
@@ -155,13 +168,18 @@ export class Slideshow {
    * Fetched, not yet shown, in the sender's asset order (info.id); each with the requests that
    * were outstanding when it arrived (only they can bring an earlier asset).
    */
-  private readonly ready: { readonly slide: Slide; readonly waitsFor: readonly number[] }[] = [];
+  private readonly ready: { readonly slide: FetchedSlide; readonly waitsFor: readonly number[] }[] = [];
   /** Connections with a picture request outstanding, and that request's number. */
   private readonly fetching = new Map<AssetConnection, number>();
+  /** The picture budget's grant of each fetch outstanding. */
+  private readonly fetchGrants = new Map<AssetConnection, PictureGrant>();
+  /** A fetch is waiting for room in the picture budget (said once in the log per wait). */
+  private waitingForBudget = false;
   private nextRequest = 1;
   /** Connections whose end the show listens for (to notice a sender that has gone). */
   private readonly watched = new WeakSet<AssetConnection>();
-  private current: Slide | undefined;
+  /** The slide shown last: its id and key only (the screen holds the picture, counted there). */
+  private current: Pick<Slide, 'id' | 'key'> | undefined;
   private shownAt = 0;
   /** The current slide's time is over (or nothing was shown yet): show the next on arrival. */
   private waiting = true;
@@ -178,6 +196,9 @@ export class Slideshow {
 
   constructor(private readonly context: SlideshowContext) {
     context.connections.onAdded(() => this.pump());
+    context.pictures?.onRelease(() => {
+      if (this.waitingForBudget) this.pump();
+    });
   }
 
   get state(): SlideshowPhase {
@@ -243,12 +264,12 @@ export class Slideshow {
     const { log, display } = this.context;
     this.generation++;
     this.phase = 'idle';
-    this.ready.length = 0;
     this.resetOrder();
     this.clearTimers();
     this.waiting = true;
     log('info', `slideshow: stopped (${reason}) after asset ${this.lastAssetID}`);
     display?.clear();
+    this.context.pictures?.shown(undefined);
     this.report('stopped');
     this.session = undefined;
     return true;
@@ -269,8 +290,27 @@ export class Slideshow {
     for (const connection of open) {
       if (this.fetching.size >= PARALLEL_SLIDESHOW_FETCHES || this.fetching.size + this.ready.length >= lookAhead) return;
       if (this.fetching.has(connection)) continue;
-      this.fetch(connection);
+      const grant = this.reserveFetch();
+      if (grant === null) return; // the picture budget is full: a release pumps again
+      this.fetch(connection, grant);
     }
+  }
+
+  /**
+   * Reserves a fetch's bytes in the picture budget: the grant, undefined without a budget, or
+   * null when it does not fit now (the fetch waits for a picture to be let go).
+   */
+  private reserveFetch(): PictureGrant | undefined | null {
+    const { pictures, fetchBytes, log } = this.context;
+    if (!pictures) return undefined;
+    const reservation = pictures.reserve(fetchBytes ?? 0, 'a slideshow picture fetch');
+    if (reservation.granted) {
+      this.waitingForBudget = false;
+      return reservation.grant;
+    }
+    if (!this.waitingForBudget) log('debug', `slideshow: next picture request waits: ${reservation.reason}`);
+    this.waitingForBudget = true;
+    return null;
   }
 
   /**
@@ -285,10 +325,11 @@ export class Slideshow {
     }
   }
 
-  private fetch(connection: AssetConnection): void {
+  private fetch(connection: AssetConnection, grant: PictureGrant | undefined): void {
     const { log, accept } = this.context;
     const generation = this.generation;
     this.fetching.set(connection, this.nextRequest++);
+    if (grant) this.fetchGrants.set(connection, grant);
     log('debug', `slideshow: GET ${SLIDESHOW_ASSET_TARGET} on ${connection.peer}`);
     connection.request({ method: 'GET', target: SLIDESHOW_ASSET_TARGET, headers: { [HEADER.accept]: accept } }, (result) => {
       if (result instanceof ReverseError) this.failed(connection, generation, result);
@@ -300,7 +341,7 @@ export class Slideshow {
    * Files a reply (or a failed request, as null) in asset order, and shows what is due when the
    * screen waits for a picture.
    */
-  private arrived(slide: Slide | null): void {
+  private arrived(slide: FetchedSlide | null): void {
     if (slide) {
       // Sorted by id; replies without one after those with one, in arrival order.
       let at = this.ready.length;
@@ -317,20 +358,25 @@ export class Slideshow {
   }
 
   private replied(connection: AssetConnection, generation: number, response: ReverseResponse): void {
-    const { log } = this.context;
+    const { log, pictures } = this.context;
     this.fetching.delete(connection);
+    const grant = this.takeFetchGrant(connection);
     if (generation !== this.generation) {
       log('debug', `slideshow: reply on ${connection.peer} dropped: the show it was for has ended`);
+      pictures?.release(grant);
       this.pump();
       return;
     }
     // A reply came whole: the sender's pictures arrive (a bad one is skipped below).
     this.failedTries = 0;
-    let slide: Slide;
+    let slide: FetchedSlide;
     try {
       if (response.head.status !== STATUS.ok) throw new SlideshowError(`sender answered ${response.head.status}`);
-      slide = readAssetReply(response.body);
+      // The picture is a view into the reply: the whole reply is what stays held.
+      if (grant) pictures?.trim(grant, response.body.length);
+      slide = { ...readAssetReply(response.body), grant };
     } catch (error) {
+      pictures?.release(grant);
       this.arrived(null);
       this.badReply(connection, describeError(error));
       return;
@@ -355,6 +401,7 @@ export class Slideshow {
   private failed(connection: AssetConnection, generation: number, error: unknown): void {
     const request = this.fetching.get(connection) ?? 0;
     this.fetching.delete(connection);
+    this.context.pictures?.release(this.takeFetchGrant(connection));
     if (generation === this.generation) this.arrived(null);
     this.context.log('info', `slideshow: picture request on ${connection.peer} failed: ${describeError(error)}`);
     if (generation === this.generation && this.givesUp(request, describeError(error))) return;
@@ -382,16 +429,27 @@ export class Slideshow {
     return true;
   }
 
-  /** A new show starts with no pictures; replies to the old one's requests are dropped by generation. */
+  /** The grant of the fetch on `connection`, which is over. */
+  private takeFetchGrant(connection: AssetConnection): PictureGrant | undefined {
+    const grant = this.fetchGrants.get(connection);
+    this.fetchGrants.delete(connection);
+    return grant;
+  }
+
+  /**
+   * A new show starts with no pictures, and a stopped one lets go of those it fetched; replies
+   * to the old one's requests are dropped by generation (their fetches keep their grants until then).
+   */
   private resetOrder(): void {
-    this.ready.length = 0;
+    const dropped = this.ready.splice(0);
+    for (const { slide } of dropped) this.context.pictures?.release(slide.grant);
   }
 
   /**
    * The picture due next, taken from `ready`: the smallest id when it follows the one shown (or
    * comes before it), or when no request that could bring an earlier one is outstanding.
    */
-  private takeDue(): Slide | undefined {
+  private takeDue(): FetchedSlide | undefined {
     const first = this.ready[0];
     if (!first) return undefined;
     const { id } = first.slide;
@@ -404,9 +462,9 @@ export class Slideshow {
     return undefined;
   }
 
-  private show(slide: Slide): void {
-    const { log, display, clock } = this.context;
-    this.current = slide;
+  private show(slide: FetchedSlide): void {
+    const { log, display, clock, pictures } = this.context;
+    this.current = { id: slide.id, key: slide.key };
     this.waiting = false;
     this.shownAt = clock.now();
     log('info', `slideshow: showing asset ${slide.id ?? '(no id)'} (key ${slide.key ?? '(none)'}, ${slide.jpeg.length} bytes, theme ${this.settings.theme})`);
@@ -414,6 +472,12 @@ export class Slideshow {
     this.phase = 'playing';
     this.report('playing');
     this.armSlideTimer(this.shownAt + this.settings.slideDurationMs);
+    // The screen holds the picture now and lets go of the one before (last: a waiting fetch may
+    // start from here); the slide lets go of its own share.
+    if (pictures && slide.grant) {
+      pictures.shown(slide.grant);
+      pictures.release(slide.grant);
+    }
   }
 
   private slideOver(): void {
