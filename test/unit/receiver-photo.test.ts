@@ -572,3 +572,72 @@ test('PhotoCache: deleteSession drops one sender\'s pictures; a view into a larg
   cache.clear();
   assert.deepEqual([cache.size, cache.bytes], [0, 0]);
 });
+
+// ---------------------------------------------------------------------------------------------
+// The picture budget (limits.pictureBudgetBytes): every picture byte counted once.
+
+/** The head of a PUT /photo (its Content-Length says `body`'s size), without the body. */
+function photoHead(headers: PhotoHeaders, body: Uint8Array): Uint8Array {
+  const bytes = photoRequest(headers, body);
+  return bytes.subarray(0, bytes.length - body.length);
+}
+
+test('a PUT /photo the picture budget cannot hold, even with the cache given back, is answered 413 on its head naming the limit', async () => {
+  const { receiver, display } = setup({ limits: { pictureBudgetBytes: 2000 } });
+  const sender = new MemorySender(receiver);
+  assert.equal((await putPhoto(sender, {}, PHOTO_D)).head.status, 200);
+  assert.equal((await putPhoto(sender, { key: KEY_C, action: 'cacheOnly' }, PHOTO_C)).head.status, 200);
+  const large = sampleJpeg(1500, 5);
+  // Only the head is sent: the answer comes before any of the body.
+  sender.sendBytes(photoHead({ key: KEY_A }, large));
+  const refused = sender.response();
+  assert.equal(refused.head.status, 413);
+  assert.equal(latin1Decode(refused.body), `PUT /photo of ${large.length} bytes needs ${large.length} bytes; ${PHOTO_D.length} of limits.pictureBudgetBytes (2000) are held by other pictures\n`);
+  assert.deepEqual(receiver.photos?.cache.keys(), [], 'the cache gave back its photo before refusing');
+  assert.deepEqual(shownSizes(display), [PHOTO_D.length], 'the screen is unchanged');
+  assert.equal(receiver.pictures.usedBytes, PHOTO_D.length);
+});
+
+test('an upload that fits once the cache gives back its least recently used photos is taken', async () => {
+  const { receiver } = setup({ limits: { pictureBudgetBytes: 2000 } });
+  const sender = new MemorySender(receiver);
+  await putPhoto(sender, { key: KEY_A, action: 'cacheOnly' }, PHOTO_A);
+  await putPhoto(sender, { key: KEY_B, action: 'cacheOnly' }, PHOTO_B);
+  assert.equal(receiver.pictures.usedBytes, PHOTO_A.length + PHOTO_B.length);
+  assert.equal((await putPhoto(sender, { key: KEY_D, action: 'cacheOnly' }, PHOTO_D)).head.status, 200);
+  assert.deepEqual(receiver.photos?.cache.keys(), [KEY_B, KEY_D], 'A, used least recently, left');
+  assert.equal(receiver.pictures.usedBytes, PHOTO_B.length + PHOTO_D.length);
+});
+
+test('the photo on the screen stays counted without an AssetKey, until the next takes the screen or the session stops', async () => {
+  const { receiver } = setup();
+  const sender = new MemorySender(receiver);
+  await putPhoto(sender, {}, PHOTO_A);
+  assert.equal(receiver.pictures.usedBytes, PHOTO_A.length);
+  await putPhoto(sender, {}, PHOTO_B);
+  assert.equal(receiver.pictures.usedBytes, PHOTO_B.length, 'the screen let go of the first');
+  await postStop(sender);
+  assert.equal(receiver.pictures.usedBytes, 0);
+});
+
+test('a photo both cached and shown is one copy, counted once', async () => {
+  const { receiver, display } = setup();
+  const sender = new MemorySender(receiver);
+  await putPhoto(sender, { key: KEY_A }, PHOTO_A);
+  assert.equal(receiver.pictures.usedBytes, PHOTO_A.length);
+  await putPhoto(sender, { key: KEY_B }, PHOTO_B);
+  await putPhoto(sender, { key: KEY_A, action: 'displayCached' });
+  assert.equal(receiver.pictures.usedBytes, PHOTO_A.length + PHOTO_B.length);
+  assert.equal(display.photos[2].jpeg, receiver.photos?.cache.use(KEY_A)?.jpeg, 'the screen shows the cached bytes themselves');
+  await postStop(sender);
+  assert.equal(receiver.pictures.usedBytes, 0);
+});
+
+test('an upload whose body never comes whole gives back its reservation', async () => {
+  const { receiver } = setup({ limits: { pictureBudgetBytes: 2000 } });
+  const sender = new MemorySender(receiver);
+  sender.sendBytes(photoHead({ key: KEY_A }, sampleJpeg(1500, 5)));
+  assert.equal(receiver.pictures.usedBytes, 1500, 'reserved on its head');
+  sender.close();
+  assert.equal(receiver.pictures.usedBytes, 0);
+});

@@ -788,3 +788,43 @@ test('a slideshow that takes the screen ends the photo session shown there; its 
   assert.equal(receiver.photos?.active, false);
   assert.ok(events.some((event) => event.category === 'photo' && event.state === 'stopped'));
 });
+
+// ---------------------------------------------------------------------------------------------
+// The picture budget (limits.pictureBudgetBytes): fetches counted from their request on.
+
+test('a fetch waits while the picture budget is full (the look-ahead shrinks), and is sent once a reply, counted at its size, leaves room', async () => {
+  // Each fetch reserves the largest reply (64 KB here): the budget holds two, not three.
+  const { play, openSlideshow, receiver, display } = setup({ limits: { pictureBudgetBytes: 2 * 64 * 1024 + 1000 } });
+  const senders = [await openSlideshow(), await openSlideshow(), await openSlideshow()];
+  await play(3);
+  assert.deepEqual(senders.map((sender) => sender.pending.length), [1, 1, 0]);
+  assert.equal(receiver.pictures.usedBytes, 2 * 64 * 1024);
+  // The first reply is shown and counted at its size: room for one more fetch (on the first
+  // free connection, the one that answered).
+  const reply = assetReply(1);
+  senders[0].answer(reply);
+  flush();
+  assert.deepEqual(shownPictures(display), [1]);
+  assert.deepEqual(senders.map((sender) => sender.requests.length), [2, 1, 0]);
+  assert.equal(receiver.pictures.usedBytes, 2 * 64 * 1024 + (reply.body?.length ?? 0));
+  // The second arrives (it waits for its turn), counted at its size too: room for another.
+  senders[1].answer(assetReply(2));
+  flush();
+  assert.deepEqual(senders.map((sender) => sender.requests.length), [2, 2, 0]);
+  assert.equal(receiver.slideshow?.fetchesInFlight, 2);
+});
+
+test('a stopped show lets go of every picture it fetched and the one on the screen; a reply to it afterwards too', async () => {
+  const { play, stop, openSlideshow, receiver } = setup();
+  const senders = [await openSlideshow(), await openSlideshow()];
+  await play(3);
+  senders[0].answer(assetReply(1));
+  flush();
+  assert.equal(receiver.slideshow?.fetchesInFlight, 2);
+  await stop();
+  assert.equal(receiver.pictures.usedBytes, 2 * 64 * 1024, 'only the two fetches still outstanding');
+  senders[1].answer(assetReply(2));
+  senders[0].answer(assetReply(3));
+  flush();
+  assert.equal(receiver.pictures.usedBytes, 0);
+});
