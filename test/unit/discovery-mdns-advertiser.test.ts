@@ -64,6 +64,24 @@ test('answers a datagram the socket delivers, to the querier for a legacy query'
   assert.ok(read.ok && read.message.id === 0xbeef && read.message.answers.length === 1);
 });
 
+test('a multicast query for a shared record wakes the timer driver: the answer goes to the group 20-120 ms later', () => {
+  const { advertiser, socket, sent, runUntil, clock, wakes } = setUp();
+  advertiser.publish(MEDIA);
+  runUntil(5000);
+  sent.length = 0;
+  const before = wakes();
+  const writer = new MessageWriter(512);
+  writer.question({ name: ['_vendorplay', '_tcp', 'local'], type: 12, class: 1, unicastResponse: false });
+  socket.onPacket(writer.finish(0, 0), '10.0.0.9', 5353);
+  assert.equal(sent.length, 0, 'a PTR is shared: not sent at once');
+  assert.equal(wakes(), before + 1, 'the driver is told a deadline may have moved');
+  const due = advertiser.pollTimeout();
+  assert.ok(due !== undefined && due >= clock.now + 20 && due <= clock.now + 120, `due at ${due}, now ${clock.now}`);
+  runUntil(due);
+  assert.equal(sent.length, 1);
+  assert.equal(`${sent[0].address}:${sent[0].port}`, '224.0.0.251:5353');
+});
+
 test('logs a record it cannot publish and a malformed datagram, and throws neither', () => {
   const { advertiser, socket, lines } = setUp();
   advertiser.publish({ ...MEDIA, txt: [['', 'x']] });

@@ -36,6 +36,9 @@ export class MdnsAdvertiser implements Advertiser {
       if (this.stopped) return;
       this.responder.receive(bytes, address, port, options.time.now());
       this.flush();
+      // A query can set a deadline (shared answers wait 20-120 ms): the driver must poll again,
+      // or those answers wait for whatever deadline was armed before (none, once announced).
+      this.onWake();
     };
     options.log('debug', `mdns: responder on UDP port ${options.socket.localPort}, host ${this.responder.hostName}.local, addresses ${[...options.addresses.ipv4, ...options.addresses.ipv6].join(' ') || 'none'}`);
   }
