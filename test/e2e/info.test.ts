@@ -10,6 +10,7 @@ import { promisify } from 'node:util';
 import { concat, fromHex } from '../../src/bytes';
 import { AUDIO_SERVICE_TYPE, parseFeatures, parseFlags, parseTxtBytes } from '../../src/discovery';
 import { MessageParser } from '../../src/http';
+import { encodeBinaryPlist } from '../../src/plist';
 import { plistlibLoads, type Tagged } from '../support/oracle';
 import { PROMPT_MS, RawClient, ReceiverProcess, delay, exchange, freshDataDir, type RawResponse } from './receiver-process';
 
@@ -372,17 +373,28 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
       const methods = tokens(options.head.headers.get('Public'));
       assert.ok(methods.includes('OPTIONS') && methods.includes('GET'), `Public: ${methods.join(', ')}`);
       let cseq = 2;
-      // Each listed method is served at some path: /info for GET and OPTIONS, the pairing
-      // endpoints for POST (spec 5: /pair-pin-start takes an empty body).
-      const servedAt: Record<string, string> = { POST: '/pair-pin-start' };
-      for (const method of methods) {
-        const path = servedAt[method] ?? '/info';
-        client.send(`${method} ${path} RTSP/1.0\r\nCSeq: ${cseq}\r\n\r\n`);
+      // Each listed method is served: /info for GET and OPTIONS, the pairing endpoints for POST
+      // (spec 5: /pair-pin-start takes an empty body), /setProperty for PUT, a sender's session
+      // for the others (SETUP opens it with a binary plist, TEARDOWN, asked last, ends it).
+      const session = encodeBinaryPlist({ deviceID: 'AA:BB:CC:DD:EE:FF', sessionUUID: '6F0A1E2B-5C4D-4E3F-9A8B-7C6D5E4F3A2B', timingProtocol: 'None' });
+      const served: Record<string, { path: string; type?: string; body?: Uint8Array }> = {
+        POST: { path: '/pair-pin-start' },
+        SETUP: { path: 'rtsp://127.0.0.1/1', type: 'application/x-apple-binary-plist', body: session },
+        GET_PARAMETER: { path: 'rtsp://127.0.0.1/1', type: 'text/parameters', body: new TextEncoder().encode('volume\r\n') },
+        SET_PARAMETER: { path: 'rtsp://127.0.0.1/1', type: 'text/parameters', body: new TextEncoder().encode('volume: -20\r\n') },
+        // The video requests answer RTSP too (pyatv sends them so inside a session).
+        PUT: { path: '/setProperty?isInterestedInDateRange', type: 'application/x-apple-binary-plist', body: encodeBinaryPlist({ value: true }) },
+      };
+      const order = (method: string) => (method === 'SETUP' ? 0 : method === 'TEARDOWN' ? 2 : 1);
+      for (const method of [...methods].sort((x, y) => order(x) - order(y))) {
+        const { path, type, body } = served[method] ?? { path: method === 'GET' || method === 'OPTIONS' ? '/info' : 'rtsp://127.0.0.1/1' };
+        const head = `${method} ${path} RTSP/1.0\r\nCSeq: ${cseq}\r\n${type ? `Content-Type: ${type}\r\n` : ''}${body ? `Content-Length: ${body.length}\r\n` : ''}\r\n`;
+        client.send(body ? concat(new TextEncoder().encode(head), body) : head);
         const response = await client.response();
         assert.equal(response.head.headers.get('CSeq'), String(cseq++));
         assert.equal(response.head.status, 200, `${method} ${path}, listed in Public, is served`);
       }
-      const unlisted = ['RECORD', 'SETUP', 'ANNOUNCE', 'FLUSH', 'SET_PARAMETER', 'TEARDOWN'].find((method) => !methods.includes(method));
+      const unlisted = ['ANNOUNCE', 'SETPEERS', 'FLUSHBUFFERED', 'SETRATEANCHORTIME'].find((method) => !methods.includes(method));
       assert.ok(unlisted);
       client.send(`${unlisted} rtsp://127.0.0.1/1 RTSP/1.0\r\nCSeq: ${cseq}\r\n\r\n`);
       const refused = await client.response();
