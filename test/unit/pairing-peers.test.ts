@@ -56,3 +56,37 @@ test('an unreadable record is logged, kept as pairings.bad, and the receiver sta
   assert.ok(log.lines.some((line) => line.level === 'error' && /pairings are unreadable/.test(line.message)));
   for (const bad of [[2, 0], [1, 1, 0], [1, 0, 9], [1, 17]]) assert.throws(() => decodePeers(new Uint8Array(bad)));
 });
+
+test('a replaced peer keeps its place and a removed one leaves the others byte for byte', () => {
+  const store = new MemoryStore();
+  const peers = new PeerStore(store, recordingLogger());
+  const a = { id: 'a', publicKey: key(1), permissions: 1 };
+  const b = { id: 'bb', publicKey: key(2), permissions: 0 };
+  const c = { id: 'ccc', publicKey: key(3), permissions: 0 };
+  for (const peer of [a, b, c]) peers.save(peer);
+  const b2 = { ...b, publicKey: key(9), permissions: 1 };
+  assert.equal(peers.save(b2), 'replaced');
+  assert.deepEqual(store.get(PEERS_KEY), encodePeers([a, b2, c]));
+  assert.equal(peers.remove('bb'), true);
+  assert.deepEqual(store.get(PEERS_KEY), encodePeers([a, c]));
+  assert.equal(peers.remove('a'), true);
+  assert.equal(peers.remove('ccc'), true);
+  assert.equal(store.get(PEERS_KEY), undefined, 'no peers: no record');
+});
+
+test('a sender is looked up without decoding the other peers: their identifiers are compared as bytes', () => {
+  const store = new MemoryStore();
+  const log = recordingLogger();
+  // A peer whose identifier is not UTF-8 (a record written by something else): decoding it would
+  // fail, and a lookup of another sender reads past it.
+  const record = encodePeers([{ id: 'xx', publicKey: key(1), permissions: 0 }, { id: 'b', publicKey: key(2), permissions: 1 }]);
+  record[3] = 0xff;
+  record[4] = 0xfe;
+  store.put(PEERS_KEY, record);
+  const peers = new PeerStore(store, log);
+  assert.deepEqual(peers.get('b'), { id: 'b', publicKey: key(2), permissions: 1 });
+  assert.equal(peers.get('xx'), undefined);
+  assert.equal(peers.size, 2);
+  assert.deepEqual(store.get(PEERS_KEY), record, 'the record is untouched');
+  assert.deepEqual(log.lines, []);
+});
