@@ -25,7 +25,6 @@
 //   slideshows at the limits), which replaces `false` with the run's peaks.
 
 import type { ReceiverLimits } from './limits';
-import type { ProfileName } from './profiles';
 
 export type BoardName = 'esp32s3' | 'esp32s3-psram-2mb' | 'esp32s3-psram-8mb' | 'media-board' | 'simulator';
 
@@ -127,13 +126,20 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
   },
 };
 
-/** The board each profile needs at least: the row of BOARD_LIMITS its limits come from. */
-export const PROFILE_BOARDS: Readonly<Record<Exclude<ProfileName, 'desktop'>, BoardName>> = {
+/**
+ * The board each profile of a device needs at least (profiles.ts names the profiles; the desktop
+ * runs on a PC): the row of BOARD_LIMITS its limits come from. Keys are profile names, checked by
+ * test/unit/receiver-boards.test.ts (profiles.ts imports this file, not the other way round).
+ */
+export const PROFILE_BOARDS = {
   // Pictures of 2 MB, a cache of 2 MB: only PSRAM holds them; 8 MB for phones' photo sizes.
   'photo-frame': 'esp32s3-psram-8mb',
   speaker: 'esp32s3',
   'media-board': 'media-board',
-};
+} as const satisfies Record<string, BoardName>;
+
+/** A profile that runs on a board of this table. */
+export type BoardProfileName = keyof typeof PROFILE_BOARDS;
 
 /**
  * The memory limits of each profile on each board it fits. pictureBudgetBytes bounds every
@@ -141,7 +147,7 @@ export const PROFILE_BOARDS: Readonly<Record<Exclude<ProfileName, 'desktop'>, Bo
  * it holds the cache full plus one picture arriving, so a full cache gives way to an upload, and a
  * shown picture plus the largest arriving one always fit (checked by pictureBudgetProblems).
  */
-export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profile: ProfileName; readonly limits: BoardLimits }[] = [
+export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profile: BoardProfileName; readonly limits: BoardLimits }[] = [
   // A speaker shows no pictures (its routes are not served): nothing to budget.
   { board: 'esp32s3', profile: 'speaker', limits: {} },
   // 1 MB of pictures: a 512 KB cache (the shown photo and one beside it) and one 512 KB upload
@@ -167,7 +173,7 @@ export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profil
 ];
 
 /** The limits of `profile` on `board`, or undefined when the profile does not fit that board. */
-export function boardLimits(board: BoardName, profile: ProfileName): BoardLimits | undefined {
+export function boardLimits(board: BoardName, profile: BoardProfileName): BoardLimits | undefined {
   return BOARD_LIMITS.find((row) => row.board === board && row.profile === profile)?.limits;
 }
 

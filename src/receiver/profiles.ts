@@ -4,13 +4,13 @@
 
 import type { FeatureName } from '../discovery/features';
 import type { ReceiverLimits } from './limits';
-import { BOARD_LIMITS, PROFILE_BOARDS, type BoardLimits } from './boards';
+import { PROFILE_BOARDS, boardLimits, type BoardLimits, type BoardProfileName } from './boards';
 
 /** The memory limits of a profile on the board it needs (boards.ts). */
-function limitsOnItsBoard(profile: keyof typeof PROFILE_BOARDS): BoardLimits {
-  const row = BOARD_LIMITS.find((entry) => entry.profile === profile && entry.board === PROFILE_BOARDS[profile]);
-  if (!row) throw new Error(`boards.ts gives ${profile} no limits on ${PROFILE_BOARDS[profile]}`);
-  return row.limits;
+function limitsOnItsBoard(profile: BoardProfileName): BoardLimits {
+  const limits = boardLimits(PROFILE_BOARDS[profile], profile);
+  if (!limits) throw new Error(`boards.ts gives ${profile} no limits on ${PROFILE_BOARDS[profile]}`);
+  return limits;
 }
 
 export type ProfileName = 'photo-frame' | 'speaker' | 'media-board' | 'desktop';

@@ -1,16 +1,14 @@
 // The board table (src/receiver/boards.ts) and the Moddable manifest agree: every ESP32 target a
 // board names has a `platforms` section in manifest.json with exactly that board's XS creation
 // sizes and no growth, ahead of the `esp32/*` catch-all (mcconfig takes the first section that
-// matches), and each profile's limits are those of the board it needs.
+// matches). The table's own checks are portable: test/unit/receiver-boards.test.ts.
 
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
-import { BOARDS, BOARD_LIMITS, PROFILE_BOARDS, pictureBudgetProblems } from '../../src/receiver/boards';
-import { DEFAULT_LIMITS } from '../../src/receiver/limits';
-import { PROFILES } from '../../src/receiver/profiles';
+import { BOARDS } from '../../src/receiver/boards';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
@@ -52,37 +50,3 @@ test('every esp32 section with creation sizes belongs to a board of the table', 
   }
 });
 
-test('a board whose XS heap does not fit internal RAM says it lives in PSRAM, and has the PSRAM for it', () => {
-  const internalFree = 300 * 1024;
-  for (const board of Object.values(BOARDS)) {
-    if (!board.creation) continue;
-    const bytes = board.creation.heapSlots * 16 + board.creation.chunkBytes;
-    if (bytes > internalFree) assert.ok(board.xsHeapInPsram, `${board.name}: ${bytes} bytes of XS heap in internal RAM`);
-    if (board.xsHeapInPsram) assert.ok(bytes < board.psramBytes, `${board.name}: ${bytes} bytes of XS heap exceed its PSRAM`);
-  }
-});
-
-test('each board row\'s picture budget fits its chunk heap and holds a shown picture and one arriving', () => {
-  for (const { board, profile, limits } of BOARD_LIMITS) {
-    const all = { ...DEFAULT_LIMITS, ...PROFILES[profile].limits, ...limits };
-    if (limits.pictureBudgetBytes === undefined) continue; // shows no pictures
-    assert.deepEqual(pictureBudgetProblems(all), [], `${profile} on ${board}`);
-    const creation = BOARDS[board].creation;
-    // A quarter of a megabyte at least for everything else (the idle frame took 60 KB).
-    if (creation) assert.ok(limits.pictureBudgetBytes + 240 * 1024 <= creation.chunkBytes, `${profile} on ${board}: budget ${limits.pictureBudgetBytes} in a ${creation.chunkBytes}-byte chunk heap`);
-  }
-});
-
-test('each profile takes its memory limits from the board it needs', () => {
-  for (const [profile, board] of Object.entries(PROFILE_BOARDS) as [keyof typeof PROFILE_BOARDS, keyof typeof BOARDS][]) {
-    const row = BOARD_LIMITS.find((entry) => entry.board === board && entry.profile === profile);
-    assert.ok(row, `${profile} needs ${board}, which has no row for it`);
-    for (const [name, value] of Object.entries(row.limits)) assert.equal(PROFILES[profile].limits?.[name as keyof typeof row.limits], value, `${profile}: ${name}`);
-  }
-  assert.equal(PROFILE_BOARDS['photo-frame'], 'esp32s3-psram-8mb');
-  assert.ok(BOARDS[PROFILE_BOARDS['photo-frame']].xsHeapInPsram);
-});
-
-test('the desktop defaults hold a shown picture and one arriving too', () => {
-  assert.deepEqual(pictureBudgetProblems(DEFAULT_LIMITS), []);
-});
