@@ -1,21 +1,29 @@
 // The Display port (src/platform.ts) on commodetto: JPEGs decoded block by block with
 // `commodetto/readJPEG` and each block drawn with Poco as it comes (no full-frame bitmap: an
-// 800x480 RGB565 frame would take 768 KB), centred in the picture area; a status line in a strip
-// below it and the pairing PIN in a box over it, with BMFont fonts from the SDK's assets.
+// 800x480 RGB565 frame would take 768 KB), scaled to fit the picture area whole and centred
+// with black bands; a status line in a strip below it and the pairing PIN in a box over it, with
+// BMFont fonts from the SDK's assets.
 //
-// Limits (README): neither decoder of the SDK scales, so a picture larger than the area is
-// cropped around its centre; transitions are not animated (every one draws at once); the portable
-// decoder takes baseline JPEGs only (no progressive), so those fail to decode and the area clears.
+// - Scaling (screen-layout.ts): each block is sampled to the fitted size (nearest neighbour) as
+//   it is drawn; the SDK's decoders do not reduce while decoding, so every block is decoded.
+// - Slices: a picture decodes a few milliseconds at a time, with a Timer between slices, so the
+//   sockets are served while a 12-megapixel photo decodes (showPhoto returns at once; a newer
+//   picture, clear or the PIN box restarts or stops the one in progress).
+// - Refusals: what the decoder cannot read is told from the frame header (jpeg-decoders.ts) and
+//   refused before the answer (cannotShow); corrupt data found while decoding clears the area.
+// - Transitions are not animated (every one draws at once).
 
 import type { PocoPrototype } from 'commodetto/Poco';
 import Poco from 'commodetto/Poco';
 import type PixelsOut from 'commodetto/PixelsOut';
 import type Bitmap from 'commodetto/Bitmap';
 import JPEG from 'commodetto/readJPEG';
+import Timer from 'timer';
 import parseBMF from 'commodetto/parseBMF';
 import Resource from 'Resource';
-import type { Display, DisplayStatus, Logger } from '../../src/platform';
-import { blockRect, pinBox, placePicture, screenLayout, statusText, type Rect, type ScreenLayout } from './screen-layout';
+import type { Display, DisplayStatus, JpegFrame, Logger } from '../../src/platform';
+import { decoderCannotRead, type JpegDecoderName } from './jpeg-decoders';
+import { fitPicture, letterbox, pinBox, sampleRuns, screenLayout, statusText, type Fit, type Rect, type ScreenLayout } from './screen-layout';
 import { describeError } from '../../src/errors';
 
 /** What both decoders of the SDK offer (the portable picojpeg one and ESP32's esp_new_jpeg). */
@@ -30,6 +38,37 @@ interface JpegDecoder {
 }
 
 type Font = ReturnType<typeof parseBMF>;
+type Block = Bitmap & { x: number; y: number };
+
+/**
+ * Which decoder `commodetto/readJPEG` is: the portable one (picojpeg) has `initialize`, which
+ * its native calls once the header is read; ESP32's (esp_new_jpeg) does not.
+ */
+const DECODER: JpegDecoderName = 'initialize' in (JPEG as unknown as { prototype: object }).prototype ? 'picojpeg' : 'esp_new_jpeg';
+
+/**
+ * How long one slice of decoding runs before the other work gets its turn (a Timer). Short
+ * enough that a request on another connection waits little; long enough that the timer's own
+ * cost stays small beside it.
+ */
+const SLICE_MS = 8;
+
+/**
+ * Most drawBitmap calls between one begin and end: Poco's display list (1,024 bytes by default)
+ * holds about 25 bitmap draws. A 16x16 block scaled between 1/2 and 1 gives up to 81 runs.
+ */
+const DRAWS_PER_FRAME = 16;
+
+/** A picture being decoded onto the screen, a slice at a time. */
+interface PictureDecode {
+  readonly decoder: JpegDecoder;
+  readonly fit: Fit;
+  readonly started: number;
+  readonly photo: number;
+  blocks: number;
+  slices: number;
+  timer: Timer | undefined;
+}
 
 /** Font resources named in manifest.json (`resources`): BMFont masks compressed by mcconfig. */
 const STATUS_FONT = 'OpenSans-Semibold-16.bf4';
@@ -48,6 +87,10 @@ export class PocoDisplay implements Display {
   private pin: string | undefined;
   private status = '';
   private shown = 0;
+  private decode: PictureDecode | undefined;
+  /** sampleRuns output for one block's columns and rows (triples; at most one run per output pixel). */
+  private readonly columnRuns: Int32Array;
+  private readonly rowRuns: Int32Array;
 
   constructor(
     screen: PixelsOut,
@@ -61,6 +104,8 @@ export class PocoDisplay implements Display {
     this.pinFont = loadFont(PIN_FONT, log);
     const strip = this.statusFont ? this.statusFont.height + 6 : 0;
     this.layout = screenLayout(this.poco.width, this.poco.height, strip);
+    this.columnRuns = new Int32Array(3 * this.layout.picture.width);
+    this.rowRuns = new Int32Array(3 * this.layout.picture.height);
     this.fill(this.layout.screen, this.black);
     log('info', `screen ${this.poco.width}x${this.poco.height}: pictures in ${this.layout.picture.width}x${this.layout.picture.height}${strip ? `, status line ${strip} px` : ', no status line (no font)'}`);
   }
@@ -70,11 +115,15 @@ export class PocoDisplay implements Display {
     this.shown++;
     if (transition) this.log('debug', `screen: transition ${transition} not animated: drawn at once`);
     this.drawPhoto();
-    if (this.pin !== undefined) this.drawPin();
+  }
+
+  cannotShow(frame: JpegFrame): string | undefined {
+    return decoderCannotRead(DECODER, frame);
   }
 
   clear(): void {
     this.photo = undefined;
+    this.stopDecode();
     this.fill(this.layout.picture, this.black);
     if (this.pin !== undefined) this.drawPin();
   }
@@ -101,42 +150,109 @@ export class PocoDisplay implements Display {
     else this.fill(this.layout.picture, this.black);
   }
 
-  /** Decodes the picture block by block onto the picture area; a JPEG the decoder refuses clears it. */
+  /**
+   * Starts decoding the picture onto the picture area, scaled to fit, with black bands around
+   * it; the decode goes on in slices (continueDecode). A picture being decoded is dropped.
+   */
   private drawPhoto(): void {
+    this.stopDecode();
     const jpeg = this.photo;
     if (!jpeg) return;
     const area = this.layout.picture;
-    const started = Date.now();
-    let decoder: JpegDecoder | undefined;
-    let blocks = 0;
+    let decoder: JpegDecoder;
     try {
       decoder = new JPEG(jpeg) as unknown as JpegDecoder;
-      const placement = placePicture(decoder.width, decoder.height, area);
-      // Black around a smaller picture; a larger one covers the area.
-      if (placement.x > area.x || placement.y > area.y || placement.x + placement.width < area.x + area.width || placement.y + placement.height < area.y + area.height) {
-        this.fill(area, this.black);
-      }
-      const poco = this.poco;
+    } catch (error) {
+      // cannotShow lets through only what the decoder reads: a header it still refuses is corrupt.
+      this.decodeFailed(jpeg.length, 0, error);
+      return;
+    }
+    const fit = fitPicture(decoder.width, decoder.height, area);
+    for (const band of letterbox(area, fit)) this.fill(band, this.black);
+    this.decode = { decoder, fit, started: Date.now(), photo: this.shown, blocks: 0, slices: 0, timer: undefined };
+    this.continueDecode();
+  }
+
+  /** One slice: blocks decoded and drawn until SLICE_MS have passed, then a Timer for the next. */
+  private readonly continueDecode = (): void => {
+    const decode = this.decode;
+    if (!decode) return;
+    decode.timer = undefined;
+    decode.slices++;
+    const until = Date.now() + SLICE_MS;
+    const { decoder } = decode;
+    try {
       while (decoder.ready) {
         const block = decoder.read();
         if (!block) break;
-        blocks++;
-        const rect = blockRect(placement, area, block.x, block.y, block.width, block.height);
-        if (!rect) continue; // cropped away: decoded (the decoder goes in order) but not drawn
-        poco.begin(rect.x, rect.y, rect.width, rect.height);
-        poco.drawBitmap(block, placement.x + block.x, placement.y + block.y);
+        decode.blocks++;
+        this.drawBlock(block, decode.fit);
+        if (Date.now() >= until) {
+          decode.timer = Timer.set(this.continueDecode, 0);
+          return;
+        }
+      }
+    } catch (error) {
+      this.stopDecode();
+      this.decodeFailed(this.photo?.length ?? 0, decode.blocks, error);
+      return;
+    }
+    const { fit } = decode;
+    const scale = fit.width === fit.sourceWidth ? 'at its size' : `scaled to ${fit.width}x${fit.height}`;
+    this.log('debug', `screen: photo ${decode.photo}, ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${Date.now() - decode.started} ms (${decode.slices} slices)`);
+    this.stopDecode();
+    if (this.pin !== undefined) this.drawPin();
+  };
+
+  /**
+   * Draws the output pixels of one decoded block: the runs of consecutive source pixels it holds
+   * along each axis (sampleRuns), one drawBitmap per column run and row run. The decoder reuses
+   * the block's pixels for the next one, so each batch of draws ends (Poco renders) at once.
+   */
+  private drawBlock(block: Block, fit: Fit): void {
+    const columns = sampleRuns(this.columnRuns, block.x, block.width, fit.sourceWidth, fit.width);
+    if (columns === 0) return;
+    const rows = sampleRuns(this.rowRuns, block.y, block.height, fit.sourceHeight, fit.height);
+    if (rows === 0) return;
+    const poco = this.poco;
+    const cr = this.columnRuns;
+    const rr = this.rowRuns;
+    // Batches of whole row runs, each split into column batches when it alone is too many.
+    const rowsPerBatch = Math.max(1, Math.floor(DRAWS_PER_FRAME / columns));
+    for (let row = 0; row < rows; row += rowsPerBatch) {
+      const lastRow = Math.min(rows, row + rowsPerBatch) - 1;
+      const top = rr[3 * row];
+      const height = rr[3 * lastRow] + rr[3 * lastRow + 2] - top;
+      for (let column = 0; column < columns; column += DRAWS_PER_FRAME) {
+        const lastColumn = Math.min(columns, column + DRAWS_PER_FRAME) - 1;
+        const left = cr[3 * column];
+        poco.begin(fit.x + left, fit.y + top, cr[3 * lastColumn] + cr[3 * lastColumn + 2] - left, height);
+        for (let r = row; r <= lastRow; r++) {
+          for (let c = column; c <= lastColumn; c++) {
+            poco.drawBitmap(block, fit.x + cr[3 * c], fit.y + rr[3 * r], cr[3 * c + 1] - block.x, rr[3 * r + 1] - block.y, cr[3 * c + 2], rr[3 * r + 2]);
+          }
+        }
         poco.end();
       }
-      this.log('debug', `screen: photo ${this.shown}, ${decoder.width}x${decoder.height} ${placement.cropped ? 'cropped to' : 'centred in'} ${area.width}x${area.height}, ${blocks} blocks in ${Date.now() - started} ms`);
-    } catch (error) {
-      // picojpeg: "jpeg init failed" (not a baseline JPEG), "jpeg read failed" (corrupt data).
-      trace(`screen: cannot decode the picture (${jpeg.length} bytes, ${blocks} blocks drawn): ${describeError(error)}\n`);
-      this.log('warn', `screen: photo ${this.shown} not shown: the JPEG does not decode`);
-      this.photo = undefined;
-      this.fill(area, this.black);
-    } finally {
-      decoder?.close?.();
     }
+  }
+
+  /** Stops a decode in progress (its timer, its decoder's buffer). */
+  private stopDecode(): void {
+    const decode = this.decode;
+    if (!decode) return;
+    this.decode = undefined;
+    if (decode.timer !== undefined) Timer.clear(decode.timer);
+    decode.decoder.close?.();
+  }
+
+  /** picojpeg: "jpeg init failed" (a header it refuses), "jpeg read failed" (corrupt data). */
+  private decodeFailed(bytes: number, blocks: number, error: unknown): void {
+    trace(`screen: cannot decode the picture (${bytes} bytes, ${blocks} blocks drawn): ${describeError(error)}\n`);
+    this.log('warn', `screen: photo ${this.shown} not shown: the JPEG does not decode`);
+    this.photo = undefined;
+    this.fill(this.layout.picture, this.black);
+    if (this.pin !== undefined) this.drawPin();
   }
 
   private drawStatus(): void {
