@@ -54,6 +54,13 @@ const DECODER: JpegDecoderName = 'initialize' in (JPEG as unknown as { prototype
 const SLICE_MS = 8;
 
 /**
+ * The pause between slices. Not 0: the Linux simulator runs a 0 ms timer at glib's
+ * G_PRIORITY_HIGH (modules/base/timer/lin/timer.c), above the sockets' sources, so a chain of
+ * 0 ms timers starved every connection for the whole decode (a GET /info waited 459 ms).
+ */
+const SLICE_GAP_MS = 1;
+
+/**
  * Most drawBitmap calls between one begin and end: Poco's display list (1,024 bytes by default)
  * holds about 25 bitmap draws. A 16x16 block scaled between 1/2 and 1 gives up to 81 runs.
  */
@@ -188,7 +195,7 @@ export class PocoDisplay implements Display {
         decode.blocks++;
         this.drawBlock(block, decode.fit);
         if (Date.now() >= until) {
-          decode.timer = Timer.set(this.continueDecode, 0);
+          decode.timer = Timer.set(this.continueDecode, SLICE_GAP_MS);
           return;
         }
       }
