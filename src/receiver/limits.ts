@@ -156,6 +156,11 @@ export interface ReceiverLimits {
   sessionTimeoutMs: number;
   /** Bytes a sender may write unasked on a session's event channel before it is closed. */
   maxEventChannelInputBytes: number;
+  /**
+   * RTSP GET /info replies kept, one per sender connection (each names its sender's address and
+   * port): repeated asks on one connection are answered from the kept bytes. Each is about 4 KB.
+   */
+  infoRepliesKept: number;
 }
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
@@ -216,4 +221,6 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   // Senders send POST /feedback every 2 s: 15 missed ones.
   sessionTimeoutMs: 30_000,
   maxEventChannelInputBytes: 64 * 1024,
+  // About 256 KB on a desktop; boards keep few (profiles.ts).
+  infoRepliesKept: 64,
 };

@@ -65,6 +65,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
       maxConnectionsPerAddress: 8,
       // A session holds an event channel (a socket) and a UDP socket of lwIP's few.
       maxSessions: 2,
+      // GET /info replies kept (about 4 KB each; 64 filled 250 KB of the simulator's heap).
+      infoRepliesKept: 2,
     },
   },
   speaker: {
@@ -74,7 +76,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
-    limits: { ...BOARD_PAIRING_RATES, ...limitsOnItsBoard('speaker'), maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2 },
+    limits: { ...BOARD_PAIRING_RATES, ...limitsOnItsBoard('speaker'), maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2, infoRepliesKept: 2 },
   },
   'media-board': {
     name: 'media-board',
@@ -82,7 +84,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
-    limits: { ...limitsOnItsBoard('media-board'), maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4 },
+    limits: { ...limitsOnItsBoard('media-board'), maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4, infoRepliesKept: 8 },
   },
   desktop: {
     name: 'desktop',

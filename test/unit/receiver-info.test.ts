@@ -224,3 +224,24 @@ test('gid survives a restart and changes only with the activity (spec 2.1)', () 
   assert.notEqual(restarted, gidOf(first), 'stopped while receiving, a start (idle) is another activity: another gid');
   assert.notEqual(gidOf(makeReceiver({}, new MemoryStore(), 4).receiver), idle, 'another device has its own');
 });
+
+test("/info replies are kept per sender connection up to limits.infoRepliesKept (boards: 2); each connection still gets its own senderAddress", async () => {
+  const { receiver } = makeReceiver();
+  assert.equal(receiver.config.limits.infoRepliesKept, 2, 'the speaker keeps two');
+  for (let port = 50_001; port <= 50_005; port++) {
+    const connection = new MemoryConnection();
+    connection.remotePort = port;
+    receiver.accept(connection);
+    connection.send('GET /info RTSP/1.0\r\nCSeq: 1\r\n\r\nGET /info RTSP/1.0\r\nCSeq: 2\r\n\r\n');
+    const bytes = connection.written;
+    // Two answers on one connection, the second from the kept reply: the same body.
+    const text = connection.text;
+    const first = text.indexOf('bplist00');
+    const second = text.indexOf('bplist00', first + 1);
+    assert.ok(first > 0 && second > first, 'two binary plist bodies');
+    const length = Number(/Content-Length: (\d+)/.exec(text)![1]);
+    const one = decodeBinaryPlist(bytes.subarray(first, first + length)) as PlistDict;
+    assert.equal(one.senderAddress, `192.0.2.20:${port}`);
+    assert.deepEqual(bytes.subarray(second, second + length), bytes.subarray(first, first + length));
+  }
+});

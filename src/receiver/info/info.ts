@@ -107,7 +107,7 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
       }));
     },
   });
-  const infoReplies = new ReplyCache<Response>(64);
+  const infoReplies = new ReplyCache<Response>(receiver.config.limits.infoRepliesKept);
   router.add({
     // RTSP/1.0 as spec 2.11 shows it; some senders and scripts fetch http://host:port/info, so
     // HTTP/1.1 too: the same handler, the status line in the request's protocol.
@@ -119,7 +119,7 @@ export function registerInfoRoutes(router: Router, receiver: InfoContext): void 
     maxBodyBytes: 16 * 1024,
     // The record changes with the activity (status flags, gid and the TXT records, spec 2.1)
     // and the port (TXT); the rest is fixed once the receiver is built. senderAddress differs per
-    // connection: one reply per sender address, up to ReplyCache's bound.
+    // connection: one reply per sender address and port, up to limits.infoRepliesKept.
     handler: (request): Response =>
       infoReplies.get([receiver.activity, receiver.activityFields().gid, receiver.config.port, receiver.config.name], hostPort(request.remoteAddress, request.remotePort), () => ({
         reusable: true,
