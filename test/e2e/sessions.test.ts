@@ -96,7 +96,7 @@ describe('senders’ sessions on the built command', BOUND, () => {
     assert.match(log(from), /video \d+ stopped/);
   });
 
-  test('a sender clock 12,345.678 ms ahead of Unix time: the receiver estimates it within 1 ms over RAOP timing', async () => {
+  test('a sender clock 12,345.678 ms ahead of Unix time: the receiver estimates it within 1 ms over RAOP timing (within half the least round trip on a busy machine)', async () => {
     const OFFSET = 12_345.678;
     const server = await timingServer(OFFSET);
     const sender = await SocketSender.connect(receiver.port);
@@ -107,16 +107,21 @@ describe('senders’ sessions on the built command', BOUND, () => {
       const ports = plistOf(answer.body);
       assert.equal(typeof ports.eventPort, 'number');
       assert.equal(typeof ports.timingPort, 'number', 'NTP: the receiver names its timing port');
-      // Three exchanges (one at once, then every 3 s); feedback meanwhile keeps the session.
-      while (server.answered() < 3) {
+      // Four exchanges (one at once, then every 3 s); feedback meanwhile keeps the session.
+      while (server.answered() < 4) {
         await new Promise((resolve) => setTimeout(resolve, 500));
         assert.equal((await sender.request('POST', '/feedback', { protocol: 'RTSP' })).head.status, 200);
       }
-      await logged(from, /timing offset[^\n]*\n[^]*timing offset[^\n]*\n[^]*timing offset/, 'three samples');
+      await logged(from, /(timing offset[^\n]*\n[^]*){4}/, 'four samples');
       assert.equal((await sender.request('TEARDOWN', 'rtsp://127.0.0.1/1', { protocol: 'RTSP' })).head.status, 200);
       const ended = /ended: TEARDOWN; clock: (\d+) samples, sender clock - wall clock (-?[\d.]+) ms/.exec(log(from));
       assert.ok(ended, log(from));
-      assert.ok(Math.abs(Number(ended[2]) - OFFSET) < 1, `estimate ${ended[2]} ms, true ${OFFSET} ms`);
+      // RFC 5905 8: a sample's offset is off by at most half its round trip. On a quiet machine
+      // loopback round trips are well under 2 ms and the estimate is within 1 ms; on a busy one
+      // the least round trip seen bounds it.
+      const delays = [...log(from).matchAll(/timing offset -?[\d.]+ ms, delay ([\d.]+) ms/g)].map((match) => Number(match[1]));
+      const bound = Math.max(1, Math.min(...delays) / 2);
+      assert.ok(Math.abs(Number(ended[2]) - OFFSET) <= bound, `estimate ${ended[2]} ms, true ${OFFSET} ms, least round trip ${Math.min(...delays)} ms`);
     } finally {
       sender.close();
       server.close();
