@@ -61,11 +61,11 @@ function ok(): Response {
 }
 
 export function registerSessionRoutes(router: Router, context: SessionRoutesContext): void {
-  const { log, sessions, mime } = context;
+  const { log, sessions } = context;
   const rtsp = (method: string, handler: (request: Request) => Response, maxBodyBytes = context.maxBodyBytes) =>
     router.add({ protocol: 'RTSP', method, path: '*', maxBodyBytes, handler });
 
-  rtsp('SETUP', (request) => setup(request), SETUP_BODY_LIMIT);
+  rtsp('SETUP', (request) => setup(context, request), SETUP_BODY_LIMIT);
 
   rtsp('RECORD', (request) => {
     const session = sessionOf(sessions, request);
@@ -105,7 +105,7 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
       log('debug', `${session.peer} ${session.label} SET_PARAMETER ${type || 'without a Content-Type'} (${request.body.length} bytes) dropped`);
       return ok();
     }
-    for (const [name, value] of readParameters(request)) setParameter(session, name, value);
+    for (const [name, value] of readParameters(request)) setParameter(log, session, name, value);
     return ok();
   });
 
@@ -121,42 +121,45 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
       },
     });
   }
+}
 
-  function setup(request: Request): Response {
-    if (request.head.headers.get(HEADER.transport) !== undefined && request.body.length === 0) {
-      throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this receiver plays no audio', 501, STREAMS_NOT_SERVED);
-    }
-    const asked = parseSetup(request.body);
-    if (asked.kind === 'streams') {
-      const session = sessionOf(sessions, request);
-      const types = asked.streams.map((stream) => describeStreamType(stream.type));
-      // pyatv shows its user the status line only: the phrase says it too.
-      throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: this receiver plays no audio and takes no data streams in a session (photos, video by URL and mirroring need none)`, 501, STREAMS_NOT_SERVED);
-    }
-    const peer = hostPort(request.remoteAddress, request.remotePort);
-    const { ports } = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, asked.sender);
-    const answer: PlistDict = { eventPort: ports.eventPort };
-    if (ports.timingPort !== undefined) answer.timingPort = ports.timingPort;
-    return { status: STATUS.ok, headers: { [HEADER.contentType]: mime.plistBinary }, body: encodeBinaryPlist(answer) };
+/** SETUP: a session opened (its ports answered), or streams refused by type. */
+function setup(context: SessionRoutesContext, request: Request): Response {
+  const { sessions, mime } = context;
+  if (request.head.headers.get(HEADER.transport) !== undefined && request.body.length === 0) {
+    throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this receiver plays no audio', 501, STREAMS_NOT_SERVED);
   }
+  const asked = parseSetup(request.body);
+  if (asked.kind === 'streams') {
+    const session = sessionOf(sessions, request);
+    const types = asked.streams.map((stream) => describeStreamType(stream.type));
+    // pyatv shows its user the status line only: the phrase says it too.
+    throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: this receiver plays no audio and takes no data streams in a session (photos, video by URL and mirroring need none)`, 501, STREAMS_NOT_SERVED);
+  }
+  const peer = hostPort(request.remoteAddress, request.remotePort);
+  const { ports } = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, asked.sender);
+  const answer: PlistDict = { eventPort: ports.eventPort };
+  if (ports.timingPort !== undefined) answer.timingPort = ports.timingPort;
+  return { status: STATUS.ok, headers: { [HEADER.contentType]: mime.plistBinary }, body: encodeBinaryPlist(answer) };
+}
 
-  function setParameter(session: SenderSession, name: string, value: string): void {
-    if (name === 'volume') {
-      const volume = Number(value);
-      if (!Number.isFinite(volume) || !(volume === VOLUME_DB.muted || (volume >= VOLUME_DB.min && volume <= VOLUME_DB.max))) {
-        throw new RequestError(STATUS.badRequest, `SET_PARAMETER: volume ${JSON.stringify(value)} is not ${VOLUME_DB.muted} (muted) or ${VOLUME_DB.min} to ${VOLUME_DB.max} dB`);
-      }
-      session.volumeDb = volume;
-      log('debug', `${session.peer} ${session.label} volume ${volume} dB`);
-    } else if (name === 'progress') {
-      const parts = value.split('/').map(Number);
-      if (parts.length !== 3 || !parts.every((part) => Number.isInteger(part) && part >= 0 && part < 2 ** 32)) {
-        throw new RequestError(STATUS.badRequest, `SET_PARAMETER: progress ${JSON.stringify(value)} is not start/current/end RTP times`);
-      }
-      session.progress = [parts[0], parts[1], parts[2]];
-    } else {
-      log('debug', `${session.peer} ${session.label} SET_PARAMETER ${name} dropped (not a parameter this receiver keeps)`);
+/** One `name: value` of SET_PARAMETER: the volume and progress are kept, others dropped. */
+function setParameter(log: Logger, session: SenderSession, name: string, value: string): void {
+  if (name === 'volume') {
+    const volume = Number(value);
+    if (!Number.isFinite(volume) || !(volume === VOLUME_DB.muted || (volume >= VOLUME_DB.min && volume <= VOLUME_DB.max))) {
+      throw new RequestError(STATUS.badRequest, `SET_PARAMETER: volume ${JSON.stringify(value)} is not ${VOLUME_DB.muted} (muted) or ${VOLUME_DB.min} to ${VOLUME_DB.max} dB`);
     }
+    session.volumeDb = volume;
+    log('debug', `${session.peer} ${session.label} volume ${volume} dB`);
+  } else if (name === 'progress') {
+    const parts = value.split('/').map(Number);
+    if (parts.length !== 3 || !parts.every((part) => Number.isInteger(part) && part >= 0 && part < 2 ** 32)) {
+      throw new RequestError(STATUS.badRequest, `SET_PARAMETER: progress ${JSON.stringify(value)} is not start/current/end RTP times`);
+    }
+    session.progress = [parts[0], parts[1], parts[2]];
+  } else {
+    log('debug', `${session.peer} ${session.label} SET_PARAMETER ${name} dropped (not a parameter this receiver keeps)`);
   }
 }
 
