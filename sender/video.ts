@@ -3,7 +3,7 @@
 
 import { utf8Encode } from '../src/bytes';
 import { EVENT_PURPOSE, HEADER, type ResponseHead } from '../src/http';
-import { decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../src/plist';
+import { TEXT_PARAMETERS, decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../src/plist';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
 import { SenderSession } from './session';
 import type { Dialect } from '../src/dialect';
@@ -136,7 +136,7 @@ export async function playVideo(common: VideoCommon, options: PlayOptions): Prom
       contentType = dialect.mime.plistBinary;
     } else {
       body = utf8Encode(`Content-Location: ${options.url}\nStart-Position: ${(options.startFraction ?? 0).toFixed(6)}\n`);
-      contentType = 'text/parameters';
+      contentType = TEXT_PARAMETERS;
     }
     const from = options.startSeconds !== undefined ? seconds(options.startSeconds) : `${((options.startFraction ?? 0) * 100).toFixed(1)}%`;
     say(`playing ${options.url} on ${where} from ${from}, session ${common.sessionId ?? '(none)'}`);

@@ -3,7 +3,7 @@
 // key by key before the connection turns into a packet stream.
 
 import { RequestError } from '../errors';
-import { decodeBinaryPlist, isPlistDict, PlistError, PlistReal, real, type PlistDict, type PlistValue } from '../plist';
+import { decodeBinaryPlist, isPlistDict, PlistError, plistTypeName, real, type PlistDict, type PlistValue } from '../plist';
 import type { ScreenGeometry } from '../platform';
 
 /** spec 2.12: the record GET /stream.xml answers, from the host's real display. */
@@ -58,21 +58,8 @@ export const STREAM_REQUEST_REQUIRED: readonly (readonly [string, KeyType])[] = 
 /** spec 2.13: present, they say the video is AES-encrypted under a key only the DRM scheme opens. */
 const STREAM_REQUEST_DRM_KEYS = ['param1', 'param2'] as const;
 
-function describeType(value: PlistValue): string {
-  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';
-  if (typeof value === 'number') return 'real';
-  if (value instanceof PlistReal) return 'real';
-  if (typeof value === 'string') return 'string';
-  if (typeof value === 'boolean') return 'boolean';
-  if (value instanceof Uint8Array) return 'data';
-  if (value instanceof Date) return 'date';
-  if (Array.isArray(value)) return 'array';
-  if (isPlistDict(value)) return 'dictionary';
-  return 'value';
-}
-
 function names(value: PlistValue, key: string): string[] {
-  if (!Array.isArray(value)) throw new StreamRequestError(`POST /stream: ${key} is a ${describeType(value)}, not an array`, 400);
+  if (!Array.isArray(value)) throw new StreamRequestError(`POST /stream: ${key} is a ${plistTypeName(value)}, not an array`, 400);
   return value.map((entry, index) => {
     if (!isPlistDict(entry) || typeof entry.name !== 'string') throw new StreamRequestError(`POST /stream: ${key}[${index}] is not a dictionary with a name string`, 400);
     return entry.name;
@@ -93,7 +80,7 @@ export function parseStreamRequest(body: Uint8Array): StreamRequest {
   } catch (error) {
     throw new StreamRequestError(`POST /stream: the body is not a binary property list (${error instanceof PlistError ? error.message : String(error)})`, 400);
   }
-  if (!isPlistDict(plist)) throw new StreamRequestError(`POST /stream: the body is a ${describeType(plist)}, not a dictionary`, 400);
+  if (!isPlistDict(plist)) throw new StreamRequestError(`POST /stream: the body is a ${plistTypeName(plist)}, not a dictionary`, 400);
   const drm = STREAM_REQUEST_DRM_KEYS.filter((key) => plist[key] !== undefined);
   if (drm.length > 0) {
     throw new StreamRequestError(`POST /stream: ${drm.join(' and ')} present: the video is encrypted with a DRM scheme the spec does not show, which this receiver cannot decrypt`, 501);
@@ -103,7 +90,7 @@ export function parseStreamRequest(body: Uint8Array): StreamRequest {
   for (const [key, type] of STREAM_REQUEST_REQUIRED) {
     const value = plist[key];
     const ok = type === 'integer' ? integer(value) !== undefined : type === 'string' ? typeof value === 'string' : true;
-    if (!ok) throw new StreamRequestError(`POST /stream: ${key} is a ${describeType(value)}, not ${type === 'integer' ? 'an integer' : `a ${type}`}`, 400);
+    if (!ok) throw new StreamRequestError(`POST /stream: ${key} is a ${plistTypeName(value)}, not ${type === 'integer' ? 'an integer' : `a ${type}`}`, 400);
   }
   const latency = integer(plist.latencyMs)!;
   if (latency < 0n || latency > 60_000n) throw new StreamRequestError(`POST /stream: latencyMs ${latency} is not 0 to 60000`, 400);

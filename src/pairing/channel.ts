@@ -171,26 +171,32 @@ export const ENCRYPTION_KEY = new StateKey<Uint8Array>('EncryptionKey');
  * requests on it (it writes with `Write`), so the sender writes with the `Read` key (pyatv's
  * setup_channel: "Read/Write info reversed here as connection originates from receiver").
  */
-const EVENT_CHANNEL_KEYS = { senderWrites: PAIRING_HKDF.EventsRead, senderReads: PAIRING_HKDF.EventsWrite } as const;
+const EVENT_CHANNEL_KEYS: ChannelLabels = { senderWrites: PAIRING_HKDF.EventsRead, senderReads: PAIRING_HKDF.EventsWrite };
+
+/** One direction pair of HKDF labels: what the sender writes, and what it reads. */
+interface ChannelLabels {
+  readonly senderWrites: (typeof PAIRING_HKDF)[keyof typeof PAIRING_HKDF];
+  readonly senderReads: (typeof PAIRING_HKDF)[keyof typeof PAIRING_HKDF];
+}
+
+/** spec 5.4: the sender writes with Control-Write and reads with Control-Read. */
+const CONTROL_CHANNEL_KEYS: ChannelLabels = { senderWrites: PAIRING_HKDF.ControlWrite, senderReads: PAIRING_HKDF.ControlRead };
+
+/** A framed channel from the EncryptionKey: the receiver's side opens what the sender writes; the sender's, the other way. */
+function framedChannel(encryptionKey: Uint8Array, labels: ChannelLabels, side: 'receiver' | 'sender', crypto: CryptoKernels): ControlChannel {
+  checkBytes(encryptionKey, 'EncryptionKey');
+  const [opens, seals] = side === 'receiver' ? [labels.senderWrites, labels.senderReads] : [labels.senderReads, labels.senderWrites];
+  return new ControlChannel(derivePairingKey(encryptionKey, opens, 32, crypto), derivePairingKey(encryptionKey, seals, 32, crypto), crypto.frame);
+}
 
 /** The receiver's side of a session's event channel, framed as the control channel. */
 export function createEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
-  checkBytes(encryptionKey, 'EncryptionKey');
-  return new ControlChannel(
-    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderWrites, 32, crypto),
-    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderReads, 32, crypto),
-    crypto.frame,
-  );
+  return framedChannel(encryptionKey, EVENT_CHANNEL_KEYS, 'receiver', crypto);
 }
 
 /** The sender's side of the event channel (keys swapped), for tests and the sender tool. */
 export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
-  checkBytes(encryptionKey, 'EncryptionKey');
-  return new ControlChannel(
-    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderReads, 32, crypto),
-    derivePairingKey(encryptionKey, EVENT_CHANNEL_KEYS.senderWrites, 32, crypto),
-    crypto.frame,
-  );
+  return framedChannel(encryptionKey, EVENT_CHANNEL_KEYS, 'sender', crypto);
 }
 
 /**
@@ -199,20 +205,10 @@ export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: Cryp
  * Control-Read-Encryption-Key, both on `crypto` (HKDF and the frame kernel).
  */
 export function createControlChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
-  checkBytes(sharedSecret, 'EncryptionKey');
-  return new ControlChannel(
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite, 32, crypto),
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead, 32, crypto),
-    crypto.frame,
-  );
+  return framedChannel(sharedSecret, CONTROL_CHANNEL_KEYS, 'receiver', crypto);
 }
 
 /** The sender's side of the same channel (keys swapped), for tests and the sender tool. */
 export function createSenderChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
-  checkBytes(sharedSecret, 'EncryptionKey');
-  return new ControlChannel(
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlRead, 32, crypto),
-    derivePairingKey(sharedSecret, PAIRING_HKDF.ControlWrite, 32, crypto),
-    crypto.frame,
-  );
+  return framedChannel(sharedSecret, CONTROL_CHANNEL_KEYS, 'sender', crypto);
 }

@@ -10,6 +10,9 @@ interface ParametersLimits {
   maxLines?: number;
 }
 
+/** The media type of parameter bodies (spec conventions, 4.2; RTSP GET/SET_PARAMETER): not maker-named. */
+export const TEXT_PARAMETERS = 'text/parameters';
+
 /** A parameters body is a handful of lines (spec 4.2); these defaults leave ample room. */
 export const DEFAULT_PARAMETERS_LIMITS: Required<ParametersLimits> = { maxBytes: 64 * 1024, maxLines: 1000 };
 

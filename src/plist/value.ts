@@ -76,6 +76,19 @@ export function isPlistDict(value: unknown): value is PlistDict {
   );
 }
 
+/** A value's plist type in words for a refusal (`timingPort is a string, not an integer`). */
+export function plistTypeName(value: PlistValue): string {
+  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';
+  if (typeof value === 'number' || value instanceof PlistReal) return 'real';
+  if (typeof value === 'string') return 'string';
+  if (typeof value === 'boolean') return 'boolean';
+  if (value instanceof Uint8Array) return 'data';
+  if (value instanceof Date) return 'date';
+  if (Array.isArray(value)) return 'array';
+  if (isPlistDict(value)) return 'dictionary';
+  return 'value';
+}
+
 /** Sets a dictionary entry safely: a key named `__proto__` becomes an own property. */
 export function setEntry(dict: PlistDict, key: string, value: PlistValue): void {
   if (key === '__proto__') {

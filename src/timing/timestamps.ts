@@ -18,6 +18,15 @@ export function againstUnixTime(senderMinusWallMs: number): { readonly ms: numbe
   return { ms: ntpEra ? senderMinusWallMs - NTP_UNIX_EPOCH_MS : senderMinusWallMs, ntpEra };
 }
 
+/**
+ * A clock offset (sender minus our monotonic clock, at monotonic `now`) said against our wall
+ * clock instead, for a person comparing clocks (see againstUnixTime), with how it reads in a log.
+ */
+export function againstWallClock(offsetMs: number, now: number, wallTime: number): { readonly ms: number; readonly ntpEra: boolean; readonly words: string } {
+  const { ms, ntpEra } = againstUnixTime(offsetMs - (wallTime - now));
+  return { ms, ntpEra, words: `sender clock - wall clock ${ms.toFixed(3)} ms${ntpEra ? ' (its clock counts from 1900)' : ''}` };
+}
+
 /** An NTP 64-bit timestamp given as seconds and fraction (spec 2.14's packet header) in ms. */
 export function ntpMs(seconds: number, fraction: number): number {
   return seconds * 1000 + (fraction * 1000) / TWO_32;

@@ -2,7 +2,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { againstUnixTime, msToNtp, ntpMs, readTimestamp } from '../../src/timing';
+import { againstUnixTime, againstWallClock, msToNtp, ntpMs, readTimestamp } from '../../src/timing';
 import { writeTimestamp } from '../../src/timing/timestamps';
 
 test('header timestamps are seconds and 2^-32 fractions: ms both ways', () => {
@@ -24,4 +24,12 @@ test('a sender clock counting from 1900 is said against Unix time with the epoch
   assert.deepEqual(againstUnixTime(2_208_988_800_000 + 1.5), { ms: 1.5, ntpEra: true });
   assert.deepEqual(againstUnixTime(-3.25), { ms: -3.25, ntpEra: false });
   assert.deepEqual(againstUnixTime(12_345.678), { ms: 12_345.678, ntpEra: false });
+});
+
+test('an offset against the monotonic clock is said against the wall clock, in the words log lines use', () => {
+  // Monotonic now 1000 is wall time 1_700_000_000_000; the sender reads wall + 12.5 ms.
+  const plain = againstWallClock(1_700_000_000_000 - 1000 + 12.5, 1000, 1_700_000_000_000);
+  assert.deepEqual(plain, { ms: 12.5, ntpEra: false, words: 'sender clock - wall clock 12.500 ms' });
+  const era = againstWallClock(1_700_000_000_000 - 1000 + 2_208_988_800_000 - 3, 1000, 1_700_000_000_000);
+  assert.equal(era.words, 'sender clock - wall clock -3.000 ms (its clock counts from 1900)');
 });

@@ -11,7 +11,7 @@
 import { concat, equal } from '../../bytes';
 import type { Logger, UdpSocket, VideoDecoder } from '../../platform';
 import { AvcCError, codecString, parameterSetsAnnexB, parseAvcC, NalError, type NalKernel, HEARTBEAT_INTERVAL_MS, PACKET_HEADER_BYTES, PACKET_TYPE, PacketReader, type PacketHeader, type StreamRequest } from '../../mirror';
-import { ClockRecovery, NTP_FORMAT, NTP_SENDER_PORT, TimingClient, ntpMs } from '../../timing';
+import { ClockRecovery, NTP_FORMAT, NTP_SENDER_PORT, TimingClient, againstWallClock, ntpMs } from '../../timing';
 import type { ReceiverLimits } from '../limits';
 import type { StreamTakeover } from '../connection/router';
 import { describeError } from '../../errors';
@@ -234,8 +234,8 @@ export class MirrorSession implements StreamTakeover {
     const best = this.ntp.filter.best()!;
     // The sender's clock against this receiver's wall clock too, for a person comparing clocks
     // (a sender that serves Unix time shows its drift there; offsets are against the monotonic clock).
-    const againstWall = best.offset - (this.context.wallTime() - now);
-    this.context.log('debug', `${this.peer} NTP offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; clock offset in use ${best.offset.toFixed(3)} ms (sender clock - wall clock ${againstWall.toFixed(3)} ms)`);
+    const { words } = againstWallClock(best.offset, now, this.context.wallTime());
+    this.context.log('debug', `${this.peer} NTP offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; clock offset in use ${best.offset.toFixed(3)} ms (${words})`);
     this.onWake();
   }
 }

@@ -19,7 +19,7 @@
 import { utf8Decode } from '../../bytes';
 import { RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
-import { PlistError, decodeBinaryPlist, decodeParameters, encodeBinaryPlist, encodeParametersBytes, isPlistDict, type PlistDict } from '../../plist';
+import { PlistError, TEXT_PARAMETERS, decodeBinaryPlist, decodeParameters, encodeBinaryPlist, encodeParametersBytes, isPlistDict, type PlistDict } from '../../plist';
 import type { Dialect } from '../../dialect';
 import type { Logger } from '../../platform';
 import { hostPort } from '../connection/connection';
@@ -27,9 +27,6 @@ import type { Request, Response, Router } from '../connection/router';
 import { SenderSession, VOLUME_DB } from './session';
 import { SessionRequestError, describeStreamType, parseSetup } from './session-setup';
 import type { Sessions } from './sessions';
-
-/** spec conventions: the media type of parameter bodies (not maker-named). */
-const TEXT_PARAMETERS = 'text/parameters';
 
 /** The status line's phrase of a refused stream SETUP (see SessionRequestError.phrase). */
 const STREAMS_NOT_SERVED = 'Audio And Data Streams Not Served';

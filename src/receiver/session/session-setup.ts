@@ -5,7 +5,7 @@
 // (pyatv, iOS), read here key by key with a clear refusal for each wrong type.
 
 import { RequestError } from '../../errors';
-import { decodeBinaryPlist, isPlistDict, PlistError, PlistReal, type PlistDict, type PlistValue } from '../../plist';
+import { decodeBinaryPlist, isPlistDict, PlistError, plistTypeName, type PlistDict, type PlistValue } from '../../plist';
 
 /** A SETUP body that opens nothing; `status` is the answer's. */
 export class SessionRequestError extends RequestError {
@@ -90,18 +90,6 @@ const MAX_STREAMS = 8;
 
 export type SetupRequest = { readonly kind: 'session'; readonly sender: SenderFacts } | { readonly kind: 'streams'; readonly streams: readonly StreamAsk[] };
 
-export function describeType(value: PlistValue): string {
-  if (typeof value === 'bigint' || (typeof value === 'number' && Number.isInteger(value))) return 'integer';
-  if (typeof value === 'number' || value instanceof PlistReal) return 'real';
-  if (typeof value === 'string') return 'string';
-  if (typeof value === 'boolean') return 'boolean';
-  if (value instanceof Uint8Array) return 'data';
-  if (value instanceof Date) return 'date';
-  if (Array.isArray(value)) return 'array';
-  if (isPlistDict(value)) return 'dictionary';
-  return 'value';
-}
-
 function integerOf(value: PlistValue): number | undefined {
   if (typeof value === 'bigint') return value >= BigInt(Number.MIN_SAFE_INTEGER) && value <= BigInt(Number.MAX_SAFE_INTEGER) ? Number(value) : undefined;
   if (typeof value === 'number' && Number.isInteger(value)) return value;
@@ -117,7 +105,7 @@ export function parseSetup(body: Uint8Array): SetupRequest {
   } catch (error) {
     throw new SessionRequestError(`SETUP: the body is not a binary property list (${error instanceof PlistError ? error.message : String(error)})`, 400);
   }
-  if (!isPlistDict(plist)) throw new SessionRequestError(`SETUP: the body is a ${describeType(plist)}, not a dictionary`, 400);
+  if (!isPlistDict(plist)) throw new SessionRequestError(`SETUP: the body is a ${plistTypeName(plist)}, not a dictionary`, 400);
   const fairPlay = FAIRPLAY_KEYS.filter((key) => plist[key] !== undefined);
   if (fairPlay.length > 0) {
     throw new SessionRequestError(`SETUP: ${fairPlay.join(' and ')} present: the media would be encrypted with a scheme the spec does not show, which this receiver cannot decrypt`, 501);
@@ -135,7 +123,7 @@ function readSender(plist: PlistDict): SenderFacts {
     const value = plist[key];
     if (value === undefined) continue;
     const ok = spec.type === 'integer' ? integerOf(value) !== undefined : typeof value === spec.type;
-    if (!ok) throw new SessionRequestError(`SETUP: ${key} is a ${describeType(value)}, not ${spec.type === 'integer' ? 'an integer' : `a ${spec.type}`}`, 400);
+    if (!ok) throw new SessionRequestError(`SETUP: ${key} is a ${plistTypeName(value)}, not ${spec.type === 'integer' ? 'an integer' : `a ${spec.type}`}`, 400);
     if (typeof value === 'string' && (value.length === 0 || value.length > MAX_FACT_CHARACTERS)) {
       throw new SessionRequestError(`SETUP: ${key} is ${value.length} characters (1 to ${MAX_FACT_CHARACTERS})`, 400);
     }
@@ -166,11 +154,11 @@ function readSender(plist: PlistDict): SenderFacts {
 }
 
 function readStreams(value: PlistValue): StreamAsk[] {
-  if (!Array.isArray(value)) throw new SessionRequestError(`SETUP: streams is a ${describeType(value)}, not an array`, 400);
+  if (!Array.isArray(value)) throw new SessionRequestError(`SETUP: streams is a ${plistTypeName(value)}, not an array`, 400);
   if (value.length === 0) throw new SessionRequestError('SETUP: streams is empty', 400);
   if (value.length > MAX_STREAMS) throw new SessionRequestError(`SETUP: ${value.length} streams (at most ${MAX_STREAMS})`, 400);
   return value.map((entry, index) => {
-    if (!isPlistDict(entry)) throw new SessionRequestError(`SETUP: streams[${index}] is a ${describeType(entry)}, not a dictionary`, 400);
+    if (!isPlistDict(entry)) throw new SessionRequestError(`SETUP: streams[${index}] is a ${plistTypeName(entry)}, not a dictionary`, 400);
     const type = entry.type === undefined ? undefined : integerOf(entry.type);
     if (type === undefined) throw new SessionRequestError(`SETUP: streams[${index}] has no integer type`, 400);
     return { type, fields: entry };

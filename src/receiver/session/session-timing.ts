@@ -6,7 +6,7 @@
 
 import { describeError } from '../../errors';
 import type { Logger } from '../../platform';
-import { ClockRecovery, RAOP_TIMING_FORMAT, TimingClient, againstUnixTime, isRaopTimingRequest, raopTimingReply } from '../../timing';
+import { RAOP_TIMING_FORMAT, TimingClient, againstWallClock, isRaopTimingRequest, raopTimingReply } from '../../timing';
 
 interface SessionTimingContext {
   readonly log: Logger;
@@ -23,7 +23,6 @@ interface SessionTimingContext {
 
 export class SessionTiming {
   private readonly client: TimingClient;
-  readonly clock: ClockRecovery;
   private closed = false;
   /** Answers the sender gave that were not usable, and timing requests from it answered. */
   refused = 0;
@@ -37,25 +36,21 @@ export class SessionTiming {
     now: number,
   ) {
     this.client = new TimingClient(RAOP_TIMING_FORMAT, now);
-    this.clock = new ClockRecovery(this.client.filter);
   }
 
   /**
-   * Samples taken, and the estimate: the sender's clock minus our monotonic clock, and minus our
-   * wall clock (ms; the epoch taken out for a sender counting from 1900: `ntpEra`), and the drift
-   * (ppm).
+   * Samples taken, and the estimate: the sender's clock minus our monotonic clock, the same
+   * against our wall clock (againstWallClock: its words for log lines), and the drift (ppm).
    */
-  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly againstWallMs: number | undefined; readonly ntpEra: boolean; readonly driftPpm: number | undefined } {
+  get estimate(): { readonly samples: number; readonly offsetMs: number | undefined; readonly againstWall: ReturnType<typeof againstWallClock> | undefined; readonly driftPpm: number | undefined } {
     const { filter } = this.client;
     const now = this.context.now();
     const offsetMs = filter.offsetAt(now);
     const drift = filter.drift;
-    const wall = offsetMs === undefined ? undefined : againstUnixTime(offsetMs - (this.context.wallTime() - now));
     return {
       samples: filter.count,
       offsetMs,
-      againstWallMs: wall?.ms,
-      ntpEra: wall?.ntpEra ?? false,
+      againstWall: offsetMs === undefined ? undefined : againstWallClock(offsetMs, now, this.context.wallTime()),
       driftPpm: drift === undefined ? undefined : drift * 1e6,
     };
   }
@@ -106,7 +101,7 @@ export class SessionTiming {
       this.context.log('debug', `${this.peer} timing: ${sample}`);
       return;
     }
-    const { againstWallMs, ntpEra, driftPpm } = this.estimate;
-    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; sender clock - wall clock ${againstWallMs!.toFixed(3)} ms${ntpEra ? ' (its clock counts from 1900)' : ''}${driftPpm === undefined ? '' : `, drift ${driftPpm.toFixed(1)} ppm`}`);
+    const { againstWall, driftPpm } = this.estimate;
+    this.context.log('debug', `${this.peer} timing offset ${sample.offset.toFixed(3)} ms, delay ${sample.delay.toFixed(3)} ms; ${againstWall!.words}${driftPpm === undefined ? '' : `, drift ${driftPpm.toFixed(1)} ppm`}`);
   }
 }

@@ -153,7 +153,7 @@ export class Sessions {
     if (!session.end(reason, ENDED_ITS_SESSION(reason))) return;
     const timing = session.timing;
     const estimate = timing?.estimate;
-    const clock = estimate ? `; clock: ${estimate.samples} samples${estimate.againstWallMs !== undefined ? `, sender clock - wall clock ${estimate.againstWallMs.toFixed(3)} ms${estimate.ntpEra ? ' (its clock counts from 1900)' : ''}` : ''}${estimate.driftPpm !== undefined ? `, drift ${estimate.driftPpm.toFixed(1)} ppm` : ''}` : '';
+    const clock = estimate ? `; clock: ${estimate.samples} samples${estimate.againstWall ? `, ${estimate.againstWall.words}` : ''}${estimate.driftPpm !== undefined ? `, drift ${estimate.driftPpm.toFixed(1)} ppm` : ''}` : '';
     this.context.log('info', `${session.peer} ${session.label} ended: ${reason}${clock}`);
     this.arm();
   }

@@ -18,6 +18,7 @@ import { inContext, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
 import type { Clock, Logger, Player, RandomSource } from '../../platform';
 import { encodeBinaryPlist } from '../../plist/binary';
+import { TEXT_PARAMETERS } from '../../plist/parameters';
 import type { PlistValue } from '../../plist/value';
 import { encodeXmlPlistBytes } from '../../plist/xml';
 import type { ReceiverLimits } from '../limits';
@@ -28,9 +29,6 @@ import type { Request, Response, Router } from '../connection/router';
 import { accessLogEntry, errorLogEntry, NOTHING_LOADED, playbackInfoPlist, propertyReply, scrubParameters } from './video-replies';
 import { queryNumber, readEndTime, readPlayRequest, VideoRequestError } from './video-request';
 import { VideoSession, type VideoCarrier, type VideoSender } from './video-session';
-
-/** spec 4.2: the media type of GET /scrub's body (not maker-named). */
-const TEXT_PARAMETERS = 'text/parameters';
 
 /** spec 4.2 PUT /setProperty: the properties served, and the end time each sets. */
 const SET_PROPERTIES = { forwardEndTime: 'forward', reverseEndTime: 'reverse' } as const;
