@@ -18,45 +18,7 @@ iface=$1
 seconds=$2
 shift 2
 
-mount --make-rprivate /
-mount -t tmpfs -o mode=0755 tmpfs /run
-mkdir -p /run/dbus /run/avahi-daemon
-work=$(mktemp -d)
-cat > "$work/avahi-daemon.conf" <<EOF
-[server]
-use-ipv4=yes
-use-ipv6=no
-allow-interfaces=$iface
-enable-dbus=yes
-disallow-other-stacks=no
-[wide-area]
-enable-wide-area=no
-[publish]
-disable-publishing=yes
-[reflector]
-[rlimits]
-EOF
-
-dbus-daemon --system --fork --nopidfile
-avahi-daemon -f "$work/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits 2> "$work/avahi.log" &
-daemon=$!
-cleanup() {
-  kill "$daemon" 2>/dev/null || true
-  pkill -P $$ 2>/dev/null || true
-}
-trap cleanup EXIT
-
-# The daemon is ready once it answers on the bus (bounded: 10 s).
-tries=0
-until avahi-browse -a -t -p >/dev/null 2>&1; do
-  tries=$((tries + 1))
-  if [ "$tries" -ge 100 ]; then
-    echo "avahi-daemon did not come up:" >&2
-    cat "$work/avahi.log" >&2
-    exit 1
-  fi
-  sleep 0.1
-done
+. "$(dirname "$0")/../support/private-avahi.sh"
 
 status=0
 for type in "$@"; do
