@@ -308,3 +308,41 @@ export interface UdpSocket {
 
 /** Binds a UDP socket on `port` (0: any free port); throws when it cannot. */
 export type UdpBinder = (port: number) => UdpSocket;
+
+/**
+ * PCM as a sink plays it: interleaved signed 16-bit samples at `sampleRate`, `channels` per
+ * frame (spec 2.2's audio format is 44100 Hz, 16 bit, 2 channels; a stream of another rate or
+ * channel count is configured as it is, and a sink that cannot play it says so).
+ */
+export interface AudioFormat {
+  readonly sampleRate: number;
+  readonly channels: number;
+}
+
+/**
+ * Where realtime audio comes out (DESIGN 4): the system's sound or a WAV file on the Node host,
+ * ECMA-419 `embedded:io/audio/out` on Moddable (I2S on an ESP32, ALSA in the simulator).
+ *
+ * The core hands it one contiguous run of frames per stream: gaps are already filled with
+ * silence and clock drift already corrected (a frame dropped or repeated), so what a sink plays
+ * back to back is exactly what was meant to be heard. Each write says when its first frame should
+ * be heard (the host clock's monotonic ms), so a sink that runs on its own clock can tell how far
+ * it is from the sender's; a file sink ignores it.
+ */
+export interface AudioSink {
+  /** How long from write() until the first frame written is heard (its buffer), in ms. */
+  readonly latencyMs: number;
+  /**
+   * A stream begins (or changes format): frames written from now are of `format`. Returns why
+   * the sink cannot play it (a rate its hardware lacks), or undefined when it can.
+   */
+  configure(format: AudioFormat): string | undefined;
+  /** Interleaved frames (`pcm.length` is frames x channels), heard from `presentationTime` on. */
+  write(pcm: Int16Array, presentationTime: number): void;
+  /** The sender's volume, dB: -144 is muted, -30 to 0 otherwise (spec 2.2). */
+  setVolume(db: number): void;
+  /** Drops what is written and not yet heard (the sender flushed, paused or seeked). */
+  flush(): void;
+  /** The stream ended: what is queued plays out, then the sink is idle until configure(). */
+  end(): void;
+}
