@@ -19,6 +19,12 @@ export { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
  */
 const SESSION_EVENT_PORT = 7002;
 const SESSION_TIMING_PORT = 7012;
+/**
+ * The audio streams' UDP sockets (data, then control), fixed where a host gives none, as real
+ * speakers use 6000 and up for them.
+ */
+const AUDIO_DATA_PORT = 6000;
+const AUDIO_CONTROL_PORT = 6001;
 
 export interface ReceiverConfig {
   /** The name shown to senders. */
@@ -71,6 +77,10 @@ export interface ReceiverConfig {
   eventPort: number;
   /** Local UDP port of the sessions' timing socket (RAOP timing); said in SETUP's answer as well. */
   timingPort: number;
+  /** Local UDP port that RTP audio arrives on; said in the answer to a stream's SETUP. */
+  audioPort: number;
+  /** Local UDP port of the audio stream's sync, resent packets and retransmit requests; said alike. */
+  audioControlPort: number;
   dialect: DialectName;
   limits: ReceiverLimits;
 }
@@ -105,6 +115,8 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     ntpPort: NTP_RECEIVER_PORT,
     eventPort: SESSION_EVENT_PORT,
     timingPort: SESSION_TIMING_PORT,
+    audioPort: AUDIO_DATA_PORT,
+    audioControlPort: AUDIO_CONTROL_PORT,
     dialect: DEFAULT_DIALECT,
     ...overrides,
     profile,
@@ -138,6 +150,8 @@ function validateConfig(config: ReceiverConfig): void {
   validatePort('ntpPort', config.ntpPort, 'UDP');
   validatePort('eventPort', config.eventPort);
   validatePort('timingPort', config.timingPort, 'UDP');
+  validatePort('audioPort', config.audioPort, 'UDP');
+  validatePort('audioControlPort', config.audioControlPort, 'UDP');
   if (!isDialectName(config.dialect)) throw new ConfigError(`dialect "${String(config.dialect)}" is not one of vendor, apple`);
   if (!/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits`);
   if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {

@@ -40,6 +40,13 @@ interface Profile {
  */
 const BOARD_PAIRING_RATES: Partial<ReceiverLimits> = { pairingStepsPerSecondPerAddress: 4, pairingStepsPerSecondPerConnection: 2 };
 
+/**
+ * Realtime audio (src/receiver/audio/), only where the host has an audio sink (the AudioSink port)
+ * and UDP for the streams: Audio (bit 9), and AudioFormat2 and 3 (bits 19, 20), which spec 2.3
+ * says a second-generation audio connection (a session's type 96 stream) needs.
+ */
+export const AUDIO_FEATURES: readonly FeatureName[] = ['Audio', 'AudioFormat2', 'AudioFormat3'];
+
 const PAIRING: readonly FeatureName[] = [
   'SupportsCorePairingAndEncryption',
   'SupportsTransientPairing',
@@ -71,8 +78,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   },
   speaker: {
     name: 'speaker',
-    summary: 'low-power speaker: answers the audio information request (RTSP GET /info)',
-    intended: ['RAOP', ...PAIRING],
+    summary: 'low-power speaker: plays the audio senders stream to it (RAOP and sessions)',
+    intended: ['RAOP', ...AUDIO_FEATURES, ...PAIRING],
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
@@ -81,7 +88,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   'media-board': {
     name: 'media-board',
     summary: 'ARM media board with hardware decoders: photos, video by URL, screen mirroring',
-    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
+    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...AUDIO_FEATURES, ...PAIRING],
     publishesRaop: true,
     model: 'VendorBoard1,1',
     limits: { ...limitsOnItsBoard('media-board'), maxConnections: 48, maxConnectionsPerAddress: 16, maxSessions: 4, infoRepliesKept: 8 },
@@ -89,7 +96,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
   desktop: {
     name: 'desktop',
     summary: 'desktop simulator: everything the core implements, shown on a virtual screen',
-    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...PAIRING],
+    intended: ['Photo', 'Slideshow', 'PhotoCaching', 'Video', 'VideoHTTPLiveStreams', 'Screen', 'RAOP', ...AUDIO_FEATURES, ...PAIRING],
     publishesRaop: true,
     model: 'VendorDesktop1,1',
   },
@@ -142,17 +149,28 @@ const PLAYER_FEATURES: readonly FeatureName[] = ['Video', 'VideoHTTPLiveStreams'
  */
 export const MIRRORING_FEATURES: readonly FeatureName[] = ['Screen'];
 
+/** What the host gives the receiver that features need. */
+export interface HostAbilities {
+  /** A screen (the Display port): SCREEN_FEATURES. */
+  readonly display?: boolean;
+  /** A player (the Player port): PLAYER_FEATURES. */
+  readonly player?: boolean;
+  /** A video decoder and UDP: MIRRORING_FEATURES. */
+  readonly mirroring?: boolean;
+  /** An audio sink and UDP for the streams: AUDIO_FEATURES. */
+  readonly audio?: boolean;
+}
+
 /**
- * What this receiver implements with its configuration: IMPLEMENTED_FEATURES, plus certificate
- * authentication inside pair-setup (bit 51, spec 5.5) and POST /auth-setup (bit 26, spec 5.6)
- * when a device key and certificate are configured; without them neither can be honoured.
- * SCREEN_FEATURES only when the host has a screen (`hasDisplay`), PLAYER_FEATURES only when it
- * has a player (`hasPlayer`), MIRRORING_FEATURES only when it has a video decoder and UDP
- * (`hasMirroring`).
+ * What this receiver implements with its configuration and host: IMPLEMENTED_FEATURES, plus
+ * certificate authentication inside pair-setup (bit 51, spec 5.5) and POST /auth-setup (bit 26,
+ * spec 5.6) when a device key and certificate are configured (without them neither can be
+ * honoured), and each group of HostAbilities only where the host has what it needs.
  */
-export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, hasDisplay = false, hasPlayer = false, hasMirroring = false): FeatureName[] {
-  const implemented = IMPLEMENTED_FEATURES.filter((name) => (hasDisplay || !SCREEN_FEATURES.includes(name)) && (hasPlayer || !PLAYER_FEATURES.includes(name)));
-  if (hasMirroring) implemented.push(...MIRRORING_FEATURES);
+export function implementedFeatures(config: { readonly authKey?: string; readonly authCertificate?: Uint8Array }, host: HostAbilities = {}): FeatureName[] {
+  const implemented = IMPLEMENTED_FEATURES.filter((name) => (host.display || !SCREEN_FEATURES.includes(name)) && (host.player || !PLAYER_FEATURES.includes(name)));
+  if (host.mirroring) implemented.push(...MIRRORING_FEATURES);
+  if (host.audio) implemented.push(...AUDIO_FEATURES);
   if (config.authKey !== undefined && config.authCertificate !== undefined) {
     implemented.push('SupportsUnifiedPairSetupAndVendorAuth', 'HasUnifiedAdvertiserInfo');
   }

@@ -23,7 +23,7 @@ import {
   type DiscoveryIdentity,
   type ServiceAdvertisement,
 } from '../discovery';
-import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, UdpSocket, VideoDecoder } from '../platform';
+import type { Advertiser, AudioSink, Clock, Connection, Display, DisplayStatus, Logger, Player, RandomSource, Store, UdpBinder, UdpSocket, VideoDecoder } from '../platform';
 import { uuidFromBytes } from '../uuid';
 import { freezeConfig, type ReceiverConfig } from './config';
 import { ReceiverConnection, hostPort, type ConnectionAddresses, type ConnectionContext } from './connection/connection';
@@ -128,6 +128,18 @@ export interface ReceiverPorts {
    * timingProtocol NTP keep time through it. Without it, such a SETUP is refused (501).
    */
   readonly timingSocket?: UdpSocket;
+  /**
+   * Where realtime audio comes out (the system's sound, a WAV file, I2S on a board). Without it,
+   * or without audioSockets, feature bits Audio, AudioFormat2 and 3 stay clear and a sender's
+   * ANNOUNCE, Transport SETUP or audio stream is refused (501) with the reason.
+   */
+  readonly audioSink?: AudioSink;
+  /**
+   * The audio streams' UDP sockets, bound by the host at config.audioPort and
+   * config.audioControlPort: RTP audio arrives on `data`; sync packets, resent packets and the
+   * receiver's retransmit requests go through `control`. One stream plays at a time.
+   */
+  readonly audioSockets?: { readonly data: UdpSocket; readonly control: UdpSocket };
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -185,7 +197,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     const { clock, log, display } = ports;
     this.dialect = DIALECTS[this.config.dialect];
     this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
-    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, display !== undefined, ports.player !== undefined, ports.videoDecoder !== undefined && ports.udp !== undefined)));
+    this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, { display: display !== undefined, player: ports.player !== undefined, mirroring: ports.videoDecoder !== undefined && ports.udp !== undefined, audio: ports.audioSink !== undefined && ports.audioSockets !== undefined })));
     // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
     this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;

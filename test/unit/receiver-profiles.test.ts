@@ -20,10 +20,10 @@ test('without a screen, a player or mirroring, only the features that need none 
 });
 
 test('a screen adds photos and slideshows, a player video, mirroring Screen', () => {
-  assert.deepEqual(implementedFeatures({}, true), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing', 'Photo', 'PhotoCaching', 'Slideshow']);
-  assert.deepEqual(implementedFeatures({}, false, true), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing', 'Video', 'VideoHTTPLiveStreams']);
-  assert.deepEqual(implementedFeatures({}, false, false, true).slice(-1), ['Screen']);
-  assert.deepEqual(implementedFeatures({}, true, true), [...IMPLEMENTED_FEATURES]);
+  assert.deepEqual(implementedFeatures({}, { display: true }), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing', 'Photo', 'PhotoCaching', 'Slideshow']);
+  assert.deepEqual(implementedFeatures({}, { player: true }), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing', 'Video', 'VideoHTTPLiveStreams']);
+  assert.deepEqual(implementedFeatures({}, { mirroring: true }).slice(-1), ['Screen']);
+  assert.deepEqual(implementedFeatures({}, { display: true, player: true }), [...IMPLEMENTED_FEATURES]);
 });
 
 test('certificate authentication only with both a key and a certificate', () => {
@@ -37,8 +37,14 @@ test('a profile advertises what it intends and is implemented, in its own order'
   const frame = PROFILES['photo-frame'];
   assert.deepEqual(advertisedFeatures(frame), ['Photo', 'Slideshow', 'PhotoCaching', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing']);
   // A speaker never advertises photos, whatever the host implements.
-  assert.deepEqual(advertisedFeatures(PROFILES.speaker, implementedFeatures({}, true, true, true)), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing']);
+  assert.deepEqual(advertisedFeatures(PROFILES.speaker, implementedFeatures({}, { display: true, player: true, mirroring: true })), ['RAOP', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing']);
   assert.deepEqual(advertisedFeatures(PROFILES.desktop, []), []);
+});
+
+test('an audio sink adds Audio and the second-generation audio formats, to the profiles that play audio', () => {
+  assert.deepEqual(implementedFeatures({}, { audio: true }).slice(-3), ['Audio', 'AudioFormat2', 'AudioFormat3']);
+  assert.deepEqual(advertisedFeatures(PROFILES.speaker, implementedFeatures({}, { audio: true })), ['RAOP', 'Audio', 'AudioFormat2', 'AudioFormat3', 'SupportsCorePairingAndEncryption', 'SupportsTransientPairing']);
+  assert.equal(advertisedFeatures(PROFILES['photo-frame'], implementedFeatures({}, { display: true, audio: true })).includes('Audio'), false);
 });
 
 test('what each profile means a host to give it', () => {
