@@ -108,8 +108,11 @@ export function logsAt(log: Logger, level: LogLevel): boolean {
   return log.level === undefined || LOG_LEVELS.indexOf(level) <= LOG_LEVELS.indexOf(log.level);
 }
 
-/** What the media session shows (src/receiver/media): spec 2.1 calls all but mirroring `receiving video`. */
-export type ShownMedia = 'photo' | 'slideshow' | 'video' | 'mirror';
+/**
+ * What the media session shows or plays (src/receiver/media): spec 2.1 calls all but mirroring
+ * and audio `receiving video`.
+ */
+export type ShownMedia = 'photo' | 'slideshow' | 'video' | 'mirror' | 'audio';
 
 /** What the receiver is doing, for a status line on the screen (its words: src/receiver/media/status-words.ts). */
 export interface DisplayStatus {

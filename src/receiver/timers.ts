@@ -29,6 +29,8 @@ export const RECEIVER_TIMERS = [
   'sessionTimeout',
   /** A session's timing client asks the sender's clock again (the earliest of all sessions). */
   'sessionTiming',
+  /** The playing audio stream's next deadline: frames due to the sink, a retransmit request, a gap to fill. */
+  'audioPlayout',
 ] as const;
 
 type ReceiverTimer = (typeof RECEIVER_TIMERS)[number];

@@ -6,7 +6,8 @@
 // media session as video (one reverse event channel, one session, one POST /stop for all), and
 // spec 2.4 sets ReceiverSessionIsActive "while the receiver receives anything": so while any
 // feature is active the activity is `receiving video` (flag 17 set), and `idle` once none is.
-// Mirroring has its own row (spec 2.1 `receiving screen mirroring`: igl 1, gcgl 1, flag 17 set).
+// Mirroring has its own row (spec 2.1 `receiving screen mirroring`: igl 1, gcgl 1, flag 17 set),
+// and so has audio (`receiving audio`); audio takes no screen: photos go on showing beside it.
 
 import type { Activity } from '../../discovery';
 import type { Display, DisplayStatus, Logger, ShownMedia } from '../../platform';
@@ -23,6 +24,7 @@ const MEDIA_ACTIVITY: Readonly<Record<MediaKind, Activity>> = {
   slideshow: MEDIA_SESSION_ACTIVITY,
   video: MEDIA_SESSION_ACTIVITY,
   mirror: 'receivingScreenMirroring',
+  audio: 'receivingAudio',
 };
 
 /** A feature of the media session. */

@@ -21,6 +21,7 @@ export const MEDIA_WORDS: Readonly<Record<ShownMedia, string>> = {
   slideshow: 'Slideshow',
   video: 'Playing video',
   mirror: 'Mirroring',
+  audio: 'Playing audio',
 };
 
 /** Slideshow states (spec 3) as a person reads them. */

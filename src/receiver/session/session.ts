@@ -13,6 +13,11 @@ import type { SessionTiming } from './session-timing';
 /** spec 2.2's volume range (dB): -144 is muted, 0 the loudest; RTSP `volume:` parameters use it. */
 export const VOLUME_DB = { muted: -144, min: -30, max: 0 } as const;
 
+/** A stream a session holds: it ends with the session. */
+export interface SessionStream {
+  end(reason: string): void;
+}
+
 export class SenderSession {
   /** RECORD came: the sender is ready to send media. */
   recording = false;
@@ -22,6 +27,8 @@ export class SenderSession {
   progress: readonly [number, number, number] | undefined;
   eventChannel: EventChannel | undefined;
   timing: SessionTiming | undefined;
+  /** The audio stream the session plays (a classic ANNOUNCE and SETUP, or a type 96 stream). */
+  audio: SessionStream | undefined;
   private endedBecause: string | undefined;
   /** Releases the session's hold on its connection (set by the owner). */
   releaseConnection: () => void = () => {};
@@ -61,6 +68,8 @@ export class SenderSession {
     if (this.endedBecause !== undefined) return false;
     this.endedBecause = reason;
     this.releaseConnection();
+    this.audio?.end(`its session ended (${reason})`);
+    this.audio = undefined;
     this.eventChannel?.close(`its session ended (${reason})`);
     this.timing?.close();
     this.connection.endHolds(ending);

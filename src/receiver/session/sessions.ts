@@ -137,6 +137,19 @@ export class Sessions {
     return channel;
   }
 
+  /**
+   * Starts asking a session's sender for its time at `senderPort` (a classic audio SETUP names its
+   * timing_port in the Transport header, after the session opened); returns the timing socket's
+   * port, or undefined when this host has none.
+   */
+  keepTime(session: SenderSession, senderPort: number): number | undefined {
+    if (!this.context.timingSocket) return undefined;
+    session.timing?.close();
+    session.timing = this.startTiming(session, senderPort, this.context.clock.now());
+    this.arm();
+    return this.context.timingSocket.localPort;
+  }
+
   /** TEARDOWN without streams: the session ends, its connection stays. */
   tearDown(session: SenderSession): void {
     this.end(session, 'TEARDOWN');
@@ -168,7 +181,7 @@ export class Sessions {
   /** A datagram to the timing socket: to the session of its sender (see the header), else dropped. */
   private timingDatagram(bytes: Uint8Array, address: string, port: number): void {
     const fromAddress = this.sessions.filter((session) => session.timing && session.senderAddress === address);
-    const session = fromAddress.find((candidate) => candidate.sender.timingPort === port) ?? fromAddress[fromAddress.length - 1];
+    const session = fromAddress.find((candidate) => candidate.timing!.senderPort === port) ?? fromAddress[fromAddress.length - 1];
     if (!session) {
       this.context.log('debug', `timing: datagram from ${address}:${port} dropped (no session of that address keeps time)`);
       return;
