@@ -32,7 +32,9 @@ export const LAYERS: Readonly<Record<string, number>> = {
   timing: 2,
   pairing: 3,
   mirror: 3,
-  receiver: 4,
+  /** Realtime audio (RTP, SDP, the playout engine, ALAC): opens sealed packets with pairing's frame kernel. */
+  audio: 4,
+  receiver: 5,
 };
 
 const RECEIVER = path.join(SRC, 'receiver');
