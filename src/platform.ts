@@ -154,6 +154,22 @@ export interface JpegFrame {
 }
 
 /**
+ * What realtime audio plays, as its sender describes it (src/audio/now-playing.ts reads it: DMAP
+ * metadata, the artwork, the `progress:` text parameter). Each part is absent until the sender
+ * sends it; `nowPlayingSeconds` (src/audio/now-playing.ts) turns progress into seconds.
+ */
+export interface NowPlaying {
+  readonly title?: string;
+  readonly artist?: string;
+  readonly album?: string;
+  readonly genre?: string;
+  /** The cover art as the sender sent it (`image/jpeg` or `image/png`). */
+  readonly artwork?: { readonly mime: string; readonly bytes: Uint8Array };
+  /** RTP times (frames at sampleRate) of the track's start, the frame playing now, its end. */
+  readonly progress?: { readonly startRtp: number; readonly currentRtp: number; readonly endRtp: number; readonly sampleRate: number };
+}
+
+/**
  * The screen of a frame. The Node host draws a virtual screen in a web page; the Moddable host
  * decodes JPEGs with commodetto onto the panel. A host without a screen (a speaker) has none.
  */
@@ -178,6 +194,11 @@ export interface Display {
   /** Shows the pairing PIN (POST /pair-pin-start), until hidePin. */
   showPin(pin: string): void;
   hidePin(): void;
+  /**
+   * Shows what realtime audio plays (title, artist, album, artwork, progress), the whole of it
+   * on every change; undefined: nothing plays. A display without room for it leaves it out.
+   */
+  showNowPlaying?(playing: NowPlaying | undefined): void;
 }
 
 /** A span of media time (spec 2.9 range: start and duration, seconds). */
