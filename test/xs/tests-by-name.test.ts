@@ -35,6 +35,7 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'pairing/index.ts': 're-exports',
   'receiver/index.ts': 're-exports',
   'timing/index.ts': 're-exports',
+  'audio/alac/index.ts': 're-exports',
   'receiver/session/session.ts': 'tested in test/unit/receiver-session-routes.test.ts',
   'receiver/session/sessions.ts': 'tested in test/unit/receiver-session-routes.test.ts',
   'receiver/session/session-timing.ts': 'tested in test/unit/receiver-session-routes.test.ts',
