@@ -18,12 +18,15 @@ import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
-import type { Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
-import { freezeConfig, loadOrCreateDeviceId, profileMirrors, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
+import type { AudioSink, Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
+import { freezeConfig, loadOrCreateDeviceId, PROFILES, profileMirrors, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
 import { MDNS_GROUP } from '../../src/discovery';
+import AudioOut from './audio-out/audio-out';
+import { Ecma419AudioSink } from './audio-sink';
+import { playTestTone } from './audio-test-tone';
 import { MDNS_TTL, startMdnsAdvertiser, type MdnsStart } from './advertiser';
 import { boardScreen, PocoDisplay } from './display';
-import { hostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
+import { hostConfig, type AudioHostConfig, type HostConfig, type VideoHostConfig } from './manifest-config';
 import { reportMemory } from './memory';
 import { playTestClip } from './mirror-test-clip';
 import { moddableClock, traceLogger } from './ports';
@@ -62,6 +65,31 @@ function mirroringPorts(profile: HostConfig['config']['profile'], video: VideoHo
   } catch (error) {
     log('warn', `no screen mirroring: ${describeError(error)}`);
     return undefined;
+  }
+}
+
+/** The test tone (`audioTestTone`): one second, the format senders stream (44.1 kHz stereo). */
+const TEST_TONE = { sampleRate: 44100, channels: 2, seconds: 1 };
+
+/**
+ * Realtime audio's ports where the profile intends Audio and the manifest links an output
+ * (`embedded:io/audio/out`: lin, esp32): the sink on it, and the streams' UDP sockets at
+ * config.audioPort and config.audioControlPort. Undefined otherwise, with the reason logged.
+ */
+function audioPorts(config: HostConfig['config'], audio: AudioHostConfig, log: Logger): { audioSink: AudioSink; audioSockets?: { data: UdpSocket; control: UdpSocket } } | undefined {
+  if (!PROFILES[config.profile].intended.includes('Audio') && !audio.testTone) return undefined;
+  if (!audio.output || !AudioOut) {
+    log('info', 'no realtime audio: this platform links no audio output (embedded:io/audio/out)');
+    return undefined;
+  }
+  const audioSink = new Ecma419AudioSink({ AudioOut, output: audio.output, outputChannels: audio.outputChannels, queueBytes: audio.queueBytes, clock: moddableClock, log });
+  log('info', `audio out: ${audio.output}, ${audio.outputChannels} channel(s), ${audio.queueBytes}-byte queue, latency ${Math.round(audioSink.latencyMs)} ms at 44.1 kHz`);
+  try {
+    const bind = ecma419UdpBinder(makeUdp, log);
+    return { audioSink, audioSockets: { data: bind(config.audioPort), control: bind(config.audioControlPort) } };
+  } catch (error) {
+    log('warn', `no realtime audio: UDP ports ${config.audioPort}, ${config.audioControlPort}: ${describeError(error)}`);
+    return { audioSink };
   }
 }
 
@@ -219,6 +247,8 @@ function start(): void {
     }
   }
   const timingSocket = sessionPorts(config, built, log);
+  const audio = audioPorts(config, host.audio, log);
+  if (audio && host.audio.testTone) playTestTone(audio.audioSink, { ...TEST_TONE, clock: moddableClock, log });
   const { crypto, nalKernel } = chooseKernels(log);
   const started = Time.ticks;
   const receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
@@ -233,6 +263,8 @@ function start(): void {
     videoDecoder: mirroring?.videoDecoder,
     udp: mirroring?.udp,
     timingSocket,
+    audioSink: audio?.audioSink,
+    audioSockets: audio?.audioSockets,
   });
   built.receiver = receiver;
   log('debug', `receiver made in ${Time.ticks - started} ms (identity and its public key)`);

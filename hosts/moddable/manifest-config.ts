@@ -5,6 +5,7 @@
 
 import { isDialectName } from '../../src/dialect';
 import { LOG_LEVELS, type LogLevel } from '../../src/platform';
+import type { AudioOutputKind } from './audio-sink';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, isProfileName } from '../../src/receiver';
 
 /** Fields of ReceiverConfig a manifest may set as text. */
@@ -16,6 +17,46 @@ export interface HostConfig {
   /** Whether to advertise by multicast DNS (`mdns: false` turns it off). */
   mdns: boolean;
   video: VideoHostConfig;
+  audio: AudioHostConfig;
+}
+
+/** Realtime audio's output (`embedded:io/audio/out`; hosts/moddable/README.md "Realtime audio"). */
+export interface AudioHostConfig {
+  /** Which SDK output the platform links (`audioOutput`: `alsa` on lin, `i2s` on esp32), or none. */
+  output: AudioOutputKind | undefined;
+  /** Channels the output plays (`audioOutChannels`, 1 or 2): an ESP32 board's I2S slot mode is built in. */
+  outputChannels: 1 | 2;
+  /** The sink's queue between the core's writes and the output, in bytes (`audioQueueBytes`). */
+  queueBytes: number;
+  /** Play a 1 s test tone through the sink at start (`audioTestTone`; README "Realtime audio"). */
+  testTone: boolean;
+}
+
+/** The SDK outputs `audioOutput` may name; `none` (or no key) gives the receiver no audio sink. */
+const AUDIO_OUTPUTS: readonly AudioOutputKind[] = ['alsa', 'i2s'];
+/**
+ * 16 KB: a quarter of the speaker board's 64 KB chunk heap; two to four of the output's buffers
+ * (ESP32 4092 bytes; the simulator's 1/32 s, 5512 bytes at 44.1 kHz stereo). The playout engine
+ * keeps its own jitter buffer, so the sink needs only what the output asks for next.
+ */
+const DEFAULT_AUDIO_QUEUE_BYTES = 16384;
+/** Bounds of `audioQueueBytes`: one ESP32 buffer, and 4 MB (a simulator test of several seconds). */
+const MIN_AUDIO_QUEUE_BYTES = 4096;
+const MAX_AUDIO_QUEUE_BYTES = 4 * 1024 * 1024;
+
+function audioHostConfig(manifest: Readonly<Record<string, unknown>>): AudioHostConfig {
+  const asked = String(manifest.audioOutput ?? 'none');
+  if (asked !== 'none' && !AUDIO_OUTPUTS.includes(asked as AudioOutputKind)) throw new ConfigError(`config audioOutput "${asked}" is not ${AUDIO_OUTPUTS.join(', ')} or none`);
+  const channels = manifest.audioOutChannels === undefined ? 2 : integer('audioOutChannels', manifest.audioOutChannels);
+  if (channels !== 1 && channels !== 2) throw new ConfigError(`config audioOutChannels: ${channels} is not 1 or 2`);
+  const queueBytes = manifest.audioQueueBytes === undefined ? DEFAULT_AUDIO_QUEUE_BYTES : integer('audioQueueBytes', manifest.audioQueueBytes);
+  if (queueBytes < MIN_AUDIO_QUEUE_BYTES || queueBytes > MAX_AUDIO_QUEUE_BYTES) throw new ConfigError(`config audioQueueBytes: ${queueBytes} is not ${MIN_AUDIO_QUEUE_BYTES} to ${MAX_AUDIO_QUEUE_BYTES}`);
+  return {
+    output: asked === 'none' ? undefined : (asked as AudioOutputKind),
+    outputChannels: channels as 1 | 2,
+    queueBytes,
+    testTone: manifest.audioTestTone === undefined ? false : boolean('audioTestTone', manifest.audioTestTone),
+  };
 }
 
 /** Screen mirroring's decoder on the libavcodec natives (modules/native/video-decoder). */
@@ -89,6 +130,8 @@ export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallback
   if (manifest.mirrorPort !== undefined) overrides.mirrorPort = integer('mirrorPort', manifest.mirrorPort);
   if (manifest.eventPort !== undefined) overrides.eventPort = integer('eventPort', manifest.eventPort);
   if (manifest.timingPort !== undefined) overrides.timingPort = integer('timingPort', manifest.timingPort);
+  if (manifest.audioPort !== undefined) overrides.audioPort = integer('audioPort', manifest.audioPort);
+  if (manifest.audioControlPort !== undefined) overrides.audioControlPort = integer('audioControlPort', manifest.audioControlPort);
   if (manifest.pinRequired !== undefined) overrides.pinRequired = boolean('pinRequired', manifest.pinRequired);
   if (manifest.nameIsFactoryDefault !== undefined) overrides.nameIsFactoryDefault = boolean('nameIsFactoryDefault', manifest.nameIsFactoryDefault);
   // Limits by their own names (maxConnections=4 on the command line), as the Node host's --limit.
@@ -106,5 +149,6 @@ export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallback
     logLevel,
     mdns: manifest.mdns === undefined ? true : boolean('mdns', manifest.mdns),
     video: videoHostConfig(manifest),
+    audio: audioHostConfig(manifest),
   };
 }
