@@ -37,9 +37,19 @@ Options:
                          free one: each session's SETUP answer names it); start-up stops if taken
   --timing-port PORT     local UDP port of the sessions' clock (RAOP timing; default: 0, a free
                          one, named in each SETUP answer); start-up stops if taken
+  --audio-port PORT      local UDP port that realtime audio (RTP) arrives on (default: 0, a free
+                         one, named in each audio SETUP answer); start-up stops if taken
+  --audio-control-port PORT
+                         local UDP port of the audio stream's sync packets, resent packets and
+                         retransmit requests (default: 0, a free one, named alike)
   --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
                          with -f h264), as well as showing it; offers screen mirroring (feature
                          bit 7) even with --no-screen
+  --audio-out DEVICE     ALSA device realtime audio plays on, through aplay (alsa-utils): default,
+                         hw:0, plughw:1,0... (default: default, where aplay is installed; without
+                         a sound device each stream says so in one line); none: no sound
+  --record-audio FILE    write realtime audio to FILE as a WAV (16-bit PCM, every stream of the run
+                         appended), as well as playing it; offers audio even without aplay
   --interface NAME       network interface to listen and advertise on (repeatable; default: all;
                          mDNS also answers on loopback)
   --no-mdns              do not advertise by multicast DNS
@@ -81,6 +91,10 @@ export interface CommandLine {
   mirrorGeometry: ScreenGeometry;
   /** --record FILE: mirrored video written there. */
   record: string | undefined;
+  /** --audio-out: the ALSA device realtime audio plays on (`default` unless told), or undefined: none. */
+  audioOut: string | undefined;
+  /** --record-audio FILE: realtime audio written there as a WAV. */
+  recordAudio: string | undefined;
 }
 
 function parsePort(name: string, text: string | undefined, fallback: number): number {
@@ -148,7 +162,11 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
         'ntp-port': { type: 'string' },
         'event-port': { type: 'string' },
         'timing-port': { type: 'string' },
+        'audio-port': { type: 'string' },
+        'audio-control-port': { type: 'string' },
         record: { type: 'string' },
+        'audio-out': { type: 'string' },
+        'record-audio': { type: 'string' },
         interface: { type: 'string', multiple: true },
         'no-mdns': { type: 'boolean' },
         'no-mdns-unicast': { type: 'boolean' },
@@ -208,6 +226,8 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     // Said to each sender in its SETUP answer: any free port serves unless a firewall must name it.
     eventPort: parsePort('event-port', values['event-port'], 0),
     timingPort: parsePort('timing-port', values['timing-port'], 0),
+    audioPort: parsePort('audio-port', values['audio-port'], 0),
+    audioControlPort: parsePort('audio-control-port', values['audio-control-port'], 0),
     limits: parseLimits(values.limit ?? []),
   });
   return {
@@ -222,6 +242,8 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     screen: !values['no-screen'],
     mirrorGeometry,
     record: values.record,
+    audioOut: audioDevice(values['audio-out']),
+    recordAudio: values['record-audio'],
   };
 }
 
@@ -248,6 +270,14 @@ function readAuthFiles(keyFile: string | undefined, certificateFile: string | un
     throw new ConfigError(`--auth-certificate ${certificateFile}: ${(error as Error).message}`);
   }
   return { authKey: read('auth-key', keyFile).toString('utf8'), authCertificate: der };
+}
+
+/** --audio-out's device: `default` when not given, undefined for `none`; a name aplay -D takes (no spaces). */
+function audioDevice(text: string | undefined): string | undefined {
+  if (text === undefined) return 'default';
+  if (text === 'none') return undefined;
+  if (!/^[\x21-\x7e]+$/.test(text)) throw new ConfigError(`--audio-out ${JSON.stringify(text)} is not an ALSA device name (default, hw:0, plughw:1,0...) or none`);
+  return text;
 }
 
 /** `--limit maxConnections=32` pairs; names and values are checked against DEFAULT_LIMITS. */

@@ -161,6 +161,12 @@ export interface ReceiverLimits {
    * port): repeated asks on one connection are answered from the kept bytes. Each is about 4 KB.
    */
   infoRepliesKept: number;
+  /**
+   * How much realtime audio the jitter buffer holds, in ms of the stream: the latency a sender asks
+   * for (its audio arrives that far ahead of being heard) must fit, with room for late packets.
+   * A stream asking for more is refused at its ANNOUNCE or SETUP, not played early.
+   */
+  audioBufferMs: number;
 }
 
 export const DEFAULT_LIMITS: ReceiverLimits = {
@@ -223,4 +229,6 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxEventChannelInputBytes: 64 * 1024,
   // About 256 KB on a desktop; boards keep few (profiles.ts).
   infoRepliesKept: 64,
+  // iTunes and older senders ask 2 s (88200 frames), pyatv's session streams 0.25 s: 2 s and room.
+  audioBufferMs: 3000,
 };

@@ -30,6 +30,9 @@ import { ReceiverConnection, hostPort, type ConnectionAddresses, type Connection
 import { EventSender } from './media/events';
 import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio/audio-routes';
+import { registerAudio } from './audio/register-audio';
+import type { AudioPlayback } from './audio/audio-playback';
+import type { AlacKernel } from '../audio/alac';
 import { registerInfoRoutes, type InfoContext } from './info/info';
 import { MediaSession } from './media/media-session';
 import { MirrorFeature, registerMirrorRoutes } from './mirror/mirror';
@@ -140,6 +143,8 @@ export interface ReceiverPorts {
    * receiver's retransmit requests go through `control`. One stream plays at a time.
    */
   readonly audioSockets?: { readonly data: UdpSocket; readonly control: UdpSocket };
+  /** The ALAC decoder kernel (WebAssembly on Node, the C native on XS); portable when omitted. */
+  readonly alacKernel?: AlacKernel;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -176,6 +181,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   readonly video?: VideoSession;
   /** Senders' sessions (RTSP SETUP with a binary plist): their event channels and clocks. */
   readonly sessions: Sessions;
+  /** Realtime audio (the stream that plays), where the host has a sink and the profile plays audio. */
+  readonly audio?: AudioPlayback;
   /** The feature bits advertised (spec 2.3): the profile's, limited to what is implemented. */
   readonly features: bigint;
   /** The dialect the receiver writes; requests are read in any dialect. */
@@ -227,10 +234,16 @@ export class Receiver implements InfoContext, SansIoTimers {
       updateStatus: (change) => this.updateStatus(change),
     });
     registerInfoRoutes(this.router, this);
-    registerUnservedAudioRoutes(this.router);
     const { timers } = this;
     this.sessions = new Sessions({ clock, timers, log, timingSocket: ports.timingSocket, crypto: ports.crypto, limits, eventPort: this.config.eventPort });
-    registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes });
+    const { audioSink, audioSockets } = ports;
+    const audio =
+      audioSink && audioSockets && this.features & featureMask(['Audio'])
+        ? registerAudio(this.router, { log, clock, timers, sink: audioSink, sockets: audioSockets, media: this.media, sessions: this.sessions, crypto: ports.crypto, alacKernel: ports.alacKernel, limits, display })
+        : undefined;
+    this.audio = audio?.playback;
+    registerUnservedAudioRoutes(this.router, { announce: audio === undefined });
+    registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes, audio: audio?.sessionAudio });
     this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
     registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
     registerStopRoute(this.router, this.media);
@@ -307,11 +320,12 @@ export class Receiver implements InfoContext, SansIoTimers {
       psi: identity.systemPairingId,
       vv: 2,
       audio: {
-        // spec 2.2: what the audio service would take. The receiver plays no audio yet, so it
-        // names the plainest forms: PCM, no encryption, and no metadata.
-        codecs: [0],
+        // spec 2.2: what the audio service takes. Where audio plays: PCM and ALAC (AAC has no
+        // decoder here), unencrypted streams only (et=1's RSA key is not in the spec), and the
+        // metadata the screen shows where there is one. Without audio the plainest forms.
+        codecs: this.audio ? [0, 1] : [0],
         encryptionTypes: [0],
-        metadataTypes: [],
+        metadataTypes: this.audio && this.ports.display?.showNowPlaying ? [0, 1, 2] : [],
       },
     };
   }

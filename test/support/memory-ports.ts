@@ -3,7 +3,7 @@
 // advertiser and a recording display. Portable (runs in the XS suite too).
 
 import { concat, latin1Decode } from '../../src/bytes';
-import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, RandomSource, ServiceRecord, Store } from '../../src/platform';
+import type { Advertiser, Clock, Connection, Display, DisplayStatus, Logger, NowPlaying, RandomSource, ServiceRecord, Store } from '../../src/platform';
 import { makeRng } from './arbitrary';
 
 /** A clock whose time moves only when the test advances it; timers fire in order. */
@@ -129,7 +129,8 @@ export type DisplayCall =
   | { kind: 'clear'; at: number }
   | { kind: 'status'; status: DisplayStatus; at: number }
   | { kind: 'pin'; pin: string; at: number }
-  | { kind: 'hidePin'; at: number };
+  | { kind: 'hidePin'; at: number }
+  | { kind: 'nowPlaying'; playing: NowPlaying | undefined; at: number };
 
 /** A screen that records every call, stamped with the clock's time when one is given. */
 export class RecordingDisplay implements Display {
@@ -152,6 +153,9 @@ export class RecordingDisplay implements Display {
   }
   hidePin(): void {
     this.calls.push({ kind: 'hidePin', at: this.at });
+  }
+  showNowPlaying(playing: NowPlaying | undefined): void {
+    this.calls.push({ kind: 'nowPlaying', playing, at: this.at });
   }
   /** The pictures shown, in order. */
   get photos(): { jpeg: Uint8Array; transition: string | undefined; at: number }[] {

@@ -1,5 +1,6 @@
-// The audio-streaming requests this receiver recognises and does not serve
-// (src/receiver/audio/audio-routes.ts, spec 4.3): 501 with a reason, never 404, not listed.
+// The audio requests this receiver recognises and does not serve (src/receiver/audio/audio-routes.ts,
+// spec 4.3): buffered audio, PTP, FairPlay; ANNOUNCE too where the host has no audio output. 501
+// with a reason, never 404, not listed.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -8,9 +9,9 @@ import { Router, type Request, type Response } from '../../src/receiver/connecti
 import { testReceiver } from '../support/test-receiver';
 import { MemorySender } from '../support/memory-sender';
 
-function audioRouter(): Router {
+function audioRouter(announce = true): Router {
   const router = new Router().add({ protocol: 'RTSP', method: 'OPTIONS', path: '*', handler: () => ({ status: 200 }) });
-  registerUnservedAudioRoutes(router);
+  registerUnservedAudioRoutes(router, { announce });
   return router;
 }
 
@@ -20,13 +21,18 @@ function answer(router: Router, protocol: 'HTTP' | 'RTSP', method: string, path:
   return (match.kind === 'route' ? match.route.handler({ path } as Request) : undefined) as Response;
 }
 
-test('every audio session method is answered 501 on any RTSP path, naming the request', () => {
+test('every unserved audio session method is answered 501 on any RTSP path, naming the request', () => {
   const router = audioRouter();
   for (const method of UNSERVED_AUDIO_METHODS) {
     const response = answer(router, 'RTSP', method, '/3413821438');
     assert.equal(response.status, 501, method);
-    assert.equal(response.reason, `${method} /3413821438: this receiver answers the audio information request but does not stream audio`);
+    assert.equal(response.reason, `${method} /3413821438: this receiver plays realtime audio (RTP), not buffered audio, PTP groups or FairPlay streams`);
   }
+  assert.match(answer(router, 'RTSP', 'ANNOUNCE', '/1').reason ?? '', /^ANNOUNCE \/1: this host has no audio output/);
+});
+
+test('where the host plays audio, ANNOUNCE is not among the refused', () => {
+  assert.equal(audioRouter(false).match('RTSP', 'ANNOUNCE', '*').kind === 'route', false);
 });
 
 test('the audio POST endpoints are answered 501 on both protocols', () => {
@@ -35,7 +41,7 @@ test('the audio POST endpoints are answered 501 on both protocols', () => {
     for (const protocol of ['HTTP', 'RTSP'] as const) {
       const response = answer(router, protocol, 'POST', path);
       assert.equal(response.status, 501);
-      assert.match(response.reason ?? '', new RegExp(`^POST ${path}: .*does not stream audio$`));
+      assert.match(response.reason ?? '', new RegExp(`^POST ${path}: .*FairPlay streams$`));
     }
   }
 });
@@ -47,7 +53,7 @@ test('the unserved methods are not listed among those served, and take small bod
   assert.equal(match.kind === 'route' && match.route.maxBodyBytes, 64 * 1024);
 });
 
-test('a sender that tries to stream to the receiver is told 501 Not Implemented', () => {
+test('a sender that tries to stream to a receiver without audio output is told 501 Not Implemented', () => {
   const { receiver } = testReceiver();
   const sender = new MemorySender(receiver);
   const announce = sender.request('ANNOUNCE', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP', contentType: 'application/sdp', body: new TextEncoder().encode('v=0\r\n') });
@@ -56,6 +62,6 @@ test('a sender that tries to stream to the receiver is told 501 Not Implemented'
   // The classic SETUP of an audio stream: a Transport header, no body (a session's SETUP has a plist).
   const setup = sender.request('SETUP', 'rtsp://10.0.0.2/3413821438', { protocol: 'RTSP', headers: [['Transport', 'RTP/AVP/UDP;unicast;mode=record;control_port=6001;timing_port=6002']] });
   assert.equal(setup.head.status, 501);
-  assert.match(new TextDecoder().decode(setup.body), /Transport header \(a classic audio stream\) is not served/);
+  assert.match(new TextDecoder().decode(setup.body), /Transport header \(a classic audio stream\) is not served: this host has no audio output/);
   assert.equal(sender.request('POST', '/fp-setup', { protocol: 'RTSP', body: new Uint8Array(16) }).head.status, 501);
 });

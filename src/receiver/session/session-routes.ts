@@ -2,8 +2,10 @@
 // (the session, or streams in it), RECORD, FLUSH, TEARDOWN, GET_PARAMETER and SET_PARAMETER,
 // and the POSTs senders make inside a session: /feedback (every 2 s: the sender is there),
 // /command and /audioMode. The spec shows none of them ("other audio requests: not shown");
-// they are answered as real receivers answer them. Audio streams are not served yet: a SETUP
-// asking for one is refused (501) naming the stream type.
+// they are answered as real receivers answer them. Audio (a classic SETUP with a Transport
+// header after ANNOUNCE, a type 96 stream in a session) is played by SessionAudio where the host
+// has a sink (src/receiver/audio/); without one, and for every other stream type, a SETUP asking
+// for it is refused (501) naming what is not served.
 //
 // Decisions the spec leaves open, and what this receiver does:
 // - RECORD, FLUSH, TEARDOWN, GET_PARAMETER and SET_PARAMETER without a session on the
@@ -11,11 +13,13 @@
 // - POST /feedback is 200 with or without a session (older senders send it beside video too);
 //   /command and /audioMode are 200, their bodies logged at debug (real receivers act on none
 //   of what senders send there for video and photos).
-// - SET_PARAMETER: `volume:` (dB, -144 muted or -30 to 0) and `progress:` are kept; other
-//   parameters, and metadata and artwork bodies (DMAP, images), are accepted and dropped: the
-//   receiver plays no audio to describe. GET_PARAMETER answers `volume:`; a parameter it does
-//   not know is 451 (Parameter Not Understood).
+// - SET_PARAMETER: `volume:` (dB, -144 muted or -30 to 0) and `progress:` are kept and handed to
+//   SessionAudio; metadata and artwork bodies (DMAP, images) go to it too; other parameters are
+//   accepted and dropped. GET_PARAMETER answers `volume:`; a parameter it does not know is 451
+//   (Parameter Not Understood).
 
+import { PROGRESS_PARAMETER, ProgressError, readProgress } from '../../audio/now-playing';
+import { RtpInfoError, readRtpInfo, type RtpInfo } from '../../audio/rtp-info';
 import { utf8Decode } from '../../bytes';
 import { RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
@@ -34,6 +38,26 @@ const STREAMS_NOT_SERVED = 'Audio And Data Streams Not Served';
 /** A session SETUP is a few hundred bytes of plist; a streams SETUP with keys under 2 KB. */
 const SETUP_BODY_LIMIT = 16 * 1024;
 
+/** What plays a session's audio (src/receiver/audio/), where the host has a sink. */
+export interface SessionAudio {
+  /** SETUP with a Transport header, on a session ANNOUNCE opened: the answer (its ports). */
+  setupClassic(session: SenderSession, request: Request): Response;
+  /** Type 96 streams asked in one SETUP: the answer's dictionary for each. */
+  setupRealtime(session: SenderSession, streams: readonly PlistDict[]): PlistDict[];
+  record(session: SenderSession, start: RtpInfo | undefined): void;
+  flush(session: SenderSession, until: RtpInfo | undefined): void;
+  /** TEARDOWN of the session's audio stream; returns whether one played. */
+  endStream(session: SenderSession, reason: string): boolean;
+  setVolume(session: SenderSession, db: number): void;
+  /** A SET_PARAMETER body about what plays: DMAP text, artwork (its Content-Type says which). */
+  describe(session: SenderSession, contentType: string, body: Uint8Array): void;
+  /** The sender's `progress:` (RTP times of start, now and end). */
+  progress(session: SenderSession, progress: readonly [number, number, number]): void;
+}
+
+/** The stream types SessionAudio plays. */
+const AUDIO_STREAM_TYPES: readonly number[] = [96];
+
 /** What the routes need. */
 interface SessionRoutesContext {
   readonly log: Logger;
@@ -41,6 +65,8 @@ interface SessionRoutesContext {
   readonly mime: Dialect['mime'];
   /** Bodies of SET_PARAMETER (artwork) and /command: the receiver's body limit. */
   readonly maxBodyBytes: number;
+  /** Plays audio, where the host has a sink; without it audio SETUPs are refused (501). */
+  readonly audio: SessionAudio | undefined;
 }
 
 function sessionOf(sessions: Sessions, request: Request): SenderSession {
@@ -68,18 +94,22 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
     const session = sessionOf(sessions, request);
     session.recording = true;
     log('debug', `${session.peer} ${session.label} recording`);
+    context.audio?.record(session, streamPoint(request));
     return ok();
   });
 
-  // Nothing is buffered until audio streams are served: nothing to drop.
-  rtsp('FLUSH', (request) => (sessionOf(sessions, request), ok()));
+  rtsp('FLUSH', (request) => {
+    const session = sessionOf(sessions, request);
+    context.audio?.flush(session, streamPoint(request));
+    return ok();
+  });
 
   rtsp('TEARDOWN', (request) => {
     const session = sessionOf(sessions, request);
     const streams = teardownStreams(request);
     if (streams) {
-      // No stream of a session is served yet, so none is open to end.
-      log('debug', `${session.peer} ${session.label} TEARDOWN of ${streams.map(describeStreamType).join(', ')}: no such stream open`);
+      const audio = streams.some((type) => AUDIO_STREAM_TYPES.includes(type)) && context.audio?.endStream(session, 'TEARDOWN of the stream');
+      if (!audio) log('debug', `${session.peer} ${session.label} TEARDOWN of ${streams.map(describeStreamType).join(', ')}: no such stream open`);
       return ok();
     }
     sessions.tearDown(session);
@@ -98,11 +128,12 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
     const session = sessionOf(sessions, request);
     const type = contentType(request);
     if (type !== TEXT_PARAMETERS) {
-      // Metadata (DMAP), artwork (images), a binary plist: about audio this receiver does not play.
-      log('debug', `${session.peer} ${session.label} SET_PARAMETER ${type || 'without a Content-Type'} (${request.body.length} bytes) dropped`);
+      // Metadata (DMAP), artwork (images): about what plays.
+      if (context.audio) context.audio.describe(session, type, request.body);
+      else log('debug', `${session.peer} ${session.label} SET_PARAMETER ${type || 'without a Content-Type'} (${request.body.length} bytes) dropped: this host plays no audio`);
       return ok();
     }
-    for (const [name, value] of readParameters(request)) setParameter(log, session, name, value);
+    for (const [name, value] of readParameters(request)) setParameter(context, session, name, value);
     return ok();
   });
 
@@ -120,18 +151,26 @@ export function registerSessionRoutes(router: Router, context: SessionRoutesCont
   }
 }
 
-/** SETUP: a session opened (its ports answered), or streams refused by type. */
+/** SETUP: a session opened (its ports answered), its audio set up, or streams refused by type. */
 function setup(context: SessionRoutesContext, request: Request): Response {
-  const { sessions, mime } = context;
+  const { sessions, mime, audio } = context;
   if (request.head.headers.get(HEADER.transport) !== undefined && request.body.length === 0) {
-    throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this receiver plays no audio', 501, STREAMS_NOT_SERVED);
+    if (!audio) throw new SessionRequestError('SETUP with a Transport header (a classic audio stream) is not served: this host has no audio output', 501, STREAMS_NOT_SERVED);
+    const session = sessions.of(request.state);
+    if (!session) throw new SessionRequestError('SETUP with a Transport header before ANNOUNCE: announce the stream (its SDP) first', 455);
+    return audio.setupClassic(session, request);
   }
   const asked = parseSetup(request.body);
   if (asked.kind === 'streams') {
     const session = sessionOf(sessions, request);
-    const types = asked.streams.map((stream) => describeStreamType(stream.type));
-    // pyatv shows its user the status line only: the phrase says it too.
-    throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: this receiver plays no audio and takes no data streams in a session (photos, video by URL and mirroring need none)`, 501, STREAMS_NOT_SERVED);
+    const unserved = asked.streams.filter((stream) => !(audio && AUDIO_STREAM_TYPES.includes(stream.type)));
+    if (unserved.length > 0) {
+      const types = unserved.map((stream) => describeStreamType(stream.type));
+      // pyatv shows its user the status line only: the phrase says it too.
+      throw new SessionRequestError(`SETUP in ${session.label}: stream ${types.join(', ')} not served: ${audio ? 'this receiver plays realtime audio (type 96) and' : 'this host has no audio output and'} takes no other streams in a session (photos, video by URL and mirroring need none)`, 501, STREAMS_NOT_SERVED);
+    }
+    const answers = audio!.setupRealtime(session, asked.streams.map((stream) => stream.fields));
+    return { status: STATUS.ok, headers: { [HEADER.contentType]: mime.plistBinary }, body: encodeBinaryPlist({ streams: answers }) };
   }
   const peer = hostPort(request.remoteAddress, request.remotePort);
   const { ports } = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, asked.sender);
@@ -140,21 +179,39 @@ function setup(context: SessionRoutesContext, request: Request): Response {
   return { status: STATUS.ok, headers: { [HEADER.contentType]: mime.plistBinary }, body: encodeBinaryPlist(answer) };
 }
 
-/** One `name: value` of SET_PARAMETER: the volume and progress are kept, others dropped. */
-function setParameter(log: Logger, session: SenderSession, name: string, value: string): void {
+/** RTP-Info (`seq=N;rtptime=M`) of RECORD or FLUSH, when the sender sends one. */
+function streamPoint(request: Request): RtpInfo | undefined {
+  const text = request.head.headers.get(HEADER.rtpInfo);
+  if (text === undefined) return undefined;
+  try {
+    return readRtpInfo(text);
+  } catch (error) {
+    if (!(error instanceof RtpInfoError)) throw error;
+    throw new RequestError(STATUS.badRequest, `${request.method}: ${error.message}`);
+  }
+}
+
+/** One `name: value` of SET_PARAMETER: the volume and progress are kept (and played), others dropped. */
+function setParameter(context: SessionRoutesContext, session: SenderSession, name: string, value: string): void {
+  const { log } = context;
   if (name === 'volume') {
     const volume = Number(value);
     if (!Number.isFinite(volume) || !(volume === VOLUME_DB.muted || (volume >= VOLUME_DB.min && volume <= VOLUME_DB.max))) {
       throw new RequestError(STATUS.badRequest, `SET_PARAMETER: volume ${JSON.stringify(value)} is not ${VOLUME_DB.muted} (muted) or ${VOLUME_DB.min} to ${VOLUME_DB.max} dB`);
     }
     session.volumeDb = volume;
+    context.audio?.setVolume(session, volume);
     log('debug', `${session.peer} ${session.label} volume ${volume} dB`);
-  } else if (name === 'progress') {
-    const parts = value.split('/').map(Number);
-    if (parts.length !== 3 || !parts.every((part) => Number.isInteger(part) && part >= 0 && part < 2 ** 32)) {
-      throw new RequestError(STATUS.badRequest, `SET_PARAMETER: progress ${JSON.stringify(value)} is not start/current/end RTP times`);
+  } else if (name === PROGRESS_PARAMETER) {
+    let progress;
+    try {
+      progress = readProgress(value);
+    } catch (error) {
+      if (!(error instanceof ProgressError)) throw error;
+      throw new RequestError(STATUS.badRequest, `SET_PARAMETER: ${error.message}`);
     }
-    session.progress = [parts[0], parts[1], parts[2]];
+    session.progress = [progress.startRtp, progress.currentRtp, progress.endRtp];
+    context.audio?.progress(session, session.progress);
   } else {
     log('debug', `${session.peer} ${session.label} SET_PARAMETER ${name} dropped (not a parameter this receiver keeps)`);
   }

@@ -55,6 +55,14 @@ export class SessionTiming {
     };
   }
 
+  /**
+   * The sender's clock against our monotonic clock at `now` (sender ms = local ms + offset, in the
+   * sender's own NTP-timestamp milliseconds: ntpMs), once there is a sample.
+   */
+  offsetAt(now: number): number | undefined {
+    return this.client.filter.offsetAt(now);
+  }
+
   get requestsSent(): number {
     return this.client.requestsSent;
   }
