@@ -1,0 +1,367 @@
+// The playout engine, driven by a manual clock with pyatv-shaped packets (0x80 0xE0 first, then
+// 0x80 0x60; sync packets 0x90/0x80 0xD4 every second; resent packets 0x80 0xD6 + the original).
+// Each frame's PCM carries its own RTP time (left: low 15 bits, right: the next 15), so a test
+// reads back exactly which frame was written where: order, silence, drops and repeats, and when
+// each frame is heard against when the sender asked.
+
+import assert from 'node:assert/strict';
+import { test } from 'node:test';
+import { toHex } from '../../src/bytes';
+import { AudioStream, type AudioStreamOptions } from '../../src/audio/audio-stream';
+import { createPcmDecoder } from '../../src/audio/decoder';
+import { PacketCipher } from '../../src/audio/packet-cipher';
+import { isRefusal, readSyncPacket, writeAudioHeader, writeAudioPacket, writeResentPacket, writeSyncPacket } from '../../src/audio/rtp-packets';
+import { portableFrameKernel } from '../../src/pairing/frame-kernel';
+import type { AudioFormat, AudioSink, LogLevel } from '../../src/platform';
+
+const RATE = 44100;
+const FPP = 352;
+const MS_PER_FRAME = 1000 / RATE;
+const SSRC = 0x1234abcd;
+/** pyatv's latency: 22050 + 44100 frames. */
+const LATENCY = 22050 + RATE;
+
+class RecordingSink implements AudioSink {
+  latencyMs = 40;
+  readonly writes: { pcm: Int16Array; presentationTime: number }[] = [];
+  readonly volumes: number[] = [];
+  flushes = 0;
+  ended = false;
+  configure(_format: AudioFormat): string | undefined {
+    return undefined;
+  }
+  write(pcm: Int16Array, presentationTime: number): void {
+    this.writes.push({ pcm, presentationTime });
+  }
+  setVolume(db: number): void {
+    this.volumes.push(db);
+  }
+  flush(): void {
+    this.flushes++;
+  }
+  end(): void {
+    this.ended = true;
+  }
+  /** Every frame written, as its RTP time (0 for silence), with the local time it is heard. */
+  frames(): { rtp: number; at: number }[] {
+    const out: { rtp: number; at: number }[] = [];
+    for (const { pcm, presentationTime } of this.writes) {
+      for (let i = 0; i < pcm.length / 2; i++) out.push({ rtp: pcm[2 * i] | (pcm[2 * i + 1] << 15), at: presentationTime + i * MS_PER_FRAME });
+    }
+    return out;
+  }
+  /** Whether each write starts where the one before ended (within float rounding). */
+  contiguous(): boolean {
+    for (let i = 1; i < this.writes.length; i++) {
+      const previous = this.writes[i - 1];
+      const end = previous.presentationTime + (previous.pcm.length / 2) * MS_PER_FRAME;
+      if (Math.abs(this.writes[i].presentationTime - end) > 1e-6) return false;
+    }
+    return true;
+  }
+}
+
+/** L16 big-endian stereo frames whose samples say their own RTP time. */
+function payloadFor(rtp: number, frames = FPP): Uint8Array {
+  const bytes = new Uint8Array(frames * 4);
+  for (let i = 0; i < frames; i++) {
+    const t = rtp + i;
+    const left = t & 0x7fff;
+    const right = (t >>> 15) & 0x7fff;
+    bytes[4 * i] = left >> 8;
+    bytes[4 * i + 1] = left & 0xff;
+    bytes[4 * i + 2] = right >> 8;
+    bytes[4 * i + 3] = right & 0xff;
+  }
+  return bytes;
+}
+
+/** pyatv's sender: sequence and RTP time from a start, the marker on the first packet. */
+class Sender {
+  seq: number;
+  rtp: number;
+  first = true;
+  constructor(
+    seq = 65530,
+    rtp = 1_000_000,
+    readonly ssrc = SSRC,
+  ) {
+    this.seq = seq;
+    this.rtp = rtp;
+  }
+  next(): Uint8Array {
+    const packet = writeAudioPacket({ marker: this.first, sequence: this.seq, timestamp: this.rtp, ssrc: this.ssrc }, payloadFor(this.rtp));
+    this.first = false;
+    this.seq = (this.seq + 1) & 0xffff;
+    this.rtp += FPP;
+    return packet;
+  }
+}
+
+interface Harness {
+  readonly stream: AudioStream;
+  readonly sink: RecordingSink;
+  readonly logs: string[];
+}
+
+function harness(options: Partial<AudioStreamOptions> = {}): Harness {
+  const sink = new RecordingSink();
+  const logs: string[] = [];
+  const stream = new AudioStream({
+    format: { sampleRate: RATE, channels: 2, framesPerPacket: FPP },
+    decoder: createPcmDecoder({ channels: 2, bitsPerSample: 16, framesPerPacket: FPP }),
+    sink,
+    log: (level: LogLevel, message: string) => logs.push(`${level}: ${message}`),
+    bufferLimit: { ms: 3000 },
+    ...options,
+  });
+  return { stream, sink, logs };
+}
+
+/** Runs the engine's timers up to `until`. */
+function runUntil(stream: AudioStream, until: number): void {
+  for (let guard = 0; guard < 1_000_000; guard++) {
+    const at = stream.pollTimeout();
+    if (at === undefined || at > until) return;
+    stream.handleTimeout(Math.max(at, 0));
+  }
+  assert.fail('the engine never settles');
+}
+
+/** The sender's clock is ours + 5 s, exactly (a perfect estimate). */
+const senderToLocal = (senderMs: number): number => senderMs - 5000;
+
+test('the first frame is presented exactly when the sync packet asks', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender();
+  // At local 100 (sender 5100), pyatv is sending RTP time 1_000_000; 1_000_000 - LATENCY is heard now.
+  const sync = writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5100, currentRtpTime: sender.rtp });
+  stream.receiveControl(sync, 100);
+  for (let i = 0; i < 8; i++) stream.receiveAudio(sender.next(), 100 + i);
+  // The NTP time as the packet carries it (5100 ms to 2^-32 s), through the estimate, plus the latency.
+  const syncRead = readSyncPacket(sync);
+  assert.ok(!isRefusal(syncRead));
+  const asked = senderToLocal(syncRead.senderTimeMs) + LATENCY * MS_PER_FRAME;
+  assert.equal(stream.pollTimeout(), asked - sink.latencyMs - 20, 'written the sink latency and the margin ahead');
+  runUntil(stream, asked - 60);
+  assert.equal(sink.writes.length, 1);
+  assert.equal(stream.anchoring, 'sync');
+  assert.equal(sink.writes[0].presentationTime, asked);
+  const frames = sink.frames();
+  assert.equal(frames[0].rtp, 1_000_000);
+  assert.deepEqual(frames.map((frame) => frame.rtp), Array.from({ length: frames.length }, (_, i) => 1_000_000 + i), 'in order, no silence');
+});
+
+test('a lost packet is asked for once with pyatv\'s request bytes, and the resent one fills the gap', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender(65534);
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: sender.rtp }), 0);
+  const sent: Uint8Array[] = [];
+  for (let i = 0; i < 6; i++) sent.push(sender.next());
+  for (const [i, packet] of sent.entries()) if (i !== 2 && i !== 3) stream.receiveAudio(packet, i * 8);
+  const request = stream.pollControlTransmit();
+  assert.ok(request);
+  assert.equal(toHex(request), '80d50001' + '0000' + '0002', 'sequence 0 and 1 (past the wrap), asked once');
+  assert.equal(stream.pollControlTransmit(), undefined);
+  stream.receiveControl(writeResentPacket(sent[2]), 60);
+  stream.receiveControl(writeResentPacket(sent[3]), 61);
+  runUntil(stream, LATENCY * MS_PER_FRAME);
+  const frames = sink.frames();
+  assert.equal(frames.length, 6 * FPP);
+  assert.ok(frames.every((frame, i) => frame.rtp === 1_000_000 + i), 'every frame, in order');
+  assert.equal(stream.stats.retransmitsRequested, 2);
+  assert.equal(stream.stats.retransmitsRecovered, 2);
+  assert.equal(stream.stats.lostPackets, 0);
+});
+
+test('a gap still open when its frames are due is silence, counted; the output stays contiguous', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender();
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: sender.rtp }), 0);
+  const sent = [sender.next(), sender.next(), sender.next()];
+  stream.receiveAudio(sent[0], 0);
+  stream.receiveAudio(sent[2], 16);
+  assert.ok(stream.pollControlTransmit());
+  runUntil(stream, 1600);
+  const frames = sink.frames();
+  assert.ok(frames.length >= 3 * FPP);
+  assert.ok(frames.slice(FPP, 2 * FPP).every((frame) => frame.rtp === 0), 'silence where packet 2 was');
+  assert.equal(frames[2 * FPP].rtp, 1_000_000 + 2 * FPP);
+  assert.ok(sink.contiguous());
+  assert.equal(stream.stats.lostPackets, 1);
+  // The packet that comes after its frames were written is late.
+  stream.receiveControl(writeResentPacket(sent[1]), 2100);
+  assert.equal(stream.stats.drops.late, 1);
+});
+
+test('reordered packets are played in order; packets of another SSRC, duplicates and those beyond the window are dropped and counted', () => {
+  const { stream, sink, logs } = harness({ senderToLocal, bufferLimit: { packets: 16 } });
+  const sender = new Sender(100);
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: sender.rtp }), 0);
+  const sent = Array.from({ length: 6 }, () => sender.next());
+  for (const i of [0, 2, 1, 3, 5, 4]) stream.receiveAudio(sent[i], i);
+  stream.receiveAudio(sent[3], 7);
+  const stranger = new Sender(104, 1_000_000 + 4 * FPP, 0x5eed);
+  for (let i = 0; i < 100; i++) stream.receiveAudio(stranger.next(), 8);
+  const far = new Sender(100 + 16, 1_000_000 + 16 * FPP);
+  stream.receiveAudio(far.next(), 9);
+  runUntil(stream, 2000);
+  assert.ok(sink.frames().slice(0, 6 * FPP).every((frame, i) => frame.rtp === 1_000_000 + i));
+  assert.equal(stream.stats.drops.ssrc, 100);
+  assert.equal(stream.stats.drops.duplicate, 1);
+  assert.equal(stream.stats.drops.window, 1);
+  assert.equal(stream.stats.packetsReceived, 108);
+  assert.equal(logs.filter((line) => line.includes('(ssrc)')).length, 1, 'a flood of drops is one log line');
+});
+
+test('FLUSH drops what is buffered and what the sink holds; the stream goes on from its sequence number, with a new SSRC', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender(10);
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: sender.rtp }), 0);
+  for (let i = 0; i < 5; i++) stream.receiveAudio(sender.next(), i);
+  assert.equal(stream.bufferedPackets, 5);
+  const after = new Sender(40, 2_000_000, 0x0b0b);
+  stream.flush({ seq: 40, rtptime: 2_000_000 });
+  assert.equal(sink.flushes, 1);
+  assert.equal(stream.bufferedPackets, 0);
+  stream.receiveAudio(sender.next(), 10);
+  assert.equal(stream.stats.drops.late, 1, 'a packet from before the flush');
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: after.rtp - LATENCY, senderTimeMs: 6000, currentRtpTime: after.rtp }), 1000);
+  for (let i = 0; i < 3; i++) stream.receiveAudio(after.next(), 1000 + i);
+  runUntil(stream, 3000);
+  assert.equal(sink.writes[0].presentationTime, 1000 + LATENCY * MS_PER_FRAME);
+  assert.equal(sink.frames()[0].rtp, 2_000_000);
+  assert.equal(stream.stats.drops.ssrc, 0);
+});
+
+test('volume passes to the sink; end() ends the sink and takes nothing more', () => {
+  const { stream, sink } = harness();
+  stream.setVolume(-12.5);
+  assert.deepEqual(sink.volumes, [-12.5]);
+  stream.end();
+  assert.equal(sink.ended, true);
+  stream.receiveAudio(new Sender().next(), 0);
+  assert.equal(stream.stats.packetsReceived, 0);
+  assert.equal(stream.pollTimeout(), undefined);
+});
+
+test('bad datagrams are counted by reason and never thrown', () => {
+  const { stream } = harness();
+  stream.receiveAudio(new Uint8Array(3), 0);
+  stream.receiveAudio(Uint8Array.of(0x40, 0x60, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0), 0);
+  stream.receiveAudio(writeAudioPacket({ marker: false, sequence: 1, timestamp: 1, ssrc: 1 }, new Uint8Array(5)), 0);
+  stream.receiveControl(Uint8Array.of(0x80, 0xd5, 0, 1, 0, 0, 0, 1), 0);
+  stream.receiveControl(new Uint8Array(0), 0);
+  assert.deepEqual({ ...stream.stats.drops }, { version: 1, truncated: 2, oversized: 0, type: 1, authentication: 0, decode: 1, ssrc: 0, late: 0, window: 0, duplicate: 0, flushed: 0 });
+});
+
+test('a session\'s sealed packets are opened; one that does not open is an authentication drop', () => {
+  const key = new Uint8Array(32).fill(7);
+  const { stream, sink } = harness({ senderToLocal, cipher: new PacketCipher(key, portableFrameKernel) });
+  const sealer = new PacketCipher(key, portableFrameKernel);
+  const seal = (seq: number, rtp: number): Uint8Array => sealer.seal(writeAudioHeader({ marker: false, sequence: seq, timestamp: rtp, ssrc: SSRC }), payloadFor(rtp));
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: 1_000_000 - LATENCY, senderTimeMs: 5000, currentRtpTime: 1_000_000 }), 0);
+  stream.receiveAudio(seal(1, 1_000_000), 0);
+  const bad = seal(2, 1_000_000 + FPP);
+  bad[20] ^= 1;
+  stream.receiveAudio(bad, 1);
+  stream.receiveAudio(seal(2, 1_000_000 + FPP), 2);
+  runUntil(stream, 2000);
+  assert.equal(stream.stats.drops.authentication, 1);
+  assert.ok(sink.frames().slice(0, 2 * FPP).every((frame, i) => frame.rtp === 1_000_000 + i));
+});
+
+test('a sync time far from the sender\'s clock (pyatv\'s frame count) is not believed: the first packet is heard at its arrival plus the latency', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender();
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 3.9e12, currentRtpTime: sender.rtp }), 50);
+  assert.equal(stream.stats.syncImplausible, 1);
+  for (let i = 0; i < 4; i++) stream.receiveAudio(sender.next(), 200 + i * 8);
+  runUntil(stream, 1700);
+  assert.equal(stream.anchoring, 'arrival');
+  assert.equal(sink.writes[0].presentationTime, 200 + LATENCY * MS_PER_FRAME, 'the sync packet\'s latency, from the first arrival');
+});
+
+/**
+ * A sender whose clock gains 100 ppm on ours, for 10 simulated minutes: packets sent on its clock
+ * (arriving 1 to 3 ms later), a sync packet each of its seconds, a perfect estimate of its clock.
+ */
+function fastSender(options: { believeSync: boolean }): { sink: RecordingSink; stream: AudioStream; trueLocal: (rtp: number) => number } {
+  const drift = 100e-6;
+  const toLocal = (senderMs: number): number => (senderMs - 5000) / (1 + drift);
+  const { stream, sink } = harness(options.believeSync ? { senderToLocal: toLocal } : { latencyFrames: LATENCY });
+  const sender = new Sender(0, 7_000_000);
+  const startRtp = sender.rtp;
+  const senderStart = 5000;
+  const trueLocal = (rtp: number): number => toLocal(senderStart + (rtp - startRtp) * MS_PER_FRAME) + LATENCY * MS_PER_FRAME;
+  const minutes = 10;
+  const packets = Math.floor((minutes * 60 * RATE) / FPP);
+  let nextSyncRtp = startRtp;
+  for (let k = 0; k < packets; k++) {
+    const rtp = sender.rtp;
+    const sentAt = toLocal(senderStart + (rtp - startRtp) * MS_PER_FRAME);
+    if (rtp >= nextSyncRtp) {
+      const senderNow = senderStart + (rtp - startRtp) * MS_PER_FRAME;
+      stream.receiveControl(writeSyncPacket({ first: k === 0, presentedRtpTime: rtp - LATENCY, senderTimeMs: options.believeSync ? senderNow : 1e12, currentRtpTime: rtp }), sentAt + 1);
+      nextSyncRtp += RATE;
+    }
+    const arrival = sentAt + 1 + ((k * 7919) % 3);
+    runUntil(stream, arrival);
+    stream.receiveAudio(sender.next(), arrival);
+  }
+  return { sink, stream, trueLocal };
+}
+
+/**
+ * Every written frame in one pass (no object per frame: 26 million of them): how many, how many
+ * silent, the RTP time steps between neighbours, and the largest distance (ms) between when a
+ * frame is heard and `trueLocal` of its RTP time, from `fromMs` on.
+ */
+function scan(sink: RecordingSink, trueLocal: (rtp: number) => number, fromMs = -Infinity): { frames: number; silent: number; steps: Set<number>; worst: number } {
+  let frames = 0;
+  let silent = 0;
+  let worst = 0;
+  let previous: number | undefined;
+  const steps = new Set<number>();
+  for (const { pcm, presentationTime } of sink.writes) {
+    for (let i = 0; i < pcm.length; i += 2) {
+      const rtp = pcm[i] | (pcm[i + 1] << 15);
+      frames++;
+      if (rtp === 0) {
+        silent++;
+        continue;
+      }
+      if (previous !== undefined) steps.add(rtp - previous);
+      previous = rtp;
+      const at = presentationTime + (i / 2) * MS_PER_FRAME;
+      if (at >= fromMs) worst = Math.max(worst, Math.abs(at - trueLocal(rtp)));
+    }
+  }
+  return { frames, silent, steps, worst };
+}
+
+test('a sender clock 100 ppm fast over 10 minutes: one contiguous output, every frame within 1 ms of when it was asked', () => {
+  const { sink, stream, trueLocal } = fastSender({ believeSync: true });
+  assert.equal(stream.anchoring, 'sync');
+  assert.ok(sink.contiguous(), 'each write starts where the last ended');
+  const { frames, silent, steps, worst } = scan(sink, trueLocal);
+  assert.ok(frames > 590 * RATE, `${frames} frames written`);
+  assert.equal(silent, 0, 'no silence');
+  assert.deepEqual([...steps].sort(), [1, 2], 'RTP time steps by one, or two where a frame was dropped; nothing repeats (the sender is fast)');
+  assert.ok(worst <= 1, `worst presentation error ${worst.toFixed(3)} ms`);
+  // 100 ppm of 600 s at 44100 Hz: about 2646 frames dropped.
+  assert.ok(Math.abs(stream.stats.driftFramesDropped - 2646) < 30, `${stream.stats.driftFramesDropped} frames dropped`);
+  assert.equal(stream.stats.driftFramesRepeated, 0);
+});
+
+test('the same sender anchored on arrival: the rate is learnt from arrivals and followed within a few ms once learnt', () => {
+  const { sink, stream, trueLocal } = fastSender({ believeSync: false });
+  assert.equal(stream.anchoring, 'arrival');
+  assert.ok(sink.contiguous());
+  // Arrival anchoring hears the first packet at its arrival (1 ms after sending) + latency.
+  assert.ok(Math.abs(sink.writes[0].presentationTime - (trueLocal(7_000_000) + 1)) < 1e-6);
+  const { silent, worst } = scan(sink, (rtp) => trueLocal(rtp) + 1, sink.writes[0].presentationTime + 60_000);
+  assert.equal(silent, 0);
+  assert.ok(worst <= 2.5, `worst error after the first minute ${worst.toFixed(3)} ms (arrival jitter is 2 ms)`);
+  assert.ok(stream.stats.driftFramesDropped > 2000, `${stream.stats.driftFramesDropped} frames dropped`);
+});
