@@ -46,3 +46,19 @@ export interface NativeNal {
    */
   nalWrite(payload: Uint8Array, lengthSize: number, output: Uint8Array): void;
 }
+
+/**
+ * The native of vp-alac.c (the ALAC decoder's kernel, src/audio/alac/alac-kernel.ts): the
+ * Moddable module "modules/native/vp-alac", and in the XS test host on the same global object.
+ */
+export interface NativeAlac {
+  /**
+   * Decodes one packet of a stream whose config is the 24-byte ALACSpecificConfig `cookie` into
+   * `output`: the bytes of an Int16Array (sampleBytes 2: the samples' top 16 bits) or of an
+   * Int32Array (4: the samples), interleaved, frameLength x numChannels samples at least. `work`
+   * is a 4-byte aligned scratch of 16 bytes per sample of the frame length. Returns the samples
+   * per channel, or a fault of ALAC_FAULT (src/audio/alac/alac-faults.ts) negated. A config the
+   * decoder refuses, a short output or work buffer is a RangeError.
+   */
+  alacDecode(cookie: Uint8Array, packet: Uint8Array, output: Uint8Array, sampleBytes: number, work: Uint8Array): number;
+}

@@ -1,7 +1,8 @@
 // What the XS test host runs (xs-host.test.ts bundles this with the portable pairing suites of
 // test/unit): the shared vectors and the pairing flows, for the portable build and for the C
 // natives the host links (modules/native/vp-crypto.c, installed as globalThis.__vpNatives), and
-// the NAL vectors for the portable NAL kernel and the C one (modules/native/vp-nal.c).
+// the NAL vectors for the portable NAL kernel and the C one (modules/native/vp-nal.c), and the ALAC
+// vectors for the portable ALAC kernel and the C one (modules/native/vp-alac.c).
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
@@ -9,13 +10,16 @@ import { fromHex, toHex } from '../../src/bytes';
 import { portableNalKernel } from '../../src/mirror/nal-kernel';
 import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
+import { portableAlacKernel } from '../../src/audio/alac';
+import { createNativeAlacKernel } from '../../modules/native/alac-kernel';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
-import type { NativeCrypto, NativeNal } from '../../modules/native/natives';
+import type { NativeAlac, NativeCrypto, NativeNal } from '../../modules/native/natives';
+import { alacVectors, casePackets, registerAlacVectorTests } from './alac-vectors';
 import { nalVectors, registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 import { registerCryptoVectorTests } from './crypto-vectors';
 import { registerPairingFlowTests } from './pairing-flows';
 
-const natives = (globalThis as { __vpNatives?: NativeCrypto & NativeNal }).__vpNatives;
+const natives = (globalThis as { __vpNatives?: NativeCrypto & NativeNal & NativeAlac }).__vpNatives;
 if (natives === undefined) throw new Error('globalThis.__vpNatives is missing: not the XS test host (modules/native/xs-host)');
 const native = createNativeCryptoKernels(natives);
 
@@ -26,6 +30,27 @@ registerPairingFlowTests(native);
 registerNalVectorTests(portableNalKernel);
 registerNalVectorTests(createNativeNalKernel(natives));
 registerNalAgreementTest(createNativeNalKernel(natives), 1414, 300);
+registerAlacVectorTests(portableAlacKernel);
+registerAlacVectorTests(createNativeAlacKernel(natives));
+
+test('the raw ALAC native: RangeErrors for a config, output or work buffer the wrapper never passes', () => {
+  const vector = alacVectors.cases[1]; // mono 16-bit, 4096-sample frames
+  const cookie = fromHex(vector.cookie).subarray(24);
+  const packet = casePackets(vector)[0];
+  const output = new Uint8Array(4096 * 2);
+  const work = new Uint8Array(4096 * 16);
+  assert.equal(natives.alacDecode(cookie, packet, output, 2, work), vector.frames);
+  const rangeError = (run: () => unknown) => assert.throws(run, RangeError);
+  rangeError(() => natives.alacDecode(cookie.subarray(1), packet, output, 2, work));
+  const deep = cookie.slice();
+  deep[5] = 32;
+  rangeError(() => natives.alacDecode(deep, packet, output, 2, work));
+  rangeError(() => natives.alacDecode(cookie, packet, output.subarray(2), 2, work));
+  rangeError(() => natives.alacDecode(cookie, packet, output, 4, work));
+  rangeError(() => natives.alacDecode(cookie, packet, output, 3, work));
+  rangeError(() => natives.alacDecode(cookie, packet, output, 2, work.subarray(0, 4096 * 16 - 1)));
+  rangeError(() => natives.alacDecode(cookie, packet, output, 2, new Uint8Array(4096 * 16 + 2).subarray(2)));
+});
 
 test('the raw NAL natives: a report of the units or of the fault, and RangeErrors for what the wrapper never passes', () => {
   const vector = nalVectors.cases[1]; // 4-byte lengths: SEI and three non-IDR slices
@@ -53,8 +78,8 @@ test('the raw NAL natives: a report of the units or of the fault, and RangeError
   assert.equal(toHex(bad), refused.payload);
 });
 
-/** Each native of vp-crypto.c and vp-nal.c, the call its refusal names, and how many arguments it takes. */
-const NATIVE_CALLS: readonly [keyof (NativeCrypto & NativeNal), string, number][] = [
+/** Each native of vp-crypto.c, vp-nal.c and vp-alac.c, the call its refusal names, and how many arguments it takes. */
+const NATIVE_CALLS: readonly [keyof (NativeCrypto & NativeNal & NativeAlac), string, number][] = [
   ['aeadSeal', 'aeadSeal(key, nonce, aad, buffer, length)', 5],
   ['aeadOpen', 'aeadOpen(key, nonce, aad, sealed, output)', 5],
   ['x25519Base', 'x25519Base(out, secret)', 2],
@@ -67,6 +92,7 @@ const NATIVE_CALLS: readonly [keyof (NativeCrypto & NativeNal), string, number][
   ['modexp', 'modexp(out, base, exponent, modulus)', 4],
   ['nalScan', 'nalScan(payload, lengthSize, report)', 3],
   ['nalWrite', 'nalWrite(payload, lengthSize, output)', 3],
+  ['alacDecode', 'alacDecode(cookie, packet, output, sampleBytes, work)', 5],
 ];
 
 test('every raw native called with too few arguments is a TypeError naming its call, before it reads any', () => {

@@ -14,7 +14,7 @@ import { runInXs, suiteResult } from '../xs/xsnap';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 
-test('the shared vectors and the pairing suites pass inside the XS test host, on the C natives and on @noble (and the NAL vectors on the C and portable NAL kernels)', async () => {
+test('the shared vectors and the pairing suites pass inside the XS test host, on the C natives and on @noble (and the NAL and ALAC vectors on the C and portable kernels)', async () => {
   const worker = await buildXsHost({ quiet: true });
   const pairingSuites = portableSuites().filter((file) => path.basename(file).startsWith('pairing-'));
   const files = [path.join(HERE, 'xs-host-suite.ts'), ...pairingSuites];
@@ -25,4 +25,5 @@ test('the shared vectors and the pairing suites pass inside the XS test host, on
   assert.ok(lines.some((line) => line.startsWith('ok') && line.includes('native: frame kernel')), 'the native vectors did not run');
   assert.ok(lines.some((line) => line.startsWith('ok') && line.includes('native receiver: normal pair-setup')), 'the native pairing flows did not run');
   assert.ok(lines.some((line) => line.startsWith('ok') && line.includes('native: every NAL vector converts')), 'the native NAL vectors did not run');
+  assert.ok(lines.some((line) => line.startsWith('ok') && line.includes('native: every ALAC vector decodes')), 'the native ALAC vectors did not run');
 });

@@ -1,7 +1,7 @@
 /*
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
- * vp-crypto.c and vp-nal.c here as the global object `__vpNatives` (the names of natives.ts),
+ * vp-crypto.c, vp-nal.c and vp-alac.c here as the global object `__vpNatives` (the names of natives.ts),
  * and those of video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same
  * C functions the Moddable modules vp-crypto.js, vp-nal.js and video-decoder.js bind with xsc.
  * Also the heap and meter figures the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and
@@ -25,6 +25,7 @@ extern void xs_vp_hmac_sha512(xsMachine *the);
 extern void xs_vp_modexp(xsMachine *the);
 extern void xs_vp_nal_scan(xsMachine *the);
 extern void xs_vp_nal_write(xsMachine *the);
+extern void xs_vp_alac_decode(xsMachine *the);
 
 extern void xs_vp_video_open(xsMachine *the);
 extern void xs_vp_video_name(xsMachine *the);
@@ -94,6 +95,7 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "modexp", xs_vp_modexp, 4);
 	vpDefine(the, "nalScan", xs_vp_nal_scan, 3);
 	vpDefine(the, "nalWrite", xs_vp_nal_write, 3);
+	vpDefine(the, "alacDecode", xs_vp_alac_decode, 5);
 	xsSet(xsGlobal, xsID("__vpNatives"), xsResult);
 	/* The video decoder natives (modules/native/video-decoder/natives.ts) as __vpVideo. */
 	xsResult = xsNewObject();
