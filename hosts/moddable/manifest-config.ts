@@ -40,8 +40,8 @@ const AUDIO_OUTPUTS: readonly AudioOutputKind[] = ['alsa', 'i2s'];
  * keeps its own jitter buffer, so the sink needs only what the output asks for next.
  */
 const DEFAULT_AUDIO_QUEUE_BYTES = 16384;
-/** Bounds of `audioQueueBytes`: one ESP32 buffer, and 4 MB (a simulator test of several seconds). */
-const MIN_AUDIO_QUEUE_BYTES = 4096;
+/** Bounds of `audioQueueBytes`: two ESP32 buffers, and 4 MB (a simulator test of several seconds). */
+const MIN_AUDIO_QUEUE_BYTES = 8192;
 const MAX_AUDIO_QUEUE_BYTES = 4 * 1024 * 1024;
 
 function audioHostConfig(manifest: Readonly<Record<string, unknown>>): AudioHostConfig {
