@@ -8,6 +8,7 @@ import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platform';
 import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, Receiver, TimerDriver } from '../../src/receiver';
+import { openAudioOut, type AudioOut } from './audio/audio-out';
 import { parseCommandLine, type CommandLine } from './command-line';
 import { selectFrameKernel } from './kernels/kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
@@ -243,12 +244,21 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
     const what = `NTP client on UDP port ${ntpPort}${recorder ? `, recording to ${recorder.file}` : ''}`;
     mirrorLines = await listenForMirroring(commandLine, opened, what, log);
   }
+  // Realtime audio: the system's sound, a WAV file, both or none (audio/audio-out.ts says why
+  // sound is on by default). The WAV file's header is current after every write: nothing to close.
+  let audio: AudioOut;
+  try {
+    audio = openAudioOut({ device: commandLine.audioOut, recordFile: commandLine.recordAudio, log, now: () => nodeClock.now() });
+  } catch (error) {
+    throw new StartFailure(`--record-audio ${commandLine.recordAudio}: ${fsCause(error)}`, 1);
+  }
+  const audioSink = audio.sink;
   const sessionPorts = await openSessionPorts(commandLine, opened, log);
   const port = await listenForSenders(commandLine, opened, log);
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({ ...config, port, ntpPort, eventPort: sessionPorts.eventPort, timingPort: sessionPorts.timingPort });
   try {
-    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket });
+    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.
@@ -263,6 +273,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   const { screenServer } = opened;
   if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
   if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
+  process.stdout.write(`${audio.line}\n`);
   receiver.start();
   process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
   for (const service of receiver.services()) {
