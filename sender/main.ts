@@ -2,7 +2,8 @@
 // photo (PUT /photo), plays a folder of JPEGs as a slideshow (PUT /slideshows/1, serving
 // GET /slideshows/1/assets/1 on its reverse connections and printing the events it receives),
 // plays a video by URL and controls it (POST /play, /scrub, /rate, GET /playback-info: video.ts),
-// or stops what a receiver shows (POST /stop).
+// streams an audio file as realtime audio (audio/audio-command.ts), or stops what a receiver
+// shows (POST /stop).
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -17,6 +18,7 @@ import { MIRROR_PORT } from '../src/mirror';
 import { NTP_SENDER_PORT } from '../src/timing';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type SetupMode, type VideoCommon } from './video';
+import { sendAudio, type AudioPath } from './audio/audio-command';
 
 const VERSION = '0.1.0';
 
@@ -29,6 +31,7 @@ const HELP = `Usage:
   vendorplay-send info HOST:PORT
   vendorplay-send stop HOST:PORT
   vendorplay-send mirror HOST[:PORT] FILE.mp4|FILE.h264 [--fps N] [--bind ADDRESS]
+  vendorplay-send audio HOST:PORT FILE [--codec pcm|alac] [--path classic|session]
 
 Sends to a receiver of the wireless media protocol.
 
@@ -51,6 +54,10 @@ Commands:
   mirror      streams an H.264 file as screen mirroring (PORT: the mirroring port, default
               7100): serves NTP on UDP 7010, GET /stream.xml, POST /stream, codec data, the
               frames at the file's frame rate, a heartbeat every second; MP4/MOV/MKV need ffmpeg
+  audio       streams any file ffmpeg reads as realtime audio (44100 Hz, 16-bit stereo, 352
+              frames a packet, paced in real time): RTP packets to the receiver's data port, a
+              sync packet every second, packets sent again when asked, a timing server; then
+              --latency frames of silence and TEARDOWN. Ctrl-C ends it early (with TEARDOWN)
 
 Options:
   --transition NAME     photo transition, e.g. Dissolve (default: none)
@@ -75,6 +82,16 @@ Options:
   --ntp-port PORT       mirror: UDP port the NTP server listens on (default: 7010, spec 4.5)
   --clock-offset MS     mirror: add MS to the clock served by NTP and to the timestamps
   --hold SECONDS        mirror: keep the session (heartbeats) this long after the last frame
+  --codec NAME          audio: alac (the default; encoded here, 352 frames a packet) or pcm (L16)
+  --path NAME           audio: session (a session SETUP, then a type 96 stream sealed with
+                        ChaCha20-Poly1305; the default when GET /info has feature bit 38) or
+                        classic (ANNOUNCE, SETUP with a Transport, RECORD; unencrypted)
+  --latency FRAMES      audio: how far behind the sender the receiver plays, in frames at
+                        44100 Hz (default: 22050, half a second)
+  --start-delay MS      audio: wait this long after RECORD before the first packet (default: 0)
+  --volume DB           audio: SET_PARAMETER volume (classic), 0 (full, the default) to -144
+  --clock-ppm N         audio: the sender's clock (pacing, sync packets, timing answers) runs N
+                        parts per million fast (negative: slow) against this host's
   -h, --help            show this help
 `;
 
@@ -328,6 +345,7 @@ const TARGETS = {
   info: { name: undefined, required: false },
   stop: { name: undefined, required: false },
   mirror: { name: 'H.264 file (.mp4 or .h264)', required: true },
+  audio: { name: 'audio file', required: true },
 } as const;
 type Command = keyof typeof TARGETS;
 const COMMANDS = Object.keys(TARGETS);
@@ -376,6 +394,12 @@ function readOptions(argv: string[]) {
         'ntp-port': { type: 'string' },
         'clock-offset': { type: 'string' },
         hold: { type: 'string' },
+        codec: { type: 'string' },
+        path: { type: 'string' },
+        latency: { type: 'string' },
+        'start-delay': { type: 'string' },
+        volume: { type: 'string' },
+        'clock-ppm': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
       },
     });
@@ -398,6 +422,9 @@ function readPositionals(positionals: string[]): { command: Command; address: st
   return { command: command as Command, address, target };
 }
 
+/** The options only the audio command takes. */
+const AUDIO_OPTIONS = ['codec', 'path', 'latency', 'start-delay', 'volume', 'clock-ppm'] as const;
+
 /** What every command sends with: the receiver's endpoint, the dialect, the session id. */
 function commonSettings(command: Command, address: string, values: Options): Common {
   const dialectName = values.dialect ?? 'vendor';
@@ -417,6 +444,7 @@ function commonSettings(command: Command, address: string, values: Options): Com
   if (values.start !== undefined && command !== 'play') throw new UsageError(`--start: only for play`);
   if (values['start-seconds'] !== undefined && command !== 'play') throw new UsageError(`--start-seconds: only for play`);
   if (values.setup !== undefined && command !== 'play') throw new UsageError(`--setup: only for play`);
+  for (const name of AUDIO_OPTIONS) if (values[name] !== undefined && command !== 'audio') throw new UsageError(`--${name}: only for audio`);
   const headers: CommonHeaders = () => {
     const list: [string, string][] = [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
     if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
@@ -445,6 +473,29 @@ async function runMirror(common: Common, file: string | undefined, values: Optio
   });
 }
 
+/** `audio HOST:PORT FILE`: the codec, the path, the latency and the sender's clock. */
+async function runAudio(common: Common, file: string, values: Options): Promise<void> {
+  const codec = values.codec ?? 'alac';
+  if (codec !== 'alac' && codec !== 'pcm') throw new UsageError(`--codec ${JSON.stringify(codec)}: alac or pcm`);
+  const audioPath = values.path ?? 'auto';
+  if (audioPath !== 'auto' && audioPath !== 'classic' && audioPath !== 'session') throw new UsageError(`--path ${JSON.stringify(audioPath)}: classic or session`);
+  const latencyFrames = values.latency === undefined ? 22050 : numberIn('latency', values.latency, 352, 10 * 44100);
+  if (!Number.isInteger(latencyFrames)) throw new UsageError(`--latency ${values.latency}: a whole number of frames`);
+  await sendAudio({
+    endpoint: common.endpoint,
+    dialect: common.dialect,
+    headers: common.headers,
+    file,
+    codec,
+    path: audioPath as AudioPath,
+    latencyFrames,
+    startDelayMs: values['start-delay'] === undefined ? 0 : numberIn('start-delay', values['start-delay'], 0, 60_000),
+    volumeDb: values.volume === undefined ? 0 : numberIn('volume', values.volume, -144, 0),
+    clockPpm: values['clock-ppm'] === undefined ? 0 : numberIn('clock-ppm', values['clock-ppm'], -100_000, 100_000),
+    say,
+  });
+}
+
 /** --stop-after SECONDS, in ms. */
 function stopAfterMs(values: Options): number | undefined {
   return values['stop-after'] === undefined ? undefined : positiveNumber('stop-after', values['stop-after'], 0, 86_400) * 1000;
@@ -455,6 +506,8 @@ async function run(command: Command, target: string | undefined, values: Options
   switch (command) {
     case 'mirror':
       return runMirror(common, target, values);
+    case 'audio':
+      return runAudio(common, target!, values);
     case 'photo':
       return sendPhoto(common, target!, values.transition);
     case 'stop':

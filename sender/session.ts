@@ -14,6 +14,19 @@ import { isRaopTimingRequest, raopTimingReply } from '../src/timing';
 import type { Dialect } from '../src/dialect';
 import { connect, describeEndpoint, SendError, type ControlConnection } from './wire';
 
+/** Feature bit 38: the receiver pairs and encrypts as current senders expect, and they open sessions. */
+const SESSION_FEATURE_BIT = 38n;
+
+/** Whether the receiver's GET /info says it takes sessions (feature bit 38); false when it has no /info. */
+export async function takesSessions(control: ControlConnection): Promise<boolean> {
+  const response = await control.request('GET', '/info');
+  if (response.head.status !== 200) return false;
+  const info = decodePlist(response.body);
+  const features = isPlistDict(info) ? info.features : undefined;
+  const mask = typeof features === 'bigint' ? features : typeof features === 'number' ? BigInt(features) : 0n;
+  return ((mask >> SESSION_FEATURE_BIT) & 1n) === 1n;
+}
+
 /** What iOS and pyatv send: feedback every 2 s keeps the session. */
 const FEEDBACK_INTERVAL_MS = 2000;
 
@@ -27,6 +40,10 @@ export interface SessionOptions {
   readonly say: (line: string) => void;
   /** `NTP` (the default, as pyatv) or `None`. */
   readonly timingProtocol: 'NTP' | 'None';
+  /** The clock the timing server answers from (default: this host's, as Unix time). */
+  readonly clockMs?: () => number;
+  /** Runs between the session SETUP and RECORD (the audio command SETUPs its stream there, as pyatv does). */
+  readonly beforeRecord?: () => Promise<void>;
 }
 
 export class SenderSession {
@@ -40,6 +57,7 @@ export class SenderSession {
     private readonly timing: dgram.Socket | undefined,
     private readonly events: net.Socket,
     readonly eventPort: number,
+    private readonly clockMs: () => number,
   ) {}
 
   /** Opens a session on `control`; throws SendError with the receiver's answer when it refuses. */
@@ -69,8 +87,9 @@ export class SenderSession {
       // Nothing is asked of us on it yet; what comes is read and dropped.
       events.on('data', () => {});
       events.on('error', () => {});
-      session = new SenderSession(control, timing, events, eventPort);
+      session = new SenderSession(control, timing, events, eventPort, options.clockMs ?? senderClockMs);
       if (timing) timing.on('message', (message, remote) => session!.answerTiming(message, remote));
+      await options.beforeRecord?.();
       const record = await control.request('RECORD', `rtsp://${where}/1`, [], undefined, 'RTSP');
       if (record.head.status !== 200) throw new SendError(`RECORD on ${where}: ${record.head.status} ${record.head.reason}`);
       session.feedback = setInterval(() => void control.request('POST', '/feedback', [], undefined, 'RTSP').catch(() => {}), FEEDBACK_INTERVAL_MS);
@@ -96,9 +115,9 @@ export class SenderSession {
   private answerTiming(message: Buffer, remote: dgram.RemoteInfo): void {
     const request = new Uint8Array(message.buffer, message.byteOffset, message.byteLength);
     if (!isRaopTimingRequest(request)) return;
-    const now = senderClockMs();
+    const now = this.clockMs();
     this.timingAnswered++;
-    this.timing?.send(raopTimingReply(request, now, senderClockMs()), remote.port, remote.address);
+    this.timing?.send(raopTimingReply(request, now, this.clockMs()), remote.port, remote.address);
   }
 }
 

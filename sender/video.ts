@@ -5,7 +5,7 @@ import { utf8Encode } from '../src/bytes';
 import { EVENT_PURPOSE, HEADER, type ResponseHead } from '../src/http';
 import { TEXT_PARAMETERS, decodeParameters, decodePlist, encodeBinaryPlist, isPlistDict, real, type PlistDict, type PlistValue } from '../src/plist';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, type CommonHeaders, type Endpoint, type Message } from './wire';
-import { SenderSession } from './session';
+import { SenderSession, takesSessions } from './session';
 import type { Dialect } from '../src/dialect';
 
 /** What the video commands need from the command line. */
@@ -36,20 +36,12 @@ interface PlayOptions {
 
 export type SetupMode = 'auto' | 'ntp' | 'none' | 'off';
 
-/** Feature bit 38: the receiver pairs and encrypts as current senders expect, and they open sessions. */
-const SESSION_FEATURE_BIT = 38n;
-
 /** Whether to open a session, and with which timing protocol. */
 async function sessionTiming(control: ControlConnection, mode: SetupMode): Promise<'NTP' | 'None' | undefined> {
   if (mode === 'off') return undefined;
   if (mode === 'ntp') return 'NTP';
   if (mode === 'none') return 'None';
-  const response = await control.request('GET', '/info');
-  if (response.head.status !== 200) return undefined;
-  const info = decodePlist(response.body);
-  const features = isPlistDict(info) ? info.features : undefined;
-  const mask = typeof features === 'bigint' ? features : typeof features === 'number' ? BigInt(features) : 0n;
-  return (mask >> SESSION_FEATURE_BIT) & 1n ? 'NTP' : undefined;
+  return (await takesSessions(control)) ? 'NTP' : undefined;
 }
 
 function seconds(value: number): string {

@@ -133,6 +133,11 @@ export class ControlConnection {
     });
   }
 
+  /** This end's address (the audio command names it in an ANNOUNCE's SDP). */
+  get localAddress(): string {
+    return this.socket.localAddress ?? '0.0.0.0';
+  }
+
   close(): void {
     this.socket.destroy();
   }

@@ -1,0 +1,35 @@
+// What both ways of opening a realtime audio stream share: the options the command passes, the
+// refusal of a request answered other than 200 (with the receiver's reason), and the numbers a
+// stream starts from.
+
+import { randomBytes } from 'node:crypto';
+import { utf8Decode } from '../../src/bytes';
+import { HEADER, type ResponseHead } from '../../src/http';
+import type { SenderCodec } from './audio-format';
+import type { SenderClock } from './sender-clock';
+import { SendError, type Message } from '../wire';
+
+export interface AudioOptions {
+  readonly file: string;
+  readonly codec: SenderCodec;
+  readonly latencyFrames: number;
+  readonly startDelayMs: number;
+  /** SET_PARAMETER volume, in dB (0 is full, -144 silent). */
+  readonly volumeDb: number;
+  readonly clock: SenderClock;
+  readonly say: (line: string) => void;
+}
+
+/** Throws SendError naming the request and the receiver's answer unless it is 200. */
+export function expectOk(what: string, response: Message<ResponseHead>): void {
+  if (response.head.status === 200) return;
+  const type = response.head.headers.get(HEADER.contentType) ?? '';
+  const reason = /^text\/plain\b/i.test(type) && response.body.length > 0 ? `: ${utf8Decode(response.body.subarray(0, 500), false).split(/\r?\n/)[0].trim()}` : '';
+  throw new SendError(`${what}: the receiver answered ${response.head.status} ${response.head.reason}${reason}`);
+}
+
+/** Random 32-bit and 16-bit numbers a stream starts from (SSRC, RTP time, sequence), as senders pick them. */
+export function randomStart(): { readonly ssrc: number; readonly rtpTime: number; readonly sequence: number } {
+  const bytes = randomBytes(10);
+  return { ssrc: bytes.readUInt32BE(0), rtpTime: bytes.readUInt32BE(4), sequence: bytes.readUInt16BE(8) };
+}

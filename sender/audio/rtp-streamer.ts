@@ -1,0 +1,169 @@
+// Sends a realtime audio stream, the same for the classic path and a session's stream: audio
+// packets of 352 frames to the receiver's data port, paced by the sender's clock (packet n leaves
+// when that clock reaches start + n * 352 / 44100 s; the first carries the marker bit), a sync
+// packet every second on the control port (RTP time `now - latency` is heard at the sender-clock
+// time it carries, `now` being the frame the pacing is at), packets sent again (0x56) when the
+// receiver asks (0x55) from a backlog of the last seconds, and after the file `latency` frames of
+// silence, as pyatv does, so the receiver plays out what it holds before TEARDOWN.
+
+import { PAYLOAD_TYPE, isRefusal, readRetransmitRequest, writeAudioHeader, writeResentPacket, writeSyncPacket } from '../../src/audio/rtp-packets';
+import type { PayloadEncoder } from './audio-format';
+import type { SenderClock } from './sender-clock';
+
+export const FRAMES_PER_PACKET = 352;
+const SAMPLE_RATE = 44100;
+const CHANNELS = 2;
+const SYNC_INTERVAL_MS = 1000;
+/** Packets kept for resending: about 6 s (a receiver asks within its latency). */
+const BACKLOG_PACKETS = 768;
+
+export interface Destination {
+  readonly host: string;
+  readonly port: number;
+}
+
+/** What the streamer needs of a UDP socket (node:dgram's fits; tests pass their own). */
+export interface DatagramPort {
+  send(bytes: Uint8Array, port: number, host: string): void;
+  on(event: 'message', listener: (message: Uint8Array, remote: { readonly address: string; readonly port: number }) => void): unknown;
+}
+
+/** Where the frames come from (pcm-source.ts: ffmpeg): `frames` frames at a time, fewer at the end, then undefined. */
+export interface FrameSource {
+  read(frames: number): Promise<Int16Array | undefined>;
+}
+
+export interface StreamerOptions {
+  /** Sends sync and resent packets, receives retransmit requests (its port is the sender's control_port). */
+  readonly control: DatagramPort;
+  /** Sends the audio packets. */
+  readonly data: DatagramPort;
+  readonly dataTo: Destination;
+  readonly controlTo: Destination;
+  readonly clock: SenderClock;
+  readonly latencyFrames: number;
+  readonly ssrc: number;
+  readonly firstSequence: number;
+  readonly firstRtpTime: number;
+  /** Sender-clock ms to wait before the first packet. */
+  readonly startDelayMs: number;
+  readonly encode: PayloadEncoder;
+  /** Waits `hostMs` of this host's time (default: a timer; tests pass one that moves a manual clock). */
+  readonly sleep?: (hostMs: number) => Promise<void>;
+  /** Seals a packet (a session's stream): header and payload in, the whole packet out; packet number n as its nonce. */
+  readonly seal?: (header: Uint8Array, payload: Uint8Array, packetNumber: number) => Uint8Array;
+}
+
+export interface StreamStats {
+  packets: number;
+  resent: number;
+  syncs: number;
+  retransmitRequests: number;
+  fileFrames: number;
+  paddingFrames: number;
+}
+
+export class RtpStreamer {
+  readonly stats: StreamStats = { packets: 0, resent: 0, syncs: 0, retransmitRequests: 0, fileFrames: 0, paddingFrames: 0 };
+  private readonly backlog = new Map<number, Uint8Array>();
+  private stopped = false;
+  private wake: (() => void) | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(private readonly options: StreamerOptions) {
+    options.control.on('message', (message, remote) => this.onControl(message, remote));
+  }
+
+  /** Streams `source` whole, then the latency's padding; resolves when the last packet is sent. */
+  async run(source: FrameSource): Promise<void> {
+    const { clock, latencyFrames, firstRtpTime } = this.options;
+    const start = clock.now() + this.options.startDelayMs;
+    const silence = new Int16Array(FRAMES_PER_PACKET * CHANNELS);
+    let nextSync = start;
+    let firstSync = true;
+    for (let n = 0; !this.stopped; n++) {
+      const due = start + (n * FRAMES_PER_PACKET * 1000) / SAMPLE_RATE;
+      // Read and encode ahead of the due time: only the send waits for it.
+      let pcm = this.stats.paddingFrames === 0 ? await source.read(FRAMES_PER_PACKET) : undefined;
+      if (pcm === undefined) {
+        if (this.stats.paddingFrames >= latencyFrames) break;
+        pcm = silence;
+        this.stats.paddingFrames += FRAMES_PER_PACKET;
+      } else {
+        const frames = pcm.length / CHANNELS;
+        this.stats.fileFrames += frames;
+        if (frames < FRAMES_PER_PACKET) {
+          // The last packet of the file, padded with silence (pyatv): every packet is 352 frames.
+          const whole = new Int16Array(FRAMES_PER_PACKET * CHANNELS);
+          whole.set(pcm);
+          pcm = whole;
+        }
+      }
+      const payload = this.options.encode(pcm, FRAMES_PER_PACKET);
+      await this.sleepUntil(due);
+      if (this.stopped) break;
+      while (clock.now() >= nextSync) {
+        this.sendSync(firstSync, firstRtpTime + Math.round(((clock.now() - start) * SAMPLE_RATE) / 1000));
+        firstSync = false;
+        nextSync += SYNC_INTERVAL_MS;
+      }
+      this.sendAudio(n, payload);
+    }
+  }
+
+  /** Ends run() at its next packet. */
+  stop(): void {
+    this.stopped = true;
+    if (this.timer) clearTimeout(this.timer);
+    this.wake?.();
+  }
+
+  private sleepUntil(senderMs: number): Promise<void> {
+    const wait = this.options.clock.hostMsUntil(senderMs);
+    if (wait <= 0) return Promise.resolve();
+    if (this.options.sleep) return this.options.sleep(wait);
+    return new Promise((resolve) => {
+      this.wake = resolve;
+      this.timer = setTimeout(resolve, wait);
+    });
+  }
+
+  private sendAudio(n: number, payload: Uint8Array): void {
+    const { ssrc, firstSequence, firstRtpTime, dataTo, seal } = this.options;
+    const sequence = (firstSequence + n) & 0xffff;
+    const header = writeAudioHeader({ marker: n === 0, sequence, timestamp: (firstRtpTime + n * FRAMES_PER_PACKET) >>> 0, ssrc });
+    let packet: Uint8Array;
+    if (seal) {
+      packet = seal(header, payload, n);
+    } else {
+      packet = new Uint8Array(header.length + payload.length);
+      packet.set(header);
+      packet.set(payload, header.length);
+    }
+    this.options.data.send(packet, dataTo.port, dataTo.host);
+    this.backlog.set(sequence, packet);
+    this.backlog.delete((sequence - BACKLOG_PACKETS) & 0xffff);
+    this.stats.packets++;
+  }
+
+  private sendSync(first: boolean, currentRtpTime: number): void {
+    const { latencyFrames, controlTo, control, clock } = this.options;
+    const sync = writeSyncPacket({ first, presentedRtpTime: (currentRtpTime - latencyFrames) >>> 0, senderTimeMs: clock.now(), currentRtpTime: currentRtpTime >>> 0 });
+    control.send(sync, controlTo.port, controlTo.host);
+    this.stats.syncs++;
+  }
+
+  /** A retransmit request: each packet asked that is still in the backlog, sent again whole behind 0x80 0xD6. */
+  private onControl(bytes: Uint8Array, remote: { readonly address: string; readonly port: number }): void {
+    if (bytes.length < 2 || (bytes[1] & 0x7f) !== PAYLOAD_TYPE.retransmitRequest) return;
+    const request = readRetransmitRequest(bytes);
+    if (isRefusal(request)) return;
+    this.stats.retransmitRequests++;
+    for (let i = 0; i < request.count; i++) {
+      const original = this.backlog.get((request.firstSequence + i) & 0xffff);
+      if (!original) continue;
+      this.options.control.send(writeResentPacket(original), remote.port, remote.address);
+      this.stats.resent++;
+    }
+  }
+}
