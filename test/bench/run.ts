@@ -1,7 +1,9 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror).
+// channel, photo, slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror,
+// audio-clock).
 
+import { runAudioClockBench } from './audio-clock.bench';
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
 import { runMirrorHandoffBenches } from './mirror-handoff.bench';
@@ -26,6 +28,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   'xs-pair-setup': () => runXsPairSetupBench(),
   xs: runXsBench,
   mirror: runMirrorBench,
+  'audio-clock': runAudioClockBench,
 };
 
 const wanted = process.argv.slice(2);

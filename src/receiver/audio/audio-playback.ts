@@ -149,6 +149,7 @@ export class AudioPlayback {
       if (count > 0) this.context.log('debug', `audio: ${count === 1 ? 'a datagram' : `${count} datagrams in the last ${DROP_LOG_INTERVAL_MS / 1000} s`} from ${address} on the ${socket} port dropped (${playing ? `the stream playing is ${playing.session.senderAddress}'s` : 'no stream plays'})`);
       return;
     }
+    playing.session.lastStreamAt = now;
     if (socket === 'data') playing.stream.receiveData(bytes, now);
     else playing.stream.receiveControl(bytes, now);
     this.arm();

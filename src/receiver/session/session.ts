@@ -49,9 +49,12 @@ export class SenderSession {
     return this.endedBecause !== undefined;
   }
 
-  /** When the sender last asked anything on the session's connection. */
+  /** When a packet of the session's stream last came (a sender streaming is there, asking or not). */
+  lastStreamAt = 0;
+
+  /** When the sender was last heard: a request on the session's connection, or its stream. */
   get lastHeard(): number {
-    return Math.max(this.openedAt, this.connection.lastRequestAt);
+    return Math.max(this.openedAt, this.connection.lastRequestAt, this.lastStreamAt);
   }
 
   /** `session 3 (pyatv, iPhone14,3)`, for log lines. */
