@@ -1,8 +1,9 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
 // channel, photo, slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror,
-// audio-clock).
+// audio-clock, audio).
 
+import { runAudioBench } from './audio.bench';
 import { runAudioClockBench } from './audio-clock.bench';
 import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
@@ -29,6 +30,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   xs: runXsBench,
   mirror: runMirrorBench,
   'audio-clock': runAudioClockBench,
+  audio: runAudioBench,
 };
 
 const wanted = process.argv.slice(2);
