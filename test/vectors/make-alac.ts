@@ -13,6 +13,7 @@ import { createHash } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { readCaf } from './alac-caf';
 
 const RATE = 44100;
 
@@ -108,59 +109,6 @@ function makePcm(clip: Clip): Buffer {
     }
   }
   return pcm;
-}
-
-interface Caf {
-  cookie: Buffer;
-  packets: Buffer[];
-  framesPerPacket: number;
-  validFrames: number;
-}
-
-/** The kuki, pakt and data chunks of a CAF file (Apple's Core Audio Format). */
-function readCaf(file: Buffer): Caf {
-  if (file.toString('latin1', 0, 4) !== 'caff') throw new Error('not a CAF file');
-  let at = 8;
-  let cookie: Buffer | undefined;
-  let sizes: number[] = [];
-  let validFrames = 0;
-  let framesPerPacket = 0;
-  let data: Buffer | undefined;
-  while (at + 12 <= file.length) {
-    const type = file.toString('latin1', at, at + 4);
-    let size = Number(file.readBigInt64BE(at + 4));
-    const body = at + 12;
-    if (size < 0) size = file.length - body;
-    const chunk = file.subarray(body, body + size);
-    if (type === 'desc') framesPerPacket = chunk.readUInt32BE(20);
-    if (type === 'kuki') cookie = Buffer.from(chunk);
-    if (type === 'data') data = chunk.subarray(4); // after the edit count
-    if (type === 'pakt') {
-      const packets = Number(chunk.readBigInt64BE(0));
-      validFrames = Number(chunk.readBigInt64BE(8));
-      // Then the packet sizes as variable-length integers: 7 bits a byte, high bit = more follow.
-      let p = 24;
-      sizes = [];
-      for (let i = 0; i < packets; i++) {
-        let value = 0;
-        for (;;) {
-          const byte = chunk[p++];
-          value = value * 128 + (byte & 0x7f);
-          if ((byte & 0x80) === 0) break;
-        }
-        sizes.push(value);
-      }
-    }
-    at = body + size;
-  }
-  if (cookie === undefined || data === undefined) throw new Error('CAF without kuki or data');
-  const packets: Buffer[] = [];
-  let offset = 0;
-  for (const size of sizes) {
-    packets.push(Buffer.from(data.subarray(offset, offset + size)));
-    offset += size;
-  }
-  return { cookie, packets, framesPerPacket, validFrames };
 }
 
 /** The 24-byte ALACSpecificConfig inside a cookie (after 'frma' and 'alac' atoms when present). */
