@@ -76,31 +76,15 @@ export class RtpStreamer {
 
   /** Streams `source` whole, then the latency's padding; resolves when the last packet is sent. */
   async run(source: FrameSource): Promise<void> {
-    const { clock, latencyFrames, firstRtpTime } = this.options;
+    const { clock, firstRtpTime } = this.options;
+    // The clock starts once the first packet is at hand (ffmpeg takes a moment to start, the
+    // encoder's first frame a few more): a late first packet would bring the next ones in a burst.
+    let payload = await this.nextPayload(source);
     const start = clock.now() + this.options.startDelayMs;
-    const silence = new Int16Array(FRAMES_PER_PACKET * CHANNELS);
     let nextSync = start;
     let firstSync = true;
-    for (let n = 0; !this.stopped; n++) {
-      const due = start + (n * FRAMES_PER_PACKET * 1000) / SAMPLE_RATE;
-      // Read and encode ahead of the due time: only the send waits for it.
-      let pcm = this.stats.paddingFrames === 0 ? await source.read(FRAMES_PER_PACKET) : undefined;
-      if (pcm === undefined) {
-        if (this.stats.paddingFrames >= latencyFrames) break;
-        pcm = silence;
-        this.stats.paddingFrames += FRAMES_PER_PACKET;
-      } else {
-        const frames = pcm.length / CHANNELS;
-        this.stats.fileFrames += frames;
-        if (frames < FRAMES_PER_PACKET) {
-          // The last packet of the file, padded with silence (pyatv): every packet is 352 frames.
-          const whole = new Int16Array(FRAMES_PER_PACKET * CHANNELS);
-          whole.set(pcm);
-          pcm = whole;
-        }
-      }
-      const payload = this.options.encode(pcm, FRAMES_PER_PACKET);
-      await this.sleepUntil(due);
+    for (let n = 0; payload && !this.stopped; n++) {
+      await this.sleepUntil(start + (n * FRAMES_PER_PACKET * 1000) / SAMPLE_RATE);
       if (this.stopped) break;
       while (clock.now() >= nextSync) {
         this.sendSync(firstSync, firstRtpTime + Math.round(((clock.now() - start) * SAMPLE_RATE) / 1000));
@@ -108,7 +92,26 @@ export class RtpStreamer {
         nextSync += SYNC_INTERVAL_MS;
       }
       this.sendAudio(n, payload);
+      // Read and encode the next packet ahead of its due time: only the send waits for it.
+      payload = await this.nextPayload(source);
     }
+  }
+
+  /**
+   * The next packet's payload: the file's frames (the last packet padded with silence, as pyatv
+   * does: every packet is 352 frames), then silence until the latency is covered, then undefined.
+   */
+  private async nextPayload(source: FrameSource): Promise<Uint8Array | undefined> {
+    const pcm = this.stats.paddingFrames === 0 ? await source.read(FRAMES_PER_PACKET) : undefined;
+    const whole = new Int16Array(FRAMES_PER_PACKET * CHANNELS);
+    if (pcm === undefined) {
+      if (this.stats.paddingFrames >= this.options.latencyFrames) return undefined;
+      this.stats.paddingFrames += FRAMES_PER_PACKET;
+    } else {
+      this.stats.fileFrames += pcm.length / CHANNELS;
+      whole.set(pcm);
+    }
+    return this.options.encode(whole, FRAMES_PER_PACKET);
   }
 
   /** Ends run() at its next packet. */

@@ -48,11 +48,13 @@ function tone(frames: number): Int16Array {
   return pcm;
 }
 
-/** The file as a FrameSource. */
-function fileSource(pcm: Int16Array): FrameSource {
+/** The file as a FrameSource; `beforeRead` runs before each read (a test moves the clock there). */
+function fileSource(pcm: Int16Array, beforeRead: (read: number) => void = () => {}): FrameSource {
   let at = 0;
+  let reads = 0;
   return {
     read: async (frames) => {
+      beforeRead(reads++);
       if (at >= pcm.length) return undefined;
       const piece = pcm.slice(at, at + frames * 2);
       at += piece.length;
@@ -72,7 +74,7 @@ interface Run {
 
 const START = { ssrc: 0x11223344, sequence: 65530, rtpTime: 0xffffff00 };
 
-async function stream(pcm: Int16Array, options: { codec: SenderCodec; latencyFrames: number; ppm?: number; cipher?: PacketCipher }): Promise<Run> {
+async function stream(pcm: Int16Array, options: { codec: SenderCodec; latencyFrames: number; ppm?: number; cipher?: PacketCipher; firstReadMs?: number }): Promise<Run> {
   const manual = { host: 5000 };
   const clock = new SenderClock(options.ppm ?? 0, () => manual.host);
   const sentAtHost: number[] = [];
@@ -100,7 +102,7 @@ async function stream(pcm: Int16Array, options: { codec: SenderCodec; latencyFra
     // Waiting moves the manual clock: each packet leaves when the sender's clock says it is due.
     sleep: async (hostMs) => void (manual.host += hostMs),
   });
-  await streamer.run(fileSource(pcm));
+  await streamer.run(fileSource(pcm, (read) => void (read === 0 && (manual.host += options.firstReadMs ?? 0))));
   const packets = data.sent.map((sent) => {
     const packet = readAudioPacket(sent.bytes);
     assert.ok(!isRefusal(packet), isRefusal(packet) ? packet.reason : '');
@@ -152,6 +154,15 @@ test('a sync packet each second of the sender clock: RTP time now - latency is h
   // Each sync is sent with the first packet due at or after its second.
   assert.ok(syncs[1].senderTimeMs - t0 >= 1000 && syncs[1].senderTimeMs - t0 < 1000 + PACKET_MS);
   assert.ok(packets.length === 363);
+});
+
+test('the pacing starts when the first packet is at hand: a slow start of ffmpeg sends no burst', async () => {
+  const { sentAtHost, control } = await stream(tone(352 * 20), { codec: 'alac', latencyFrames: 352, firstReadMs: 400 });
+  assert.equal(sentAtHost[0], 5400);
+  sentAtHost.forEach((at, n) => assert.ok(Math.abs(at - (5400 + n * PACKET_MS)) < 0.01, `packet ${n} at ${at}`));
+  const sync = readSyncPacket(control.sent[0].bytes);
+  assert.ok(!isRefusal(sync));
+  assert.equal(sync.currentRtpTime, START.rtpTime);
 });
 
 test('retransmit requests are answered with 0x56 packets holding the originals, to the asker; packets no longer kept are passed over', async () => {
