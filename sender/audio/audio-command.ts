@@ -7,6 +7,7 @@ import type { Dialect } from '../../src/dialect';
 import type { SenderCodec } from './audio-format';
 import { streamClassic } from './classic-path';
 import { streamInSession } from './session-path';
+import { PcmSource } from './pcm-source';
 import { SenderClock } from './sender-clock';
 import { takesSessions } from '../session';
 import { ControlConnection, describeEndpoint, type CommonHeaders, type Endpoint } from '../wire';
@@ -28,17 +29,21 @@ export interface AudioCommand {
 }
 
 export async function sendAudio(command: AudioCommand): Promise<void> {
-  const control = await ControlConnection.open(command.endpoint, command.headers);
+  // ffmpeg first: a file it cannot read stops the command before the receiver is asked anything.
+  const source = await PcmSource.open(command.file);
+  let control: ControlConnection | undefined;
   try {
+    control = await ControlConnection.open(command.endpoint, command.headers);
     // auto: a session where the receiver's features say it takes them (bit 38), as current senders choose.
     const path = command.path === 'auto' ? ((await takesSessions(control)) ? 'session' : 'classic') : command.path;
     const clock = new SenderClock(command.clockPpm);
     command.say(`streaming ${command.file} to ${describeEndpoint(command.endpoint)} (${path}, ${command.codec}${command.clockPpm !== 0 ? `, sender clock ${command.clockPpm > 0 ? '+' : ''}${command.clockPpm} ppm` : ''})...`);
-    const options = { file: command.file, codec: command.codec, latencyFrames: command.latencyFrames, startDelayMs: command.startDelayMs, volumeDb: command.volumeDb, clock, say: command.say };
+    const options = { source, codec: command.codec, latencyFrames: command.latencyFrames, startDelayMs: command.startDelayMs, volumeDb: command.volumeDb, clock, say: command.say };
     if (path === 'session') await streamInSession(control, command.dialect, options);
     else await streamClassic(control, options);
     command.say('done');
   } finally {
-    control.close();
+    source.close();
+    control?.close();
   }
 }

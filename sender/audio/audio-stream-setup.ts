@@ -6,11 +6,13 @@ import { randomBytes } from 'node:crypto';
 import { utf8Decode } from '../../src/bytes';
 import { HEADER, type ResponseHead } from '../../src/http';
 import type { SenderCodec } from './audio-format';
+import type { PcmSource } from './pcm-source';
 import type { SenderClock } from './sender-clock';
 import { SendError, type Message } from '../wire';
 
 export interface AudioOptions {
-  readonly file: string;
+  /** ffmpeg decoding the file (the command closes it). */
+  readonly source: PcmSource;
   readonly codec: SenderCodec;
   readonly latencyFrames: number;
   readonly startDelayMs: number;

@@ -10,7 +10,6 @@ import { encodeParametersBytes, TEXT_PARAMETERS } from '../../src/plist';
 import { randomBytes } from 'node:crypto';
 import { announceSdp, payloadEncoder } from './audio-format';
 import { expectOk, randomStart, type AudioOptions } from './audio-stream-setup';
-import { PcmSource } from './pcm-source';
 import { RtpStreamer } from './rtp-streamer';
 import { TimingServer } from './timing-server';
 import { bindUdp } from './udp';
@@ -33,7 +32,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
   const timing = await TimingServer.open(endpoint.host, options.clock);
   const controlSocket = await bindUdp(endpoint.host);
   const dataSocket = await bindUdp(endpoint.host);
-  const source = PcmSource.open(options.file);
+  const { source } = options;
   let streamer: RtpStreamer | undefined;
   const stop = () => streamer?.stop();
   process.once('SIGINT', stop);
@@ -71,7 +70,6 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
     expectOk('TEARDOWN', await request('TEARDOWN', inSession));
   } finally {
     process.off('SIGINT', stop);
-    source.close();
     timing.close();
     controlSocket.close();
     dataSocket.close();

@@ -40,10 +40,17 @@ export class PcmSource {
     });
   }
 
-  /** Starts ffmpeg on `file`. */
-  static open(file: string): PcmSource {
+  /**
+   * Starts ffmpeg on `file` and waits for its first PCM (or its end): a file ffmpeg cannot read
+   * is a SendError before anything is asked of the receiver.
+   */
+  static async open(file: string): Promise<PcmSource> {
     const args = ['-hide_banner', '-loglevel', 'error', '-nostdin', '-i', file, '-vn', '-ac', String(PCM_CHANNELS), '-ar', String(PCM_SAMPLE_RATE), '-f', 's16le', '-acodec', 'pcm_s16le', 'pipe:1'];
-    return new PcmSource(spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] }), file);
+    const source = new PcmSource(spawn('ffmpeg', args, { stdio: ['ignore', 'pipe', 'pipe'] }), file);
+    while (source.buffered === 0 && !source.ended && !source.failure) await new Promise<void>((resolve) => (source.wake = resolve));
+    if (source.failure) throw source.failure;
+    if (source.buffered === 0) throw new SendError(`${file} holds no audio ffmpeg can decode`);
+    return source;
   }
 
   /**

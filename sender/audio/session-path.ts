@@ -13,7 +13,6 @@ import { decodePlist, encodeBinaryPlist, isPlistDict } from '../../src/plist';
 import type { Dialect } from '../../src/dialect';
 import { SENDER_CODECS, payloadEncoder } from './audio-format';
 import { expectOk, randomStart, type AudioOptions } from './audio-stream-setup';
-import { PcmSource } from './pcm-source';
 import { FRAMES_PER_PACKET, RtpStreamer } from './rtp-streamer';
 import { bindUdp } from './udp';
 import { SenderSession } from '../session';
@@ -41,7 +40,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
   const cipher = new PacketCipher(sharedKey, portableFrameKernel);
   const controlSocket = await bindUdp(endpoint.host);
   const dataSocket = await bindUdp(endpoint.host);
-  const source = PcmSource.open(options.file);
+  const { source } = options;
   const codec = SENDER_CODECS[options.codec];
   let ports: { dataPort: number; controlPort: number } | undefined;
   let session: SenderSession | undefined;
@@ -109,7 +108,6 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
     process.off('SIGINT', stop);
     cipher.wipe();
     if (session) await session.close(false);
-    source.close();
     controlSocket.close();
     dataSocket.close();
   }
