@@ -11,12 +11,13 @@ import { test } from 'node:test';
 import { portableAlacKernel, type AlacKernel } from '../../src/audio/alac';
 import type { LogLevel } from '../../src/platform';
 import { selectAlacKernel, selfTestAlacKernel, WasmAlacKernel } from '../../hosts/node/kernels/alac-kernel';
-import { alacVectors, casePackets, registerAlacVectorTests } from './alac-vectors';
+import { alacVectors, casePackets, registerAlacAgreementTest, registerAlacVectorTests } from './alac-vectors';
 
 const wasm = WasmAlacKernel.fromFile();
 
 registerAlacVectorTests(portableAlacKernel);
 registerAlacVectorTests(wasm);
+registerAlacAgreementTest(wasm, 2024, 400, portableAlacKernel);
 
 test('wasm: the memory grows for 16384-sample frames of 8 channels, and RAOP frames still decode after it', () => {
   const kernel = WasmAlacKernel.fromFile();

@@ -191,3 +191,47 @@ export function escapeElement(tag: number, samples: readonly number[][], bitDept
   for (let i = 0; i < samples[0].length; i++) for (const channel of samples) text += bitsOf(channel[i] >>> 0, bitDepth);
   return text;
 }
+
+/** What a kernel made of a packet: its samples, or the words of its error. */
+function outcome(kernel: AlacKernel, config: AlacConfig, packet: Uint8Array): string {
+  const output = new Int32Array(config.frameLength * config.numChannels);
+  try {
+    const frames = kernel.decode(config, packet, output);
+    let sum = 0;
+    for (let i = 0; i < frames * config.numChannels; i++) sum = (Math.imul(sum, 31) + output[i]) | 0;
+    return `${frames} frames, checksum ${sum}`;
+  } catch (error) {
+    if (!(error instanceof AudioDecodeError)) throw error;
+    return error.message;
+  }
+}
+
+/**
+ * Registers a test that `kernel` and the portable build agree on `count` damaged packets (the
+ * vectors' packets with bits flipped, bytes cut or a byte changed, from `seed`): the same samples
+ * or the same AudioDecodeError, so every build refuses what the reference refuses, alike.
+ */
+export function registerAlacAgreementTest(kernel: AlacKernel, seed: number, count: number, reference: AlacKernel): void {
+  test(`${kernel.name}: agrees with the portable build on ${count} damaged packets (seed ${seed})`, () => {
+    let state = seed >>> 0;
+    const next = (limit: number) => {
+      state = (Math.imul(state, 1664525) + 1013904223) >>> 0;
+      return Math.floor((state / 2 ** 32) * limit);
+    };
+    // The smaller packets: the damage lands near the headers more often.
+    const cases = vectors.cases.filter((vector) => vector.packets.every((packet) => packet.length < 8000));
+    for (let i = 0; i < count; i++) {
+      const vector = cases[next(cases.length)];
+      const config = alacConfigFromCookie(fromHex(vector.cookie));
+      const packets = casePackets(vector);
+      const packet = packets[next(packets.length)].slice();
+      const damage = next(3);
+      let damaged = packet;
+      if (damage === 0) for (let flips = 1 + next(4); flips > 0; flips--) packet[next(Math.min(packet.length, 64))] ^= 1 << next(8);
+      if (damage === 1) damaged = packet.subarray(0, next(packet.length));
+      if (damage === 2) packet[next(packet.length)] = next(256);
+      const expected = outcome(reference, config, damaged);
+      assert.equal(outcome(kernel, config, damaged), expected, `damaged packet ${i} of ${vector.name}`);
+    }
+  });
+}

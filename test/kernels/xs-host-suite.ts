@@ -14,7 +14,7 @@ import { portableAlacKernel } from '../../src/audio/alac';
 import { createNativeAlacKernel } from '../../modules/native/alac-kernel';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import type { NativeAlac, NativeCrypto, NativeNal } from '../../modules/native/natives';
-import { alacVectors, casePackets, registerAlacVectorTests } from './alac-vectors';
+import { alacVectors, casePackets, registerAlacAgreementTest, registerAlacVectorTests } from './alac-vectors';
 import { nalVectors, registerNalAgreementTest, registerNalVectorTests } from '../support/nal-vectors';
 import { registerCryptoVectorTests } from './crypto-vectors';
 import { registerPairingFlowTests } from './pairing-flows';
@@ -32,6 +32,7 @@ registerNalVectorTests(createNativeNalKernel(natives));
 registerNalAgreementTest(createNativeNalKernel(natives), 1414, 300);
 registerAlacVectorTests(portableAlacKernel);
 registerAlacVectorTests(createNativeAlacKernel(natives));
+registerAlacAgreementTest(createNativeAlacKernel(natives), 2024, 150, portableAlacKernel);
 
 test('the raw ALAC native: RangeErrors for a config, output or work buffer the wrapper never passes', () => {
   const vector = alacVectors.cases[1]; // mono 16-bit, 4096-sample frames
