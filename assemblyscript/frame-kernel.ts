@@ -1,4 +1,4 @@
-// The frame kernel of the control channel (spec 5.4) in WebAssembly: ChaCha20-Poly1305
+// The frame kernel of the control channel (spec 5.4) and of audio packets in WebAssembly: ChaCha20-Poly1305
 // (RFC 8439 2.8) over fixed regions of linear memory, one frame at a time. The host copies the
 // key, nonce, AAD and input into their regions, calls an export, and copies the output out
 // (hosts/node/kernels/kernels.ts). No allocator: every region is static data, laid out at compile time.
@@ -6,8 +6,12 @@
 import { chacha20Xor } from './chacha20';
 import { poly1305Blocks, poly1305Finish, poly1305Init, poly1305Wipe } from './poly1305';
 
-/** Most plaintext bytes in one frame (spec 5.4), and so in one call. */
-const MAX_FRAME: i32 = 1024;
+/**
+ * Most plaintext bytes in one call: a realtime audio packet's payload (up to 4096 frames of
+ * 16-bit stereo, src/audio/rtp-packets.ts MAX_AUDIO_PACKET_BYTES); a control channel frame
+ * (spec 5.4) holds at most 1024.
+ */
+const MAX_FRAME: i32 = 16384 + 64;
 const TAG: i32 = 16;
 /** Most AAD bytes (frames use 2, the length bytes; the RFC 8439 2.8.2 vector 12). */
 const MAX_AAD: i32 = 64;

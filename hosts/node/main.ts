@@ -10,6 +10,7 @@ import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platf
 import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, Receiver, TimerDriver } from '../../src/receiver';
 import { openAudioOut, type AudioOut } from './audio/audio-out';
 import { parseCommandLine, type CommandLine } from './command-line';
+import { selectAlacKernel } from './kernels/alac-kernel';
 import { selectFrameKernel } from './kernels/kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import type { MdnsAdvertiser } from './mdns/advertiser';
@@ -177,6 +178,26 @@ async function openSessionPorts(commandLine: CommandLine, opened: Opened, log: L
 }
 
 /**
+ * Realtime audio's two UDP sockets (RTP audio; sync, resent packets and retransmit requests), on
+ * the same IPv4 address as the timing socket; free ports by default (each audio SETUP answer
+ * names them). A port another program holds stops start-up.
+ */
+async function bindAudioSockets(commandLine: CommandLine, opened: Opened, log: Logger): Promise<{ data: UdpSocket; control: UdpSocket }> {
+  const { config } = commandLine;
+  const address = listenAddresses(commandLine.interfaces).find((candidate) => candidate !== undefined && !candidate.includes(':'));
+  const bind = async (port: number, flag: string) => {
+    try {
+      const socket = await bindUdp(port, address);
+      opened.udpSockets.push(socket);
+      return sharedUdpBinder(socket, log)(0);
+    } catch (error) {
+      throw new StartFailure(`--${flag} ${port}: ${portProblem(error)}; choose another port (0 picks a free one)`, 1);
+    }
+  };
+  return { data: await bind(config.audioPort, 'audio-port'), control: await bind(config.audioControlPort, 'audio-control-port') };
+}
+
+/**
  * The HTTP and RTSP listeners. The first may pick a free port (--port 0); the others take the
  * same one. An address can be unusable for a while (an IPv6 address still tentative just after
  * the link came up): the others are served rather than none. Returns the port.
@@ -254,11 +275,20 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   }
   const audioSink = audio.sink;
   const sessionPorts = await openSessionPorts(commandLine, opened, log);
+  const audioSockets = audioSink ? await bindAudioSockets(commandLine, opened, log) : undefined;
+  const alacKernel = audioSink ? selectAlacKernel(log) : undefined;
   const port = await listenForSenders(commandLine, opened, log);
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
-  const frozen = freezeConfig({ ...config, port, ntpPort, eventPort: sessionPorts.eventPort, timingPort: sessionPorts.timingPort });
+  const frozen = freezeConfig({
+    ...config,
+    port,
+    ntpPort,
+    eventPort: sessionPorts.eventPort,
+    timingPort: sessionPorts.timingPort,
+    ...(audioSockets && { audioPort: audioSockets.data.localPort, audioControlPort: audioSockets.control.localPort }),
+  });
   try {
-    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink });
+    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.

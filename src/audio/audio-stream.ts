@@ -191,6 +191,12 @@ export class AudioStream {
   private startRtp: number | undefined;
   private latencyFrames: number;
   private sync: SyncAnchor | undefined;
+  /**
+   * The last sync packet that came before any estimate of the sender's clock (senders send the
+   * first at RECORD, often before the first timing answer), with when it came: believed once an
+   * estimate exists, if it then maps near the time it came.
+   */
+  private unjudgedSync: (SyncAnchor & { readonly cameAt: number }) | undefined;
   private arrival: ArrivalAnchor | undefined;
   private playout: Playout | undefined;
   private lastArrival: number | undefined;
@@ -252,16 +258,30 @@ export class AudioStream {
     const latency = rtpTimeAfter(sync.currentRtpTime, sync.presentedRtpTime);
     if (latency >= 0 && latency <= MAX_LATENCY_SECONDS * this.format.sampleRate) this.latencyFrames = latency;
     const local = this.options.senderToLocal?.(sync.senderTimeMs, now);
+    if (local === undefined && this.options.senderToLocal) {
+      this.unjudgedSync = { presentedRtpTime: sync.presentedRtpTime, senderTimeMs: sync.senderTimeMs, cameAt: now };
+    }
     if (local === undefined || Math.abs(local - now) > this.maxSyncSkewMs) {
       this.stats.syncImplausible++;
       const count = this.note('sync', now);
       if (count > 0) {
         const why = local === undefined ? 'no estimate of the sender\'s clock yet' : `it maps ${(local - now).toFixed(0)} ms from now`;
-        this.log('info', `audio stream: ${count} sync packet(s) not believed (${why}); anchoring on arrival`);
+        this.log(local === undefined ? 'debug' : 'info', `audio stream: ${count} sync packet(s) not believed (${why})${local === undefined ? ', judged again once there is one' : '; anchoring on arrival'}`);
       }
       return;
     }
     this.sync = { presentedRtpTime: sync.presentedRtpTime, senderTimeMs: sync.senderTimeMs };
+    this.unjudgedSync = undefined;
+  }
+
+  /** Believes the sync packet that came before the clock estimate, once there is one and it maps near when it came. */
+  private judgeEarlySync(now: number): void {
+    const early = this.unjudgedSync;
+    if (!early || this.sync) return;
+    const local = this.options.senderToLocal?.(early.senderTimeMs, now);
+    if (local === undefined) return;
+    this.unjudgedSync = undefined;
+    if (Math.abs(local - early.cameAt) <= this.maxSyncSkewMs) this.sync = { presentedRtpTime: early.presentedRtpTime, senderTimeMs: early.senderTimeMs };
   }
 
   /** RECORD: the stream (re)starts at `info` (its first sequence number and RTP time, where given). */
@@ -304,7 +324,7 @@ export class AudioStream {
     if (!playout) {
       const start = this.startingRtp();
       if (start === undefined) return undefined;
-      const at = this.rtpToLocal(start, this.lastArrival ?? 0, this.tentativeMode(), this.latencyFrames * this.msPerFrame);
+      const at = this.rtpToLocal(start, this.lastArrival ?? 0, this.tentativeMode(this.lastArrival ?? 0), this.latencyFrames * this.msPerFrame);
       return at === undefined ? undefined : at - this.leadMs();
     }
     const outputAt = this.outputTime(playout);
@@ -375,7 +395,8 @@ export class AudioStream {
     return this.buffer.holdsAhead ? this.startRtp : undefined;
   }
 
-  private tentativeMode(): 'sync' | 'arrival' {
+  private tentativeMode(now: number): 'sync' | 'arrival' {
+    this.judgeEarlySync(now);
     return this.sync !== undefined && this.options.senderToLocal !== undefined ? 'sync' : 'arrival';
   }
 
@@ -399,7 +420,7 @@ export class AudioStream {
   private begin(now: number): boolean {
     const start = this.startingRtp();
     if (start === undefined) return false;
-    const mode = this.tentativeMode();
+    const mode = this.tentativeMode(now);
     const latencyMs = this.latencyFrames * this.msPerFrame;
     const outputStart = this.rtpToLocal(start, now, mode, latencyMs);
     if (outputStart === undefined || outputStart - this.leadMs() > now) return false;

@@ -44,6 +44,8 @@ export function offsetAndDelay(t1: number, t2: number, t3: number, t4: number): 
 
 /** The drift is estimated once the samples span this long (shorter spans say more about jitter). */
 const DRIFT_MIN_SPAN_MS = 20_000;
+/** A burst's requests go this far apart (see TimingClientOptions.burst). */
+const BURST_INTERVAL_MS = 250;
 /** ... and from at least this many samples. */
 const DRIFT_MIN_SAMPLES = 4;
 /** Samples within this much of the least delay seen count as good (and at most twice it). */
@@ -143,6 +145,13 @@ function fitLine(samples: readonly TimingSample[]): OffsetLine | undefined {
 
 interface TimingClientOptions {
   readonly intervalMs?: number;
+  /**
+   * The first this-many requests go `burstIntervalMs` apart, then every intervalMs (NTP's iburst,
+   * RFC 5905 13): a stream that starts at once needs a good estimate at once, and the first
+   * exchange of a fresh process is often slow (its delay, and so its error, large).
+   */
+  readonly burst?: number;
+  readonly burstIntervalMs?: number;
   /** Samples the filter takes the best of. */
   readonly filterSize?: number;
 }
@@ -155,6 +164,8 @@ interface TimingClientOptions {
 export class TimingClient {
   private nextAt: number;
   private readonly intervalMs: number;
+  private readonly burst: number;
+  private readonly burstIntervalMs: number;
   private pending: Uint8Array | undefined;
   /** The request waiting for its answer: its transmit timestamp's bytes and its local time. */
   private outstanding: { readonly transmit: Uint8Array; readonly sentAt: number } | undefined;
@@ -167,6 +178,8 @@ export class TimingClient {
     options: TimingClientOptions = {},
   ) {
     this.intervalMs = options.intervalMs ?? REQUEST_INTERVAL_MS;
+    this.burst = options.burst ?? 1;
+    this.burstIntervalMs = options.burstIntervalMs ?? BURST_INTERVAL_MS;
     this.filter = new ClockFilter(options.filterSize ?? 8);
     this.nextAt = now;
   }
@@ -183,8 +196,9 @@ export class TimingClient {
     this.outstanding = { transmit: request.slice(at, at + 8), sentAt: now };
     this.requestsSent++;
     // Every interval from the first request, not from a late timer: no drift in the schedule.
-    this.nextAt += this.intervalMs;
-    if (this.nextAt <= now) this.nextAt = now + this.intervalMs;
+    const interval = this.requestsSent < this.burst ? this.burstIntervalMs : this.intervalMs;
+    this.nextAt += interval;
+    if (this.nextAt <= now) this.nextAt = now + interval;
   }
 
   pollTransmit(): Uint8Array | undefined {

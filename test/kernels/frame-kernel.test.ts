@@ -187,7 +187,7 @@ test('a flipped bit in the tag, the ciphertext or the AAD, another key or counte
   }
 });
 
-test('out-of-range input is refused as the portable kernel refuses it, or as more than one frame', () => {
+test('out-of-range input is refused as the portable kernel refuses it, or as more than one call takes (an audio packet, up to 16 KB)', () => {
   const key = new Uint8Array(32);
   const aad = new Uint8Array(2);
   assert.throws(() => kernel.seal(key, 1n << 64n, aad, new Uint8Array(1)), PairingError);
@@ -195,15 +195,18 @@ test('out-of-range input is refused as the portable kernel refuses it, or as mor
   assert.equal(toHex(kernel.seal(key, (1n << 64n) - 1n, aad, new Uint8Array(1))), toHex(portableFrameKernel.seal(key, (1n << 64n) - 1n, aad, new Uint8Array(1))));
   assert.throws(() => kernel.open(key, 0n, aad, new Uint8Array(15)), /shorter than its tag/);
   assert.throws(() => kernel.seal(new Uint8Array(16), 0n, aad, new Uint8Array(1)), PairingError);
-  assert.throws(() => kernel.seal(key, 0n, aad, new Uint8Array(MAX_FRAME_PLAINTEXT + 1)), RangeError);
-  assert.throws(() => kernel.open(key, 0n, aad, new Uint8Array(MAX_FRAME_PLAINTEXT + 17)), RangeError);
+  // An audio packet's payload (1408 bytes of PCM, 352 frames) is one call; past maxFrame is not.
+  const audio = range(0, 1408);
+  assert.equal(toHex(kernel.seal(key, 5n, aad, audio)), toHex(portableFrameKernel.seal(key, 5n, aad, audio)));
+  assert.throws(() => kernel.seal(key, 0n, aad, new Uint8Array(aead.maxLength + 1)), RangeError);
+  assert.throws(() => kernel.open(key, 0n, aad, new Uint8Array(aead.maxLength + 17)), RangeError);
   assert.throws(() => kernel.seal(key, 0n, new Uint8Array(aead.maxAad + 1), new Uint8Array(1)), RangeError);
   // No key stays in linear memory after a call, one that was refused included.
   const memory = (aead as unknown as { memory: Uint8Array }).memory;
   const keyAt = (aead as unknown as { key: number }).key;
   kernel.seal(range(1, 32), 0n, aad, new Uint8Array(64));
   assert.deepEqual(memory.subarray(keyAt, keyAt + 32), new Uint8Array(32));
-  assert.throws(() => kernel.open(range(1, 32), 0n, aad, new Uint8Array(MAX_FRAME_PLAINTEXT + 17)), RangeError);
+  assert.throws(() => kernel.open(range(1, 32), 0n, aad, new Uint8Array(aead.maxLength + 17)), RangeError);
   assert.deepEqual(memory.subarray(keyAt, keyAt + 32), new Uint8Array(32));
 });
 

@@ -80,7 +80,7 @@ test('SETUP opens a session: the answer names the event port and the timing port
   assert.deepEqual([request.address, request.port, request.bytes.length, request.bytes[1]], [SENDER, 55_000, 32, 0xd2]);
 });
 
-test("the session's clock: a sender 5 s ahead is measured through RAOP timing, every 3 s, and the sender's own requests are answered", () => {
+test("the session's clock: a sender 5 s ahead is measured through RAOP timing, four requests a quarter second apart and then every 3 s, and the sender's own requests are answered", () => {
   const { clock, receiver, timingSocket } = setup();
   const sender = new MemorySender(receiver, 50_001, SENDER);
   setupSession(sender);
@@ -93,9 +93,10 @@ test("the session's clock: a sender 5 s ahead is measured through RAOP timing, e
     clock.advance(1);
     timingSocket.deliver(reply, SENDER, 55_000);
     sender.request('POST', '/feedback', { protocol: 'RTSP' });
-    clock.advance(2998);
+    clock.advance(i < 3 ? 248 : 2998);
   }
-  assert.equal(timingSocket.sent.length, 5, 'a request every 3 s');
+  assert.equal(timingSocket.sent.length, 5, 'four in the burst, the fifth 3 s after the fourth');
+  assert.equal(clock.now(), 3750);
   const timing = receiver.sessions.list()[0].timing!;
   assert.ok(Math.abs(timing.estimate.offsetMs! - 5000) < 0.01, `offset ${timing.estimate.offsetMs}`);
   assert.equal(timing.estimate.samples, 4);

@@ -187,8 +187,9 @@ export class WasmChaCha20Poly1305 {
 
 /**
  * The frame kernel (src/pairing/frame-kernel.ts) on the WebAssembly AEAD: the same nonce
- * (4 zero bytes || u64le counter), the same PairingErrors as the portable kernel. A frame body
- * holds at most 1024 bytes (spec 5.4), the most one call takes; longer input is a RangeError.
+ * (4 zero bytes || u64le counter), the same PairingErrors as the portable kernel. A control
+ * frame holds at most 1024 bytes (spec 5.4), an audio packet's payload up to 16 KB: one call
+ * takes the module's maxFrame(); longer input is a RangeError.
  */
 export function createWasmFrameKernel(aead: WasmChaCha20Poly1305): FrameKernel {
   return {

@@ -10,6 +10,13 @@ import { SessionRequestError } from '../session/session-setup';
 import type { PlayingStream } from './audio-playback';
 import type { StreamSetup } from './session-audio';
 
+/**
+ * How far the output may stand from the sender's clock before a frame is dropped or repeated:
+ * shairport-sync's default (2 ms). Closer, the timing estimate's own noise (a tenth of a ms on a
+ * quiet network, more on a busy host) would change samples of a stream whose clocks agree.
+ */
+const DRIFT_TOLERANCE_MS = 2;
+
 interface PlayingStreamContext {
   readonly log: Logger;
   readonly sink: AudioSink;
@@ -41,6 +48,7 @@ export function createPlayingStream(setup: StreamSetup, context: PlayingStreamCo
       return offset === undefined ? undefined : senderMs - offset;
     },
     latencyFrames: setup.latencyFrames,
+    driftToleranceMs: DRIFT_TOLERANCE_MS,
     requestRetransmits: setup.senderControlPort > 0,
   });
   return {

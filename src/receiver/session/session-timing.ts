@@ -21,6 +21,9 @@ interface SessionTimingContext {
   send(bytes: Uint8Array, port: number): void;
 }
 
+/** Requests sent a quarter second apart when a session starts keeping time, then one each 3 s. */
+const TIMING_BURST = 4;
+
 export class SessionTiming {
   private readonly client: TimingClient;
   private closed = false;
@@ -35,7 +38,8 @@ export class SessionTiming {
     private readonly context: SessionTimingContext,
     now: number,
   ) {
-    this.client = new TimingClient(RAOP_TIMING_FORMAT, now);
+    // A burst of requests first: an audio stream may start within a second of SETUP.
+    this.client = new TimingClient(RAOP_TIMING_FORMAT, now, { burst: TIMING_BURST });
   }
 
   /**
