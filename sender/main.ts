@@ -89,9 +89,11 @@ Options:
   --latency FRAMES      audio: how far behind the sender the receiver plays, in frames at
                         44100 Hz (default: 22050, half a second)
   --start-delay MS      audio: wait this long after RECORD before the first packet (default: 0)
-  --volume DB           audio: SET_PARAMETER volume (classic), 0 (full, the default) to -144
+  --volume=DB           audio: SET_PARAMETER volume, 0 (full, the default) to -144 (silent);
+                        a negative number goes after =: --volume=-20
   --clock-ppm N         audio: the sender's clock (pacing, sync packets, timing answers) runs N
-                        parts per million fast (negative: slow) against this host's
+                        parts per million fast (negative: slow, --clock-ppm=-500) against
+                        this host's
   -h, --help            show this help
 `;
 

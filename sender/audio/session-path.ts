@@ -1,15 +1,16 @@
 // Realtime audio in a session (AirPlay 2 style, as pyatv's AirPlay 2 path and iOS do it): the
 // session opened as `play --setup` opens it (SETUP with the sender's timing port, the event
 // channel), then a stream SETUP `{streams: [{type: 96, ct, spf, sr, shk, controlPort, ...}]}`
-// answered with the receiver's dataPort and controlPort, RECORD, the packets sealed with
-// ChaCha20-Poly1305 under shk (packet-cipher.ts, the nonce a counter that grows by one per packet;
-// pyatv sends 0 for every packet), and at the end TEARDOWN of the stream, then of the session.
+// answered with the receiver's dataPort and controlPort, RECORD, SET_PARAMETER volume, the
+// packets sealed with ChaCha20-Poly1305 under shk (packet-cipher.ts, the nonce a counter that grows
+// by one per packet; pyatv sends 0 for every packet), and at the end TEARDOWN of the stream, then
+// of the session.
 
 import { randomBytes } from 'node:crypto';
 import { PacketCipher } from '../../src/audio/packet-cipher';
 import { HEADER } from '../../src/http';
 import { portableFrameKernel } from '../../src/pairing';
-import { decodePlist, encodeBinaryPlist, isPlistDict } from '../../src/plist';
+import { decodePlist, encodeBinaryPlist, encodeParametersBytes, isPlistDict, TEXT_PARAMETERS } from '../../src/plist';
 import type { Dialect } from '../../src/dialect';
 import { SENDER_CODECS, payloadEncoder } from './audio-format';
 import { expectOk, randomStart, type AudioOptions } from './audio-stream-setup';
@@ -82,6 +83,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
       },
     });
     if (!ports) throw new SendError('SETUP (stream) was not answered');
+    expectOk('SET_PARAMETER volume', await control.request('SET_PARAMETER', url, [[HEADER.contentType, TEXT_PARAMETERS]], encodeParametersBytes([['volume', options.volumeDb]]), 'RTSP'));
     options.say(`session stream to ${where}: ${options.codec} audio (ct ${codec.ct}) sealed, to port ${ports.dataPort}, control ${ports.controlPort} (ours ${controlSocket.address().port}), latency ${options.latencyFrames} frames`);
     streamer = new RtpStreamer({
       control: controlSocket,
