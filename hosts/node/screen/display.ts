@@ -1,10 +1,12 @@
 // The Node host's Display port (src/platform.ts): a virtual screen held in memory, drawn by the
 // web page that hosts/node/screen/server.ts serves. It keeps what a frame would show (the current
-// picture and its transition, the status line, the PIN) and tells listeners of every change.
+// picture and its transition, the status line, the PIN, what audio plays) and tells listeners of
+// every change.
 
-import type { Display, DisplayStatus, Logger } from '../../../src/platform';
+import { ARTWORK_TYPES, nowPlayingSeconds } from '../../../src/audio/now-playing';
+import type { Display, DisplayStatus, Logger, NowPlaying } from '../../../src/platform';
 import { TRANSITIONS, type Transition } from '../../../src/receiver';
-import type { ScreenSnapshot } from './page-protocol';
+import type { ScreenNowPlaying, ScreenSnapshot } from './page-protocol';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
 export type { ScreenSnapshot };
@@ -29,17 +31,46 @@ export function parsePhotoPath(path: string): number | undefined {
   return match ? Number(match[1]) : undefined;
 }
 
+/** Where the screen server serves the cover art of what plays: artworkPath() under it. */
+export const ARTWORK_PATH_PREFIX = '/artwork/';
+
+function artworkPath(version: number): string {
+  return `${ARTWORK_PATH_PREFIX}${version}`;
+}
+
+/** The version of an artworkPath(), or undefined for any other path. */
+export function parseArtworkPath(path: string): number | undefined {
+  const match = /^\/artwork\/(\d{1,15})$/.exec(path);
+  return match ? Number(match[1]) : undefined;
+}
+
+/** What plays, as kept: the port's value, and when its progress came (the bar runs on from there). */
+interface Playing {
+  readonly version: number;
+  readonly playing: NowPlaying;
+  readonly artworkVersion: number;
+  /** The host's monotonic ms when `playing.progress` arrived. */
+  readonly progressAt: number;
+}
+
 export class VirtualScreen implements Display {
   private photo: ShownPhoto | undefined;
   private photoVersion = 0;
   private status: DisplayStatus;
   private pin: string | undefined;
+  private nowPlaying: Playing | undefined;
+  private nowPlayingVersion = 0;
+  private artworkVersion = 0;
   private readonly listeners = new Set<(snapshot: ScreenSnapshot) => void>();
 
-  /** `log` gets what the screen shows as log lines too: the PIN at info (a person may need it). */
+  /**
+   * `log` gets what the screen shows as log lines too: the PIN at info (a person may need it).
+   * `now` is the host's monotonic clock, ms: a track's progress runs on it.
+   */
   constructor(
     name: string,
     private readonly log?: Logger,
+    private readonly now: () => number = () => performance.now(),
   ) {
     this.status = { name, activity: 'idle' };
   }
@@ -76,6 +107,36 @@ export class VirtualScreen implements Display {
     this.changed();
   }
 
+  showNowPlaying(playing: NowPlaying | undefined): void {
+    const before = this.nowPlaying;
+    if (!playing) {
+      if (!before) return;
+      this.nowPlaying = undefined;
+      this.log?.('debug', 'screen: nothing plays');
+      this.changed();
+      return;
+    }
+    // The core keeps each part's value while another changes (src/audio/now-playing.ts): the same
+    // artwork is the same picture (the page does not load it again), the same progress runs on.
+    const sameArtwork = before !== undefined && before.playing.artwork === playing.artwork;
+    const sameProgress = before !== undefined && before.playing.progress === playing.progress;
+    this.nowPlaying = {
+      version: ++this.nowPlayingVersion,
+      playing,
+      // Served as its own type from the page's origin: a picture type only, never markup or script.
+      artworkVersion: sameArtwork ? before.artworkVersion : playing.artwork && ARTWORK_TYPES.includes(playing.artwork.mime) ? ++this.artworkVersion : 0,
+      progressAt: sameProgress ? before.progressAt : this.now(),
+    };
+    this.log?.('debug', `screen: playing ${[playing.title, playing.artist, playing.album].filter((part) => part).join(' / ') || 'a track without a title'}`);
+    this.changed();
+  }
+
+  /** The cover art of what plays while `version` is it; older pictures are not kept. */
+  artwork(version: number): { readonly mime: string; readonly bytes: Uint8Array } | undefined {
+    const playing = this.nowPlaying;
+    return playing && playing.artworkVersion === version ? playing.playing.artwork : undefined;
+  }
+
   snapshot(): ScreenSnapshot {
     const { photo, status } = this;
     return {
@@ -87,6 +148,24 @@ export class VirtualScreen implements Display {
       photo: photo
         ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, bytes: photo.jpeg.length }
         : null,
+      nowPlaying: this.nowPlaying ? this.nowPlayingSnapshot(this.nowPlaying) : null,
+    };
+  }
+
+  private nowPlayingSnapshot({ version, playing, artworkVersion, progressAt }: Playing): ScreenNowPlaying {
+    let progress: ScreenNowPlaying['progress'] = null;
+    if (playing.progress && playing.progress.sampleRate > 0) {
+      const { elapsed, duration } = nowPlayingSeconds(playing.progress);
+      // Seconds have passed since the sender said where it was (a page may open minutes later).
+      progress = { elapsed: Math.min(duration, elapsed + (this.now() - progressAt) / 1000), duration };
+    }
+    return {
+      version,
+      title: playing.title ?? null,
+      artist: playing.artist ?? null,
+      album: playing.album ?? null,
+      artworkUrl: artworkVersion > 0 ? artworkPath(artworkVersion) : null,
+      progress,
     };
   }
 

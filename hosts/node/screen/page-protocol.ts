@@ -41,6 +41,24 @@ export interface ScreenSnapshot {
   readonly pin: string | null;
   /** The picture on the screen, or null when the screen is clear. */
   readonly photo: ScreenPhoto | null;
+  /** What realtime audio plays, as its sender describes it, or null: nothing plays. */
+  readonly nowPlaying: ScreenNowPlaying | null;
+}
+
+/** What plays (display.ts from the Display port's NowPlaying); each text null until the sender says it. */
+export interface ScreenNowPlaying {
+  /** Counts every change since start: the page knows a new state from it. */
+  readonly version: number;
+  readonly title: string | null;
+  readonly artist: string | null;
+  readonly album: string | null;
+  /** Where the page loads the cover art (its version is in it: a URL names one picture), or null: none. */
+  readonly artworkUrl: string | null;
+  /**
+   * Seconds played when this state was made, and the track's length, or null: the sender said
+   * neither. The page runs the bar on from `elapsed` at one second a second, up to `duration`.
+   */
+  readonly progress: { readonly elapsed: number; readonly duration: number } | null;
 }
 
 export interface ScreenPhoto {

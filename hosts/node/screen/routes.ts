@@ -7,6 +7,7 @@
 //   GET /events         Server-Sent Events: the whole PageState as JSON on every change
 //   GET /state          the PageState now, as JSON
 //   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
+//   GET /artwork/N      cover art N of what audio plays, while it is the one shown (JPEG or PNG)
 //   GET /mirror         WebSocket (mirror-upgrade.ts); a plain GET is told to upgrade (426)
 //
 // With a player (a profile that plays video: player.ts):
@@ -16,7 +17,7 @@
 
 import type http from 'node:http';
 import type { Logger } from '../../../src/platform';
-import { parsePhotoPath, PHOTO_PATH_PREFIX, type VirtualScreen } from './display';
+import { ARTWORK_PATH_PREFIX, parseArtworkPath, parsePhotoPath, PHOTO_PATH_PREFIX, type VirtualScreen } from './display';
 import type { PageEventStreams } from './event-streams';
 import { answer, answerText, COMMON_HEADERS, exchangeOf, JSON_TYPE, type Exchange } from './exchange';
 import { isLocalHost } from './loopback';
@@ -52,6 +53,7 @@ export function screenRoutes(context: RouteContext): Route[] {
     { path: PAGE_PATHS.events, methods: READ, handle: (exchange) => streams.open(exchange) },
     { path: '/state', methods: READ, handle: (exchange) => answer(exchange, 200, JSON_TYPE, JSON.stringify(streams.pageState())) },
     { prefix: PHOTO_PATH_PREFIX, methods: READ, handle: (exchange) => servePhoto(exchange, screen) },
+    { prefix: ARTWORK_PATH_PREFIX, methods: READ, handle: (exchange) => serveArtwork(exchange, screen) },
     {
       path: PAGE_PATHS.mirror,
       methods: READ,
@@ -109,6 +111,15 @@ function servePhoto(exchange: Exchange, screen: VirtualScreen): void {
   if (!jpeg) return answerText(exchange, 404, 'that picture is no longer shown\n');
   // A URL names one picture for good: the page may keep it.
   answer(exchange, 200, 'image/jpeg', jpeg, { 'Cache-Control': 'private, max-age=3600, immutable' });
+}
+
+function serveArtwork(exchange: Exchange, screen: VirtualScreen): void {
+  const version = parseArtworkPath(exchange.path);
+  if (version === undefined) return answerText(exchange, 404, 'not found\n');
+  const artwork = screen.artwork(version);
+  if (!artwork) return answerText(exchange, 404, 'that cover art is no longer shown\n');
+  // image/jpeg or image/png only (display.ts keeps no other), and nosniff (COMMON_HEADERS) holds the browser to it.
+  answer(exchange, 200, artwork.mime, artwork.bytes, { 'Cache-Control': 'private, max-age=3600, immutable' });
 }
 
 function serveMedia(exchange: Exchange, player: PagePlayer): void {

@@ -1,11 +1,15 @@
 // The virtual screen page's entry (bundled by scripts/build.mjs into dist/screen/page.js): starts
-// its three layers. The video layer follows each state the screen's event stream brings, so it
-// starts first and misses none.
+// its layers. The video layer and the now-playing card follow each state the screen's event
+// stream brings, so they start first and miss none.
 
 import { startMirror } from './mirror';
+import { showNowPlaying } from './now-playing';
 import { startScreen } from './screen';
 import { followVideoCommand, startVideo } from './video';
 
 startVideo();
-startScreen((state, client) => followVideoCommand(state.video, client));
+startScreen((state, client) => {
+  followVideoCommand(state.video, client);
+  showNowPlaying(state.nowPlaying);
+});
 startMirror();
