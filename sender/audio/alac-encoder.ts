@@ -9,7 +9,7 @@
 // - residuals in adaptive Golomb-Rice codes (alac-golomb-encoder.ts);
 // - a frame that would come out larger than its samples is sent verbatim (the escape flag).
 
-import type { AlacConfig } from '../../src/audio/alac';
+import { ALAC_ELEMENT, type AlacConfig } from '../../src/audio/alac';
 import { AlacBitWriter } from './alac-bit-writer';
 import { encodeResiduals } from './alac-golomb-encoder';
 import { predict } from './alac-predictor-encoder';
@@ -28,9 +28,6 @@ export const RAOP_ALAC_CONFIG: AlacConfig = {
   avgBitRate: 0,
   sampleRate: 44100,
 };
-
-/** The 3-bit element tags (Apple's ALACAudioTypes.h): a single channel, a channel pair, the end. */
-const ELEMENT = { sce: 0, cpe: 1, end: 7 } as const;
 
 /** pbFactor 4: the history multiplier is pb * 4 / 4 = pb, as Apple's encoder sends. */
 const PB_FACTOR = 4;
@@ -84,7 +81,9 @@ export function createAlacEncoder(config: AlacConfig = RAOP_ALAC_CONFIG): AlacEn
   const verbatimBits = 3 + 4 + 12 + 4 + 32 + frameLength * channels * 16 + 3;
   const capacity = Math.ceil(verbatimBits / 8) + 2 * (2 + 2 + 16 * 2) + 64;
   const out = new AlacBitWriter(capacity);
-  const trial = new AlacBitWriter(capacity * 2);
+  // One channel's residuals on trial: at most an escaped value (9 + 17 bits) and an escaped run
+  // (9 + 16) per sample, however badly a predictor does.
+  const trial = new AlacBitWriter(Math.ceil((frameLength * 51) / 8) + 8);
   const input = [new Int32Array(frameLength), new Int32Array(frameLength)];
   const mixed = [new Int32Array(frameLength), new Int32Array(frameLength)];
   const residuals = new Int32Array(frameLength);
@@ -112,7 +111,7 @@ export function createAlacEncoder(config: AlacConfig = RAOP_ALAC_CONFIG): AlacEn
   };
 
   const writeHeader = (frames: number, escape: boolean): void => {
-    out.write(3, channels === 2 ? ELEMENT.cpe : ELEMENT.sce);
+    out.write(3, channels === 2 ? ALAC_ELEMENT.cpe : ALAC_ELEMENT.sce);
     out.write(4, 0); // element instance tag
     out.write(12, 0); // unused
     const partial = frames !== frameLength;
@@ -126,7 +125,7 @@ export function createAlacEncoder(config: AlacConfig = RAOP_ALAC_CONFIG): AlacEn
     out.reset();
     writeHeader(frames, true);
     for (let i = 0; i < frames * channels; i++) out.write(16, pcm[i]);
-    out.write(3, ELEMENT.end);
+    out.write(3, ALAC_ELEMENT.end);
     return out.finish().slice();
   };
 
@@ -172,7 +171,7 @@ export function createAlacEncoder(config: AlacConfig = RAOP_ALAC_CONFIG): AlacEn
         runPredictor(mixed[c], frames, choices[c].predictor, sampleBits);
         encodeResiduals(out, residuals, frames, sampleBits, multiplier, config.mb, config.kb);
       }
-      out.write(3, ELEMENT.end);
+      out.write(3, ALAC_ELEMENT.end);
       return out.finish().slice();
     },
   };

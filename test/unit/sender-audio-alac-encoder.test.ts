@@ -126,6 +126,43 @@ for (const channels of [2, 1]) {
   }
 }
 
+/** A seeded frame of random segments: silence, DC, noise of a random size, tones, squares, a random walk; the right channel related to the left at random. */
+function randomFrame(seed: number, frames: number): Int16Array {
+  const rng = makeRng(seed);
+  const pcm = new Int16Array(frames * 2);
+  const clamp = (value: number) => Math.max(-32768, Math.min(32767, Math.round(value)));
+  let walk = 0;
+  for (let i = 0; i < frames; ) {
+    const length = Math.min(frames - i, rng.int(1, 120));
+    const kind = rng.int(0, 5);
+    const amplitude = 2 ** rng.int(0, 15);
+    const period = rng.int(2, 200);
+    const level = rng.int(-32768, 32767);
+    const right = rng.int(0, 3);
+    for (let j = 0; j < length; j++, i++) {
+      let left = 0;
+      if (kind === 1) left = level;
+      else if (kind === 2) left = rng.int(-amplitude, amplitude - 1);
+      else if (kind === 3) left = amplitude * Math.sin((2 * Math.PI * i) / period);
+      else if (kind === 4) left = Math.floor(i / period) % 2 === 0 ? amplitude - 1 : -amplitude;
+      else if (kind === 5) left = walk = clamp(walk + rng.int(-amplitude, amplitude) / 8);
+      pcm[2 * i] = clamp(left);
+      pcm[2 * i + 1] = right === 0 ? pcm[2 * i] : right === 1 ? clamp(-left) : right === 2 ? clamp(left / 2 + rng.int(-3, 3)) : rng.int(-32768, 32767);
+    }
+  }
+  return pcm;
+}
+
+test('300 seeded frames of random segments, full and partial: the receiver\'s decoder reads back every sample', () => {
+  const encoder = createAlacEncoder();
+  const decoder = createAlacDecoder(RAOP_ALAC_CONFIG);
+  for (let seed = 1; seed <= 300; seed++) {
+    const frames = seed % 5 === 0 ? 1 + (seed % 352) : 352;
+    const pcm = randomFrame(seed, frames);
+    assert.deepEqual(decoder.decode(encoder.encode(pcm, frames)), pcm, `seed ${seed}`);
+  }
+});
+
 test('frames are compressed where the signal allows, and never larger than verbatim', () => {
   const encoder = createAlacEncoder();
   const verbatimBytes = Math.ceil((23 + 352 * 2 * 16 + 3) / 8);
