@@ -127,14 +127,16 @@ let codeEnd: u32 = 0;
 // @ts-ignore: decorator
 @inline
 function golomb(at: u32, k: u32, escapeBits: u32): u32 {
-  const prefix = clz<u32>(~peek32(at));
+  // The prefix (at most 8), its 0 and the k bits (k at most 23) lie in one 32-bit window.
+  const window = peek32(at);
+  const prefix = clz<u32>(~window);
   if (prefix >= ESCAPE_PREFIX) {
     codeEnd = at + ESCAPE_PREFIX + escapeBits;
     return peek32(at + ESCAPE_PREFIX) >> (32 - escapeBits);
   }
-  at += prefix + 1;
   let value = prefix * ((<u32>1 << k) - 1);
-  const low = peek32(at) >> (32 - k);
+  const low = (window << (prefix + 1)) >> (32 - k);
+  at += prefix + 1;
   if (low >= 2) {
     value += low - 1;
     at += k;

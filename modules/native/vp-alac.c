@@ -98,20 +98,19 @@ static inline uint32_t vpClz(uint32_t value)
 /* The 32 bits from bit `pos`, first bit highest; bytes past the packet read as zero. */
 static inline uint32_t vpPeek32(const vpBits *bits, uint32_t pos)
 {
-	uint32_t at = pos >> 3, offset = pos & 7, word;
-	uint8_t b[5];
-	if (at + 5 <= bits->length) {
+	uint32_t at = pos >> 3, offset = pos & 7;
+	uint64_t window = 0;
+	if (at + 8 <= bits->length) {
 		const uint8_t *p = bits->bytes + at;
-		word = ((uint32_t)p[0] << 24) | ((uint32_t)p[1] << 16) | ((uint32_t)p[2] << 8) | p[3];
-		b[4] = p[4];
+		/* Eight bytes as one big-endian number: the compiler makes it a load and a byte swap. */
+		window = ((uint64_t)p[0] << 56) | ((uint64_t)p[1] << 48) | ((uint64_t)p[2] << 40) | ((uint64_t)p[3] << 32) | ((uint64_t)p[4] << 24) | ((uint64_t)p[5] << 16) | ((uint64_t)p[6] << 8) | p[7];
 	}
 	else {
 		int i;
-		for (i = 0; i < 5; i++)
-			b[i] = (at + (uint32_t)i < bits->length) ? bits->bytes[at + i] : 0;
-		word = ((uint32_t)b[0] << 24) | ((uint32_t)b[1] << 16) | ((uint32_t)b[2] << 8) | b[3];
+		for (i = 0; i < 8; i++)
+			window = (window << 8) | ((at + (uint32_t)i < bits->length) ? bits->bytes[at + i] : 0);
 	}
-	return offset ? (word << offset) | (b[4] >> (8 - offset)) : word;
+	return (uint32_t)(window >> (32 - offset));
 }
 
 static uint32_t vpRead(vpBits *bits, uint32_t count)
@@ -143,20 +142,25 @@ static void vpSkip(vpBits *bits, uint32_t count)
 	bits->pos += count;
 }
 
-/* One code of the adaptive Golomb coder: a unary prefix, then k bits (k - 1 for the two lowest), or an escape. */
+/*
+ * One code of the adaptive Golomb coder: a unary prefix, then k bits (k - 1 for the two lowest),
+ * or an escape. k is at most 23 (the history is below 2^32) and the prefix at most 8, so the
+ * prefix, its 0 and the k bits all lie in the one 32-bit window.
+ */
 static inline uint32_t vpGolomb(const vpBits *bits, uint32_t *pos, uint32_t k, uint32_t escapeBits)
 {
 	uint32_t at = *pos;
-	uint32_t prefix = vpClz(~vpPeek32(bits, at));
+	uint32_t window = vpPeek32(bits, at);
+	uint32_t prefix = vpClz(~window);
 	uint32_t value, low;
 	if (prefix >= VP_ESCAPE_PREFIX) {
 		value = vpPeek32(bits, at + VP_ESCAPE_PREFIX) >> (32 - escapeBits);
 		*pos = at + VP_ESCAPE_PREFIX + escapeBits;
 		return value;
 	}
-	at += prefix + 1;
 	value = prefix * ((1u << k) - 1);
-	low = vpPeek32(bits, at) >> (32 - k);
+	low = (window << (prefix + 1)) >> (32 - k);
+	at += prefix + 1;
 	if (low >= 2) {
 		value += low - 1;
 		at += k;

@@ -45,7 +45,8 @@ export function decodeResiduals(reader: AlacBitReader, out: Int32Array, count: n
       pos += prefix + 1;
       value = prefix * ((1 << k) - 1);
       // k bits follow, except that values 0 and 1 of them are sent in k - 1 bits (k = 1: none).
-      const low = peek32(bytes, pos) >>> (32 - k);
+      // They are in the same window: k is at most 23 (history < 2^32) and the prefix at most 8.
+      const low = (word << (prefix + 1)) >>> (32 - k);
       if (low >= 2) {
         value += low - 1;
         pos += k;
@@ -72,7 +73,7 @@ export function decodeResiduals(reader: AlacBitReader, out: Int32Array, count: n
       } else {
         pos += prefix + 1;
         run = prefix * ((1 << k) - 1);
-        const low = peek32(bytes, pos) >>> (32 - k);
+        const low = (word << (prefix + 1)) >>> (32 - k);
         if (low >= 2) {
           run += low - 1;
           pos += k;
