@@ -1,6 +1,6 @@
 // What both ways of opening a realtime audio stream share: the options the command passes, the
-// refusal of a request answered other than 200 (with the receiver's reason), and the numbers a
-// stream starts from.
+// refusal of a request answered other than 200 (with the receiver's reason), the numbers a
+// stream starts from, and what ends a stream early.
 
 import { randomBytes } from 'node:crypto';
 import { utf8Decode } from '../../src/bytes';
@@ -8,7 +8,7 @@ import { HEADER, type ResponseHead } from '../../src/http';
 import type { SenderCodec } from './audio-format';
 import type { PcmSource } from './pcm-source';
 import type { SenderClock } from './sender-clock';
-import { SendError, type Message } from '../wire';
+import { describeEndpoint, SendError, type ControlConnection, type Message } from '../wire';
 
 export interface AudioOptions {
   /** ffmpeg decoding the file (the command closes it). */
@@ -34,4 +34,46 @@ export function expectOk(what: string, response: Message<ResponseHead>): void {
 export function randomStart(): { readonly ssrc: number; readonly rtpTime: number; readonly sequence: number } {
   const bytes = randomBytes(10);
   return { ssrc: bytes.readUInt32BE(0), rtpTime: bytes.readUInt32BE(4), sequence: bytes.readUInt16BE(8) };
+}
+
+/**
+ * Ends a stream early: Ctrl-C stops the packets (TEARDOWN follows; a second Ctrl-C quits at
+ * once), and the receiver closing the control connection stops them and fails the command.
+ */
+export class StreamStopper {
+  private streamer: { stop(): void } | undefined;
+  private interrupted = false;
+  private lost: string | undefined;
+  private readonly interrupt = (): void => {
+    if (this.interrupted) process.exit(130);
+    this.interrupted = true;
+    this.say('stopping (Ctrl-C): TEARDOWN');
+    this.streamer?.stop();
+  };
+
+  constructor(
+    private readonly control: ControlConnection,
+    private readonly say: (line: string) => void,
+  ) {
+    process.on('SIGINT', this.interrupt);
+    control.onClose = (reason) => {
+      this.lost = reason;
+      this.streamer?.stop();
+    };
+  }
+
+  /** The streamer to stop; stopped at once when Ctrl-C came before it. */
+  watch(streamer: { stop(): void }): void {
+    this.streamer = streamer;
+    if (this.interrupted || this.lost) streamer.stop();
+  }
+
+  /** Throws SendError when the receiver has closed the connection. */
+  check(): void {
+    if (this.lost) throw new SendError(`control connection to ${describeEndpoint(this.control.endpoint)}: ${this.lost}`);
+  }
+
+  dispose(): void {
+    process.off('SIGINT', this.interrupt);
+  }
 }

@@ -9,7 +9,7 @@ import { HEADER } from '../../src/http';
 import { encodeParametersBytes, TEXT_PARAMETERS } from '../../src/plist';
 import { randomBytes } from 'node:crypto';
 import { announceSdp, payloadEncoder } from './audio-format';
-import { expectOk, randomStart, type AudioOptions } from './audio-stream-setup';
+import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
 import { RtpStreamer } from './rtp-streamer';
 import { TimingServer } from './timing-server';
 import { bindUdp } from './udp';
@@ -33,9 +33,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
   const controlSocket = await bindUdp(endpoint.host);
   const dataSocket = await bindUdp(endpoint.host);
   const { source } = options;
-  let streamer: RtpStreamer | undefined;
-  const stop = () => streamer?.stop();
-  process.once('SIGINT', stop);
+  const stopper = new StreamStopper(control, options.say);
   try {
     expectOk('OPTIONS', await control.request('OPTIONS', '*', remote, undefined, 'RTSP'));
     const sdp = announceSdp({ codec: options.codec, sessionId: start.ssrc, localAddress: control.localAddress, remoteAddress: endpoint.host, latencyFrames: options.latencyFrames });
@@ -51,7 +49,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
     expectOk('SET_PARAMETER volume', await request('SET_PARAMETER', [...inSession, [HEADER.contentType, TEXT_PARAMETERS]], encodeParametersBytes([['volume', options.volumeDb]])));
     options.say(`classic stream to ${where}: ${options.codec} audio to port ${ports.serverPort}, control ${ports.controlPort} (ours ${controlSocket.address().port}), timing served on ${timing.port}, latency ${options.latencyFrames} frames`);
 
-    streamer = new RtpStreamer({
+    const streamer = new RtpStreamer({
       control: controlSocket,
       data: dataSocket,
       dataTo: { host: endpoint.host, port: ports.serverPort },
@@ -64,12 +62,14 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
       startDelayMs: options.startDelayMs,
       encode: payloadEncoder(options.codec),
     });
+    stopper.watch(streamer);
     await streamer.run(source);
+    stopper.check();
     const { stats } = streamer;
     options.say(`sent ${stats.packets} packets (${stats.fileFrames} frames of the file, ${stats.paddingFrames} of padding), ${stats.syncs} sync packets, ${stats.resent} resent for ${stats.retransmitRequests} requests; ${timing.answered} timing requests answered`);
     expectOk('TEARDOWN', await request('TEARDOWN', inSession));
   } finally {
-    process.off('SIGINT', stop);
+    stopper.dispose();
     timing.close();
     controlSocket.close();
     dataSocket.close();

@@ -13,7 +13,7 @@ import { portableFrameKernel } from '../../src/pairing';
 import { decodePlist, encodeBinaryPlist, encodeParametersBytes, isPlistDict, TEXT_PARAMETERS } from '../../src/plist';
 import type { Dialect } from '../../src/dialect';
 import { SENDER_CODECS, payloadEncoder } from './audio-format';
-import { expectOk, randomStart, type AudioOptions } from './audio-stream-setup';
+import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
 import { FRAMES_PER_PACKET, RtpStreamer } from './rtp-streamer';
 import { bindUdp } from './udp';
 import { SenderSession } from '../session';
@@ -45,9 +45,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
   const codec = SENDER_CODECS[options.codec];
   let ports: { dataPort: number; controlPort: number } | undefined;
   let session: SenderSession | undefined;
-  let streamer: RtpStreamer | undefined;
-  const stop = () => streamer?.stop();
-  process.once('SIGINT', stop);
+  const stopper = new StreamStopper(control, options.say);
   try {
     session = await SenderSession.open(control, {
       dialect,
@@ -85,7 +83,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
     if (!ports) throw new SendError('SETUP (stream) was not answered');
     expectOk('SET_PARAMETER volume', await control.request('SET_PARAMETER', url, [[HEADER.contentType, TEXT_PARAMETERS]], encodeParametersBytes([['volume', options.volumeDb]]), 'RTSP'));
     options.say(`session stream to ${where}: ${options.codec} audio (ct ${codec.ct}) sealed, to port ${ports.dataPort}, control ${ports.controlPort} (ours ${controlSocket.address().port}), latency ${options.latencyFrames} frames`);
-    streamer = new RtpStreamer({
+    const streamer = new RtpStreamer({
       control: controlSocket,
       data: dataSocket,
       dataTo: { host: endpoint.host, port: ports.dataPort },
@@ -99,7 +97,9 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
       encode: payloadEncoder(options.codec),
       seal: (header, payload, packetNumber) => cipher.seal(header, payload, BigInt(packetNumber)),
     });
+    stopper.watch(streamer);
     await streamer.run(source);
+    stopper.check();
     const { stats } = streamer;
     options.say(`sent ${stats.packets} packets (${stats.fileFrames} frames of the file, ${stats.paddingFrames} of padding), ${stats.syncs} sync packets, ${stats.resent} resent for ${stats.retransmitRequests} requests; ${session.timingAnswered} timing requests answered`);
     const teardown = await control.request('TEARDOWN', url, [[HEADER.contentType, dialect.mime.plistBinary]], encodeBinaryPlist({ streams: [{ type: REALTIME_AUDIO_STREAM }] }), 'RTSP');
@@ -107,7 +107,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
     await session.close();
     session = undefined;
   } finally {
-    process.off('SIGINT', stop);
+    stopper.dispose();
     cipher.wipe();
     if (session) await session.close(false);
     controlSocket.close();
