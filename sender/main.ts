@@ -67,8 +67,8 @@ Options:
   --start FRACTION      play: where to start, 0 to 1 of the duration (default: 0)
   --start-seconds S     play: where to start, in seconds (sent as Start-Position-Seconds
                         in a binary plist, as real senders do)
-  --stop-after SECONDS  slideshow, play: stop by itself after this long (default: run until
-                        Ctrl-C, or for play until the video ends)
+  --stop-after SECONDS  slideshow, play, audio: stop by itself after this long (default: run until
+                        Ctrl-C; play: until the video ends; audio: to the end of the file)
   --setup MODE          play: open a session first, as current senders do (RTSP SETUP, an event
                         channel, RECORD, POST /feedback every 2 s, TEARDOWN at the end): auto
                         (when the receiver's GET /info has feature bit 38; the default), ntp,
@@ -494,6 +494,7 @@ async function runAudio(common: Common, file: string, values: Options): Promise<
     startDelayMs: values['start-delay'] === undefined ? 0 : numberIn('start-delay', values['start-delay'], 0, 60_000),
     volumeDb: values.volume === undefined ? 0 : numberIn('volume', values.volume, -144, 0),
     clockPpm: values['clock-ppm'] === undefined ? 0 : numberIn('clock-ppm', values['clock-ppm'], -100_000, 100_000),
+    stopAfterMs: stopAfterMs(values),
     say,
   });
 }

@@ -25,6 +25,7 @@ export interface AudioCommand {
   readonly startDelayMs: number;
   readonly volumeDb: number;
   readonly clockPpm: number;
+  readonly stopAfterMs: number | undefined;
   readonly say: (line: string) => void;
 }
 
@@ -38,7 +39,7 @@ export async function sendAudio(command: AudioCommand): Promise<void> {
     const path = command.path === 'auto' ? ((await takesSessions(control)) ? 'session' : 'classic') : command.path;
     const clock = new SenderClock(command.clockPpm);
     command.say(`streaming ${command.file} to ${describeEndpoint(command.endpoint)} (${path}, ${command.codec}${command.clockPpm !== 0 ? `, sender clock ${command.clockPpm > 0 ? '+' : ''}${command.clockPpm} ppm` : ''})...`);
-    const options = { source, codec: command.codec, latencyFrames: command.latencyFrames, startDelayMs: command.startDelayMs, volumeDb: command.volumeDb, clock, say: command.say };
+    const options = { source, codec: command.codec, latencyFrames: command.latencyFrames, startDelayMs: command.startDelayMs, stopAfterMs: command.stopAfterMs, volumeDb: command.volumeDb, clock, say: command.say };
     if (path === 'session') await streamInSession(control, command.dialect, options);
     else await streamClassic(control, options);
     command.say('done');

@@ -16,6 +16,8 @@ export interface AudioOptions {
   readonly codec: SenderCodec;
   readonly latencyFrames: number;
   readonly startDelayMs: number;
+  /** Stop the packets after this long (then TEARDOWN), or undefined: the whole file. */
+  readonly stopAfterMs: number | undefined;
   /** SET_PARAMETER volume, in dB (0 is full, -144 silent). */
   readonly volumeDb: number;
   readonly clock: SenderClock;
@@ -37,13 +39,15 @@ export function randomStart(): { readonly ssrc: number; readonly rtpTime: number
 }
 
 /**
- * Ends a stream early: Ctrl-C stops the packets (TEARDOWN follows; a second Ctrl-C quits at
- * once), and the receiver closing the control connection stops them and fails the command.
+ * Ends a stream early: Ctrl-C or --stop-after stops the packets (TEARDOWN follows; a second
+ * Ctrl-C quits at once), and the receiver closing the control connection stops them and fails
+ * the command.
  */
 export class StreamStopper {
   private streamer: { stop(): void } | undefined;
   private interrupted = false;
   private lost: string | undefined;
+  private timer: ReturnType<typeof setTimeout> | undefined;
   private readonly interrupt = (): void => {
     if (this.interrupted) process.exit(130);
     this.interrupted = true;
@@ -62,10 +66,11 @@ export class StreamStopper {
     };
   }
 
-  /** The streamer to stop; stopped at once when Ctrl-C came before it. */
-  watch(streamer: { stop(): void }): void {
+  /** The streamer to stop (after `stopAfterMs` when given); stopped at once when Ctrl-C came before it. */
+  watch(streamer: { stop(): void }, stopAfterMs: number | undefined): void {
     this.streamer = streamer;
     if (this.interrupted || this.lost) streamer.stop();
+    if (stopAfterMs !== undefined) this.timer = setTimeout(() => streamer.stop(), stopAfterMs);
   }
 
   /** Throws SendError when the receiver has closed the connection. */
@@ -74,6 +79,7 @@ export class StreamStopper {
   }
 
   dispose(): void {
+    if (this.timer) clearTimeout(this.timer);
     process.off('SIGINT', this.interrupt);
   }
 }

@@ -62,7 +62,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
       startDelayMs: options.startDelayMs,
       encode: payloadEncoder(options.codec),
     });
-    stopper.watch(streamer);
+    stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();
     const { stats } = streamer;

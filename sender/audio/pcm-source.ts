@@ -82,7 +82,10 @@ export class PcmSource {
     return new Int16Array(bytes.buffer, 0, take / 2);
   }
 
+  /** Stops ffmpeg: its pipe closed first, since a paused pipe leaves it blocked in a write that SIGTERM does not end. */
   close(): void {
+    this.child.stdout.destroy();
+    this.child.stderr.destroy();
     if (this.child.exitCode === null) this.child.kill();
   }
 

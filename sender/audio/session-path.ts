@@ -97,7 +97,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
       encode: payloadEncoder(options.codec),
       seal: (header, payload, packetNumber) => cipher.seal(header, payload, BigInt(packetNumber)),
     });
-    stopper.watch(streamer);
+    stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();
     const { stats } = streamer;
