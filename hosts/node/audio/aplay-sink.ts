@@ -68,6 +68,11 @@ export class AplaySink implements AudioSink {
   private lastFailure: string | undefined;
   /** aplay could not be started at all (not installed): not tried again. */
   private noProgram = false;
+  /** Counts configure() calls: a stream waiting to start knows a newer one took over. */
+  private streams = 0;
+  /** The stream's aplay is not started yet (the previous one still holds the device): frames wait here. */
+  private starting = false;
+  /** Resolves when the newest stream's aplay has exited (or never started). */
   private exited: Promise<void> = Promise.resolve();
 
   constructor(options: AplaySinkOptions) {
@@ -76,11 +81,29 @@ export class AplaySink implements AudioSink {
   }
 
   configure(format: AudioFormat): string | undefined {
-    this.stopChild();
+    // A stream that ended plays out its last buffer; one cut short by this one stops now.
+    if (!this.ending) this.stopChild();
     this.dropHeld();
     this.ending = false;
     this.format = format;
     if (this.noProgram) return undefined;
+    const stream = ++this.streams;
+    const previousExit = this.exited;
+    let exited!: () => void;
+    this.exited = new Promise((resolve) => (exited = resolve));
+    this.starting = true;
+    // A device such as hw:0 opens for one program at a time: the previous aplay lets go of it first.
+    void previousExit.then(() => {
+      if (stream !== this.streams) return exited();
+      this.starting = false;
+      this.start(format, exited);
+      this.release();
+    });
+    return undefined;
+  }
+
+  /** Runs this stream's aplay; `exited` is called once it has exited (or could not start). */
+  private start(format: AudioFormat, exited: () => void): void {
     const { device, command = 'aplay', env } = this.options;
     const args = ['-q', '-D', device, '-t', 'raw', '-f', 'S16_LE', '-r', String(format.sampleRate), '-c', String(format.channels), `--buffer-time=${this.latencyMs * 1000}`];
     const child = spawn(command, args, { stdio: ['pipe', 'pipe', 'pipe'], env: env ?? process.env });
@@ -93,27 +116,24 @@ export class AplaySink implements AudioSink {
     child.stdout.resume();
     // Its input closed under a write (aplay failed): said by the exit below.
     child.stdin.on('error', () => {});
-    this.exited = new Promise((resolve) => {
-      child.on('error', (error: NodeJS.ErrnoException) => {
-        if (this.child === child) this.child = undefined;
-        if (error.code === 'ENOENT') {
-          this.noProgram = true;
-          this.fail(`${command} not found (install alsa-utils): no sound`);
-        } else this.fail(`${command}: ${error.message}: no sound this stream`);
-        resolve();
-      });
-      child.on('close', (code, signal) => {
-        const ours = this.child === child;
-        if (ours) this.child = undefined;
-        // A child stopped by us (a new stream, flush of the whole sink) or that played out is no news.
-        if (ours && code !== 0 && signal === null) {
-          const line = stderr.trim().split('\n').pop() ?? `exit ${code}`;
-          this.fail(`${line}: no sound this stream (the receiver goes on)`);
-        }
-        resolve();
-      });
+    child.on('error', (error: NodeJS.ErrnoException) => {
+      if (this.child === child) this.child = undefined;
+      if (error.code === 'ENOENT') {
+        this.noProgram = true;
+        this.fail(`${command} not found (install alsa-utils): no sound`);
+      } else this.fail(`${command}: ${error.message}: no sound this stream`);
+      exited();
     });
-    return undefined;
+    child.on('close', (code, signal) => {
+      const ours = this.child === child;
+      if (ours) this.child = undefined;
+      // A child stopped by us (a newer stream, close) or that played out is no news.
+      if (ours && code !== 0 && signal === null) {
+        const line = stderr.trim().split('\n').pop() ?? `exit ${code}`;
+        this.fail(`${line}: no sound this stream (the receiver goes on)`);
+      }
+      exited();
+    });
   }
 
   write(pcm: Int16Array, presentationTime: number): void {
@@ -151,6 +171,7 @@ export class AplaySink implements AudioSink {
 
   /** At exit: aplay is stopped, what is held dropped. */
   async close(): Promise<void> {
+    this.streams++;
     this.dropHeld();
     this.stopChild();
     await this.exited;
@@ -160,6 +181,8 @@ export class AplaySink implements AudioSink {
   private release(): void {
     if (this.timer) clearTimeout(this.timer);
     this.timer = undefined;
+    // Its aplay starts soon, and calls this again.
+    if (this.starting) return;
     const now = this.options.now();
     while (this.held.length > 0 && this.held[0].due <= now) {
       const frames = this.held.shift()!;
