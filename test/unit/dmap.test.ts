@@ -1,11 +1,12 @@
 // DMAP metadata (src/audio/dmap.ts): pyatv's exact SET_PARAMETER body, its code-point string
 // lengths for non-ASCII titles, numbers, unknown tags passed over, and data that is not DMAP
-// refused naming the offset.
+// refused naming the offset; seeded bodies read back as written, seeded damage only DmapError.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromHex, utf8Encode } from '../../src/bytes';
-import { DmapError, MAX_DMAP_BYTES, MAX_DMAP_DEPTH, MAX_DMAP_ITEMS, readDmapMetadata } from '../../src/audio/dmap';
+import { DMAP_TAGS, DmapError, MAX_DMAP_BYTES, MAX_DMAP_DEPTH, MAX_DMAP_ITEMS, readDmapMetadata, type DmapMetadata } from '../../src/audio/dmap';
+import { makeRng, type Rng } from '../support/arbitrary';
 
 /** A DMAP item: tag, the given length (the value's byte count unless told), the value. */
 function item(tag: string, value: Uint8Array, length = value.length): Uint8Array {
@@ -96,4 +97,70 @@ test('an empty body, a body over the bound, too many items and containers nested
   for (let depth = 0; depth < MAX_DMAP_DEPTH - 1; depth++) nested = item('mlit', nested);
   assert.deepEqual(readDmapMetadata(nested), { title: 'deep' });
   assert.throws(() => readDmapMetadata(item('mlit', nested)), { name: 'DmapError', message: `offset ${8 * (MAX_DMAP_DEPTH - 1)}: mlit nests deeper than ${MAX_DMAP_DEPTH} containers` });
+});
+
+// Properties over seeded bodies (the seed and the case name a failing input, to rebuild it).
+
+const TEXT_PIECES = ['a', 'Z', ' ', '0', 'é', 'ß', 'Ж', '日本', '€', '🎵', 'mlit', 'minm'];
+const STRING_TAGS = Object.keys(DMAP_TAGS).filter((tag) => DMAP_TAGS[tag].kind === 'string');
+const NUMBER_TAGS = Object.keys(DMAP_TAGS).filter((tag) => DMAP_TAGS[tag].kind === 'uint');
+
+function randomText(rng: Rng): string {
+  let text = '';
+  for (let i = rng.int(0, 12); i > 0; i--) text += rng.pick(TEXT_PIECES);
+  return text;
+}
+
+/** A listing item of random known and unknown tags, what it says, and it as pyatv writes strings (lengths in code points). */
+function randomBody(rng: Rng): { bytes: Uint8Array; pyatv: Uint8Array; says: DmapMetadata } {
+  const items: Uint8Array[] = [];
+  const pyatvItems: Uint8Array[] = [];
+  const says: DmapMetadata = {};
+  for (let i = rng.int(1, 8); i > 0; i--) {
+    const kind = rng.int(0, 2);
+    if (kind === 0) {
+      const tag = rng.pick(STRING_TAGS);
+      const text = randomText(rng);
+      const bytes = utf8Encode(text);
+      items.push(item(tag, bytes));
+      pyatvItems.push(item(tag, bytes, [...text].length));
+      (says as Record<string, unknown>)[DMAP_TAGS[tag].field!] = text;
+    } else if (kind === 1) {
+      const tag = rng.pick(NUMBER_TAGS);
+      const size = rng.pick([1, 2, 4]);
+      const value = rng.int(0, 2 ** (8 * size) - 1);
+      const bytes = new Uint8Array(size);
+      for (let b = 0; b < size; b++) bytes[b] = Math.floor(value / 2 ** (8 * (size - 1 - b))) % 256;
+      items.push(item(tag, bytes));
+      pyatvItems.push(item(tag, bytes));
+      (says as Record<string, unknown>)[DMAP_TAGS[tag].field!] = value;
+    } else {
+      const unknown = item(rng.pick(['mper', 'caps', 'asbr', 'asdk']), rng.bytes(rng.int(0, 9)));
+      items.push(unknown);
+      pyatvItems.push(unknown);
+    }
+  }
+  return { bytes: item('mlit', join(...items)), pyatv: item('mlit', join(...pyatvItems)), says };
+}
+
+test('seeded bodies of known and unknown tags read as they were written, byte lengths and pyatv\'s alike', () => {
+  for (let seed = 1; seed <= 300; seed++) {
+    const { bytes, pyatv, says } = randomBody(makeRng(seed));
+    assert.deepEqual(readDmapMetadata(bytes), says, `seed ${seed}, byte lengths`);
+    assert.deepEqual(readDmapMetadata(pyatv), says, `seed ${seed}, pyatv's lengths`);
+  }
+});
+
+test('seeded damage (bytes changed, cut short, grown) reads or is a DmapError, never anything else', () => {
+  for (let seed = 1; seed <= 300; seed++) {
+    const rng = makeRng(seed);
+    const body = randomBody(rng).bytes.slice();
+    for (let i = rng.int(1, 4); i > 0; i--) body[rng.int(0, body.length - 1)] = rng.int(0, 255);
+    const damaged = rng.pick([body, body.subarray(0, rng.int(0, body.length)), join(body, rng.bytes(rng.int(1, 20)))]);
+    try {
+      readDmapMetadata(damaged);
+    } catch (error) {
+      assert.ok(error instanceof DmapError, `seed ${seed}: ${String(error)}`);
+    }
+  }
 });
