@@ -10,10 +10,19 @@ import { encodeParametersBytes, TEXT_PARAMETERS } from '../../src/plist';
 import { randomBytes } from 'node:crypto';
 import { announceSdp, payloadEncoder } from './audio-format';
 import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
-import { RtpStreamer } from './rtp-streamer';
+import { describeStats, RtpStreamer } from './rtp-streamer';
 import { TimingServer } from './timing-server';
 import { bindUdp } from './udp';
 import { describeEndpoint, SendError, type ControlConnection } from '../wire';
+
+/** The receiver's ports from its SETUP answer's Transport; a SendError naming what is missing. */
+function receiverPorts(transport: string): ReturnType<typeof readReceiverTransport> {
+  try {
+    return readReceiverTransport(transport);
+  } catch (error) {
+    throw new SendError(`SETUP: ${(error as Error).message} (Transport: ${transport})`);
+  }
+}
 
 export async function streamClassic(control: ControlConnection, options: AudioOptions): Promise<void> {
   const { endpoint } = control;
@@ -42,7 +51,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
     expectOk('SETUP', setup);
     const transport = setup.head.headers.get(HEADER.transport);
     if (!transport) throw new SendError('SETUP: the answer has no Transport header');
-    const ports = readReceiverTransport(transport);
+    const ports = receiverPorts(transport);
     const session = setup.head.headers.get(HEADER.session) ?? '1';
     const inSession: [string, string][] = [[HEADER.session, session]];
     expectOk('RECORD', await request('RECORD', [...inSession, [HEADER.range, 'npt=0-'], [HEADER.rtpInfo, writeRtpInfo({ seq: start.sequence, rtptime: start.rtpTime })]]));
@@ -65,8 +74,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
     stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();
-    const { stats } = streamer;
-    options.say(`sent ${stats.packets} packets (${stats.fileFrames} frames of the file, ${stats.paddingFrames} of padding), ${stats.syncs} sync packets, ${stats.resent} resent for ${stats.retransmitRequests} requests; ${timing.answered} timing requests answered`);
+    options.say(`${describeStats(streamer.stats)}; ${timing.answered} timing requests answered`);
     expectOk('TEARDOWN', await request('TEARDOWN', inSession));
   } finally {
     stopper.dispose();

@@ -63,6 +63,11 @@ export interface StreamStats {
   paddingFrames: number;
 }
 
+/** The stats in one line for the command's output. */
+export function describeStats(stats: StreamStats): string {
+  return `sent ${stats.packets} packets (${stats.fileFrames} frames of the file, ${stats.paddingFrames} of padding), ${stats.syncs} sync packets, ${stats.resent} resent for ${stats.retransmitRequests} requests`;
+}
+
 export class RtpStreamer {
   readonly stats: StreamStats = { packets: 0, resent: 0, syncs: 0, retransmitRequests: 0, fileFrames: 0, paddingFrames: 0 };
   private readonly backlog = new Map<number, Uint8Array>();

@@ -14,7 +14,7 @@ import { decodePlist, encodeBinaryPlist, encodeParametersBytes, isPlistDict, TEX
 import type { Dialect } from '../../src/dialect';
 import { SENDER_CODECS, payloadEncoder } from './audio-format';
 import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
-import { FRAMES_PER_PACKET, RtpStreamer } from './rtp-streamer';
+import { describeStats, FRAMES_PER_PACKET, RtpStreamer } from './rtp-streamer';
 import { bindUdp } from './udp';
 import { SenderSession } from '../session';
 import { describeEndpoint, SendError, type ControlConnection } from '../wire';
@@ -100,8 +100,7 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
     stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();
-    const { stats } = streamer;
-    options.say(`sent ${stats.packets} packets (${stats.fileFrames} frames of the file, ${stats.paddingFrames} of padding), ${stats.syncs} sync packets, ${stats.resent} resent for ${stats.retransmitRequests} requests; ${session.timingAnswered} timing requests answered`);
+    options.say(`${describeStats(streamer.stats)}; ${session.timingAnswered} timing requests answered`);
     const teardown = await control.request('TEARDOWN', url, [[HEADER.contentType, dialect.mime.plistBinary]], encodeBinaryPlist({ streams: [{ type: REALTIME_AUDIO_STREAM }] }), 'RTSP');
     expectOk('TEARDOWN (stream)', teardown);
     await session.close();
