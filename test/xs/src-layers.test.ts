@@ -43,8 +43,10 @@ const RECEIVER = path.join(SRC, 'receiver');
  * The floors inside src/receiver/: its settings (the files at its top beside receiver.ts: config,
  * limits, profiles, identity) at the bottom; the connection machinery (connection/: connections,
  * routing, reverse connections, the driver); the media session every screen feature shares
- * (media/); one room per feature, none of which imports another; receiver.ts, the composition
- * root, alone at the top.
+ * (media/); one room per feature, none of which imports another; realtime audio (audio/) above
+ * the sessions its streams live in (a stream is set up, flushed and ended by its session's
+ * requests: session/ calls it through its SessionAudio interface and imports nothing of it);
+ * receiver.ts, the composition root, alone at the top.
  */
 export const RECEIVER_FLOORS: Readonly<Record<string, number>> = {
   settings: 0,
@@ -55,12 +57,12 @@ export const RECEIVER_FLOORS: Readonly<Record<string, number>> = {
   video: 3,
   mirror: 3,
   info: 3,
-  audio: 3,
   pairing: 3,
   session: 3,
-  receiver: 4,
+  audio: 4,
+  receiver: 5,
   /** index.ts, the folder's face for hosts and the other parts of src/: above everything it shows. */
-  face: 5,
+  face: 6,
 };
 
 /** The room of src/receiver/ a file belongs to: its folder, `receiver` for receiver.ts, `face` for index.ts, else `settings`. */

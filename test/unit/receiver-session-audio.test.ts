@@ -1,8 +1,9 @@
-// Realtime audio on the receiver, through its connections and UDP sockets (in-memory ports, a
-// manual clock): the classic way (ANNOUNCE, Transport SETUP, RECORD, RTP) and a session's type 96
-// stream (sealed packets), each heard in the sink sample for sample; a lost packet asked again and
-// recovered; volume, FLUSH, TEARDOWN; what plays on the screen; refusals that name the cause; the
-// TXT record and feature bits only where a sink is given.
+// Realtime audio on the receiver (src/receiver/audio/: the session audio, the playback, what
+// plays), through its connections and UDP sockets (in-memory ports, a manual clock): the classic
+// way (ANNOUNCE, Transport SETUP, RECORD, RTP) and a session's type 96 stream (sealed packets),
+// each heard in the sink sample for sample; a lost packet asked again and recovered; volume, FLUSH,
+// TEARDOWN; what plays on the screen; refusals that name the cause; the TXT record and feature
+// bits only where a sink is given.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
