@@ -61,6 +61,12 @@ export interface AudioStreamOptions {
   readonly leadMarginMs?: number;
   /** Output this far from the mapping drops or repeats a frame. Default 0.5 ms. */
   readonly driftToleranceMs?: number;
+  /**
+   * Output this far from the mapping is not drift (a frame at a time would take minutes to close
+   * it): the sink is flushed and playout starts again where the mapping says. Default 50 ms
+   * (shairport-sync's resync threshold).
+   */
+  readonly resyncThresholdMs?: number;
   /** A sync time mapping farther than this from now is not believed. Default 1000 ms. */
   readonly maxSyncSkewMs?: number;
   /** With nothing received for this long and nothing held, playout stops until packets come again. Default 2000 ms. */
@@ -103,6 +109,13 @@ export interface AudioStreamStats {
   retransmitsRecovered: number;
   driftFramesDropped: number;
   driftFramesRepeated: number;
+  /**
+   * Times playout started a timeline of its own (the sink's writes are one contiguous run within
+   * each): the first packets after RECORD, a flush or a pause, and each resync.
+   */
+  playoutStarts: number;
+  /** Output farther than resyncThresholdMs from the mapping (a sync packet that moved it, a jump in RTP time): the sink flushed and the timeline started again. */
+  resyncs: number;
   /** Where the output stood against the mapping at the last packet written, ms (positive: late). */
   lastPresentationErrorMs: number;
   readonly drops: DropCounts;
@@ -148,6 +161,9 @@ const DEFAULT_LATENCY_MS = 2000;
 const DEFAULT_LEAD_MARGIN_MS = 20;
 const DEFAULT_DRIFT_TOLERANCE_MS = 0.5;
 const DEFAULT_MAX_SYNC_SKEW_MS = 1000;
+const DEFAULT_RESYNC_THRESHOLD_MS = 50;
+/** A first frame the mapping puts this far in the past is not believed (the packets are not that old). */
+const MAX_START_IN_PAST_MS = 1000;
 const DEFAULT_IDLE_AFTER_MS = 2000;
 /** A latency a sync packet says beyond this many seconds is not a latency. */
 const MAX_LATENCY_SECONDS = 10;
@@ -168,6 +184,8 @@ export class AudioStream {
     retransmitsRecovered: 0,
     driftFramesDropped: 0,
     driftFramesRepeated: 0,
+    playoutStarts: 0,
+    resyncs: 0,
     lastPresentationErrorMs: 0,
     drops: { version: 0, truncated: 0, oversized: 0, type: 0, authentication: 0, decode: 0, ssrc: 0, late: 0, window: 0, duplicate: 0, flushed: 0 },
   };
@@ -179,6 +197,9 @@ export class AudioStream {
   private readonly leadMarginMs: number;
   private readonly toleranceMs: number;
   private readonly maxSyncSkewMs: number;
+  private readonly resyncThresholdMs: number;
+  /** A jump in RTP time larger than the buffer's span is the sender's clock moving, not a gap to fill. */
+  private readonly maxRtpJump: number;
   private readonly idleAfterMs: number;
   private readonly maxPacketBytes: number;
   private readonly msPerFrame: number;
@@ -200,6 +221,8 @@ export class AudioStream {
   private arrival: ArrivalAnchor | undefined;
   private playout: Playout | undefined;
   private lastArrival: number | undefined;
+  /** The time the last call said (pollTimeout, which is told none, plans as of then). */
+  private lastNow = 0;
   private ended = false;
 
   constructor(private readonly options: AudioStreamOptions) {
@@ -215,6 +238,8 @@ export class AudioStream {
     this.leadMarginMs = options.leadMarginMs ?? DEFAULT_LEAD_MARGIN_MS;
     this.toleranceMs = options.driftToleranceMs ?? DEFAULT_DRIFT_TOLERANCE_MS;
     this.maxSyncSkewMs = options.maxSyncSkewMs ?? DEFAULT_MAX_SYNC_SKEW_MS;
+    this.resyncThresholdMs = options.resyncThresholdMs ?? DEFAULT_RESYNC_THRESHOLD_MS;
+    this.maxRtpJump = this.buffer.capacity * format.framesPerPacket;
     this.idleAfterMs = options.idleAfterMs ?? DEFAULT_IDLE_AFTER_MS;
     this.maxPacketBytes = options.maxPacketBytes ?? MAX_AUDIO_PACKET_BYTES;
     this.latencyFrames = options.latencyFrames ?? Math.round((DEFAULT_LATENCY_MS * format.sampleRate) / 1000);
@@ -236,6 +261,7 @@ export class AudioStream {
   /** A datagram from the data port. */
   receiveAudio(datagram: Uint8Array, now: number): void {
     if (this.ended) return;
+    this.lastNow = now;
     this.stats.packetsReceived++;
     const packet = readAudioPacket(datagram, this.maxPacketBytes);
     if (isRefusal(packet)) return this.drop(packet.refused, packet.reason, now);
@@ -245,6 +271,7 @@ export class AudioStream {
   /** A datagram from the control port: sync packets, resent packets. */
   receiveControl(datagram: Uint8Array, now: number): void {
     if (this.ended) return;
+    this.lastNow = now;
     const packet = readControlPacket(datagram, this.maxPacketBytes + RESENT_HEADER_BYTES);
     if (isRefusal(packet)) return this.drop(packet.refused, packet.reason, now);
     if (packet.type === 'resent') {
@@ -322,10 +349,9 @@ export class AudioStream {
     if (this.ended) return undefined;
     const playout = this.playout;
     if (!playout) {
-      const start = this.startingRtp();
-      if (start === undefined) return undefined;
-      const at = this.rtpToLocal(start, this.lastArrival ?? 0, this.tentativeMode(this.lastArrival ?? 0), this.latencyFrames * this.msPerFrame);
-      return at === undefined ? undefined : at - this.leadMs();
+      // The same plan begin() follows, as of the last call that said the time.
+      const planned = this.plannedStart(this.lastNow);
+      return planned === undefined ? undefined : planned.outputStart - this.leadMs();
     }
     const outputAt = this.outputTime(playout);
     // A packet held is written a lead ahead; a missing one waits as long as it can for its
@@ -335,16 +361,21 @@ export class AudioStream {
 
   handleTimeout(now: number): void {
     if (this.ended) return;
+    this.lastNow = now;
     if (!this.playout && !this.begin(now)) return;
-    const run = new RunBuilder(this.format.channels);
-    const presentationTime = this.outputTime(this.playout!);
+    let run = new RunBuilder(this.format.channels);
+    let presentationTime = this.outputTime(this.playout!);
     while (this.playout) {
       const playout = this.playout;
       const outputAt = this.outputTime(playout);
       const held = this.buffer.peek();
       if (held !== undefined) {
         if (outputAt > now + this.leadMs()) break;
-        this.writePacket(playout, held, run, now);
+        if (this.writePacket(playout, held, run, now) === 'resync') {
+          // What is gathered and what the sink holds belong to the old timeline.
+          run = new RunBuilder(this.format.channels);
+          presentationTime = this.outputTime(this.playout!);
+        }
         continue;
       }
       if (outputAt > now + this.sink.latencyMs) break;
@@ -418,24 +449,60 @@ export class AudioStream {
 
   /** Starts playout when its first frame is a lead away; false while it is not yet. */
   private begin(now: number): boolean {
-    const start = this.startingRtp();
-    if (start === undefined) return false;
-    const mode = this.tentativeMode(now);
-    const latencyMs = this.latencyFrames * this.msPerFrame;
-    const outputStart = this.rtpToLocal(start, now, mode, latencyMs);
-    if (outputStart === undefined || outputStart - this.leadMs() > now) return false;
+    const planned = this.plannedStart(now);
+    if (planned === undefined || planned.outputStart - this.leadMs() > now) return false;
+    const { mode, latencyMs, start } = planned;
+    let { outputStart } = planned;
+    if (!this.plausibleStart(outputStart, now)) outputStart = now + this.leadMs();
     if (outputStart < now) {
       const count = this.note('late start', now);
       if (count > 0) this.log('warn', `audio stream: its first frame was due ${(now - outputStart).toFixed(1)} ms ago (the stream's latency is shorter than the sink's); played late`);
     }
     this.playout = { mode, latencyMs, outputStart, framesOut: 0, cursorRtp: start };
+    this.stats.playoutStarts++;
     return true;
   }
 
-  /** Writes the packet at the cursor, one frame dropped or repeated when the output drifted. */
-  private writePacket(playout: Playout, packet: DecodedPacket, run: RunBuilder, now: number): void {
+  /**
+   * Where playout would start, judged at `now`: the RTP time, the anchor, and when its first
+   * frame is heard (a sync mapping that puts it far from now gives way to arrival anchoring).
+   */
+  private plannedStart(now: number): { readonly start: number; readonly mode: 'sync' | 'arrival'; readonly latencyMs: number; readonly outputStart: number } | undefined {
+    const start = this.startingRtp();
+    if (start === undefined) return undefined;
+    let mode = this.tentativeMode(now);
+    const latencyMs = this.latencyFrames * this.msPerFrame;
+    let outputStart = this.rtpToLocal(start, now, mode, latencyMs);
+    if (mode === 'sync' && outputStart !== undefined && !this.plausibleStart(outputStart, now)) {
+      // The sync packet's RTP time is far from the stream's (another stream's, or a sender that
+      // restarted its RTP clock): its mapping would play hours of silence or nothing.
+      const count = this.note('sync start', now);
+      if (count > 0) this.log('warn', `audio stream: the sync packet puts the first frame ${(outputStart - now).toFixed(0)} ms from now; anchoring on arrival`);
+      mode = 'arrival';
+      outputStart = this.rtpToLocal(start, now, mode, latencyMs);
+    }
+    return outputStart === undefined ? undefined : { start, mode, latencyMs, outputStart };
+  }
+
+  /** Whether a first frame heard at `outputStart` fits the packets held: not long past, not beyond the longest latency. */
+  private plausibleStart(outputStart: number, now: number): boolean {
+    return outputStart >= now - MAX_START_IN_PAST_MS && outputStart <= now + MAX_LATENCY_SECONDS * 1000 + this.leadMs();
+  }
+
+  /**
+   * Writes the packet at the cursor, one frame dropped or repeated when the output drifted; or,
+   * when the output is farther from the mapping than drift explains, restarts the timeline
+   * there (the caller drops what it gathered) and says so.
+   */
+  private writePacket(playout: Playout, packet: DecodedPacket, run: RunBuilder, now: number): 'written' | 'resync' {
     const channels = this.format.channels;
-    const ahead = rtpTimeAfter(packet.timestamp, playout.cursorRtp);
+    let ahead = rtpTimeAfter(packet.timestamp, playout.cursorRtp);
+    if (ahead > this.maxRtpJump || -ahead > this.maxRtpJump) {
+      // The sender's RTP time jumped (a new stream without a flush): follow it; the mapping
+      // decides below whether the output must start again.
+      playout.cursorRtp = packet.timestamp;
+      ahead = 0;
+    }
     if (ahead > 0) {
       // The sender's RTP time jumped ahead of its sequence numbers: silence up to it.
       const frames = Math.min(ahead, this.format.framesPerPacket);
@@ -443,9 +510,8 @@ export class AudioStream {
       playout.framesOut += frames;
       playout.cursorRtp = (playout.cursorRtp + frames) | 0;
       this.stats.silenceFrames += frames;
-      return;
+      return 'written';
     }
-    this.buffer.take();
     const frames = packet.pcm.length / channels;
     // A packet that overlaps what was written: its first frames are already out.
     let skip = -ahead;
@@ -456,7 +522,14 @@ export class AudioStream {
       if (meant !== undefined) {
         const error = this.outputTime(playout) - meant;
         this.stats.lastPresentationErrorMs = error;
-        if (error > this.toleranceMs && frames - skip > 1) {
+        if (Math.abs(error) > this.resyncThresholdMs) {
+          // The packet stays at the cursor: the loop writes it next, on the new timeline.
+          if (this.plausibleStart(meant, now)) {
+            this.resync(playout, firstRtp, meant, error, now);
+            return 'resync';
+          }
+          // A mapping that puts it hours away is not followed: the output runs on by its own clock.
+        } else if (error > this.toleranceMs && frames - skip > 1) {
           skip++;
           this.stats.driftFramesDropped++;
         } else if (error < -this.toleranceMs) {
@@ -465,6 +538,7 @@ export class AudioStream {
         }
       }
     }
+    this.buffer.take();
     if (skip < frames) {
       if (repeat) run.append(packet.pcm.subarray(skip * channels, (skip + 1) * channels));
       run.append(packet.pcm.subarray(skip * channels));
@@ -472,7 +546,20 @@ export class AudioStream {
       playout.framesOut += written;
       this.stats.framesPlayed += written;
     }
-    playout.cursorRtp = (packet.timestamp + frames) | 0;
+    // Never backwards: a packet wholly behind the cursor moves nothing.
+    const end = (packet.timestamp + frames) | 0;
+    if (rtpTimeAfter(end, playout.cursorRtp) > 0) playout.cursorRtp = end;
+    return 'written';
+  }
+
+  /** A new timeline with RTP time `rtp` (the packet still at the cursor) at `meant`: the sink drops what it holds of the old one. */
+  private resync(playout: Playout, rtp: number, meant: number, error: number, now: number): void {
+    this.stats.resyncs++;
+    this.stats.playoutStarts++;
+    const count = this.note('resync', now);
+    if (count > 0) this.log('info', `audio stream: output ${error.toFixed(1)} ms from where the sender asks; starting again there (${count} time(s))`);
+    this.sink.flush();
+    this.playout = { mode: playout.mode, latencyMs: playout.latencyMs, outputStart: meant, framesOut: 0, cursorRtp: rtp };
   }
 
   private accept(packet: AudioPacket, bytes: Uint8Array, now: number, resent: boolean): void {

@@ -2,6 +2,7 @@
 // the portable smoke in test/unit all take them from here. Portable: ECMAScript only.
 
 import { channelOpen, jpeg, mdnsUnicast, plistBinary, plistParameters, plistXml, slideshowAssetReply, tlv8 } from './codecs';
+import { AUDIO_CAMPAIGNS } from './audio';
 import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
 import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
@@ -28,6 +29,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   mirrorPacketReader,
   mirrorSession,
   sessionSetup,
+  ...AUDIO_CAMPAIGNS,
 ] as unknown as Campaign<never>[];
 
 /** The seed every campaign uses unless told another (so runs are comparable). */

@@ -42,6 +42,10 @@ const COUNTS: Readonly<Record<string, number>> = {
   'mirror-stream-request': 8000,
   'mirror-packets': 4000,
   'mirror-session': 500,
+  'audio-rtp-packets': 20_000,
+  'audio-sdp': 10_000,
+  'audio-transport-header': 10_000,
+  'audio-stream': 1000,
 };
 /**
  * One input taking longer than this is a hang (a parser gone quadratic, a loop that does not end

@@ -421,3 +421,24 @@ test('the same sender anchored on arrival: the rate is learnt from arrivals and 
   assert.ok(worst <= 2.5, `worst error after the first minute ${worst.toFixed(3)} ms (arrival jitter is 2 ms)`);
   assert.ok(Math.abs(stream.stats.driftFramesDropped - 240) <= 30, `${stream.stats.driftFramesDropped} frames dropped`);
 });
+
+test('a sync packet that moves the mapping by more than 50 ms restarts the timeline there: the sink flushed, the next write where the sender now asks', () => {
+  const { stream, sink } = harness({ senderToLocal });
+  const sender = new Sender();
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: sender.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: sender.rtp }), 0);
+  for (let i = 0; i < 200; i++) stream.receiveAudio(sender.next(), i * 8);
+  runUntil(stream, 1500);
+  assert.equal(stream.stats.playoutStarts, 1);
+  const written = sink.frames().length;
+  // The sender says the same RTP time is heard 200 ms later (it re-timed its stream).
+  const current = 1_000_000 + 1500 * 44.1;
+  stream.receiveControl(writeSyncPacket({ first: false, presentedRtpTime: current - LATENCY, senderTimeMs: 6500 + 200, currentRtpTime: current }), 1500);
+  runUntil(stream, 1900);
+  assert.equal(stream.stats.resyncs, 1);
+  assert.equal(stream.stats.playoutStarts, 2);
+  assert.equal(sink.flushes, 1);
+  const frames = sink.frames();
+  const next = frames[written];
+  assert.ok(Math.abs(next.at - (200 + LATENCY * MS_PER_FRAME + (next.rtp - 1_000_000) * MS_PER_FRAME)) < 1e-6, 'heard where the new sync packet says');
+  assert.equal(stream.stats.driftFramesDropped + stream.stats.driftFramesRepeated, 0, 'not chased a frame at a time');
+});
