@@ -9,25 +9,13 @@
 // - residuals in adaptive Golomb-Rice codes (alac-golomb-encoder.ts);
 // - a frame that would come out larger than its samples is sent verbatim (the escape flag).
 
-import { ALAC_ELEMENT, type AlacConfig } from '../../src/audio/alac';
+import { ALAC_ELEMENT, realtimeAlacConfig, type AlacConfig } from '../../src/audio/alac';
 import { AlacBitWriter } from './alac-bit-writer';
 import { encodeResiduals } from './alac-golomb-encoder';
 import { predict } from './alac-predictor-encoder';
 
 /** RAOP's ALAC stream: 352 frames of 16-bit stereo at 44100 Hz (the fmtp of every sender: `352 0 16 40 10 14 2 255 0 0 44100`). */
-export const RAOP_ALAC_CONFIG: AlacConfig = {
-  frameLength: 352,
-  compatibleVersion: 0,
-  bitDepth: 16,
-  pb: 40,
-  mb: 10,
-  kb: 14,
-  numChannels: 2,
-  maxRun: 255,
-  maxFrameBytes: 0,
-  avgBitRate: 0,
-  sampleRate: 44100,
-};
+export const RAOP_ALAC_CONFIG: AlacConfig = realtimeAlacConfig(352, 44100, 2);
 
 /** pbFactor 4: the history multiplier is pb * 4 / 4 = pb, as Apple's encoder sends. */
 const PB_FACTOR = 4;

@@ -2,27 +2,21 @@
 // classic ANNOUNCE, their ct and audioFormat for a session's stream SETUP), the ANNOUNCE body,
 // and each packet's payload (L16 big-endian, or one ALAC frame) from 352 frames of PCM.
 
-import type { AlacConfig } from '../../src/audio/alac';
+import { alacFmtp } from '../../src/audio/alac';
+import { COMPRESSION_TYPES, compressionTypeOf } from '../../src/audio/compression-types';
 import { RAOP_ALAC_CONFIG, createAlacEncoder } from './alac-encoder';
 
 export type SenderCodec = 'pcm' | 'alac';
 
-/**
- * One row per codec. `ct` and `audioFormat` are what a session's stream SETUP names (pyatv sends
- * ct 1 with audioFormat 0x800, PCM 44100/16/2; ALAC 44100/16/2 is bit 18, 0x40000, as iOS and
- * shairport-sync name it).
- */
+/** One row per codec: its SDP rtpmap (a classic ANNOUNCE), its ct and audioFormat (src/audio's table, a session's stream SETUP). */
 export const SENDER_CODECS: Readonly<Record<SenderCodec, { readonly rtpmap: string; readonly ct: number; readonly audioFormat: number }>> = {
-  pcm: { rtpmap: 'L16/44100/2', ct: 1, audioFormat: 0x800 },
-  alac: { rtpmap: 'AppleLossless', ct: 2, audioFormat: 0x40000 },
+  pcm: codecRow('pcm', 'L16/44100/2'),
+  alac: codecRow('alac', 'AppleLossless'),
 };
 
-/** The fields of an ALAC fmtp line in the order src/audio/alac's parseAlacFmtp reads them (ALACSpecificConfig's). */
-const FMTP_ORDER: readonly (keyof AlacConfig)[] = ['frameLength', 'compatibleVersion', 'bitDepth', 'pb', 'mb', 'kb', 'numChannels', 'maxRun', 'maxFrameBytes', 'avgBitRate', 'sampleRate'];
-
-/** `352 0 16 40 10 14 2 255 0 0 44100`: the fmtp parameters after the payload type. */
-export function alacFmtp(config: AlacConfig): string {
-  return FMTP_ORDER.map((name) => String(config[name])).join(' ');
+function codecRow(codec: SenderCodec, rtpmap: string): { readonly rtpmap: string; readonly ct: number; readonly audioFormat: number } {
+  const ct = compressionTypeOf(codec);
+  return { rtpmap, ct, audioFormat: COMPRESSION_TYPES[ct].audioFormat! };
 }
 
 export interface AnnounceFields {

@@ -6,7 +6,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { createAlacDecoder, parseAlacFmtp } from '../../src/audio/alac';
+import { alacFmtp, createAlacDecoder, parseAlacFmtp } from '../../src/audio/alac';
 import { createPcmDecoder } from '../../src/audio/decoder';
 import { PacketCipher } from '../../src/audio/packet-cipher';
 import { isRefusal, readAudioPacket, readResentPacket, readSyncPacket, writeRetransmitRequest, type AudioPacket } from '../../src/audio/rtp-packets';
@@ -14,7 +14,7 @@ import { readAnnounceSdp } from '../../src/audio/sdp';
 import { portableFrameKernel } from '../../src/pairing';
 import { NTP_UNIX_EPOCH_MS } from '../../src/timing';
 import { RAOP_ALAC_CONFIG } from '../../sender/audio/alac-encoder';
-import { alacFmtp, announceSdp, payloadEncoder, type SenderCodec } from '../../sender/audio/audio-format';
+import { announceSdp, payloadEncoder, type SenderCodec } from '../../sender/audio/audio-format';
 import { FRAMES_PER_PACKET, RtpStreamer, type DatagramPort, type FrameSource } from '../../sender/audio/rtp-streamer';
 import { SenderClock } from '../../sender/audio/sender-clock';
 

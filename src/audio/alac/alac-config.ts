@@ -81,6 +81,20 @@ export function parseAlacFmtp(fmtp: string): AlacConfig {
   return checkAlacConfig(config as unknown as AlacConfig);
 }
 
+/** The fmtp parameters of `config` (what a sender writes after the payload type): parseAlacFmtp's inverse. */
+export function alacFmtp(config: AlacConfig): string {
+  return COOKIE_FIELDS.map(([name]) => String(config[name])).join(' ');
+}
+
+/**
+ * The config realtime senders stream with (every sender's fmtp: `352 0 16 40 10 14 2 255 0 0
+ * 44100`): 16-bit, Apple's encoder's pb/mb/kb and maxRun; the frames per packet, rate and channels
+ * as the stream says. A session's type 96 stream names only those three (spf, sr, ALAC's ct).
+ */
+export function realtimeAlacConfig(frameLength: number, sampleRate: number, numChannels: number): AlacConfig {
+  return checkAlacConfig({ frameLength, compatibleVersion: 0, bitDepth: 16, pb: 40, mb: 10, kb: 14, numChannels, maxRun: 255, maxFrameBytes: 0, avgBitRate: 0, sampleRate });
+}
+
 /** The four bytes 'alac' (an atom type and CAF/MP4 format id). */
 const ALAC_ATOM = 0x616c6163;
 

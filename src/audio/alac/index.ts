@@ -3,7 +3,7 @@
 // builds share.
 
 export { AudioDecodeError } from '../decoder';
-export { ALAC_BIT_DEPTHS, ALAC_COOKIE_BYTES, ALAC_MAX_CHANNELS, ALAC_MAX_FRAME_LENGTH, alacConfigFromCookie, alacCookie, checkAlacConfig, parseAlacFmtp } from './alac-config';
+export { ALAC_BIT_DEPTHS, ALAC_COOKIE_BYTES, ALAC_MAX_CHANNELS, ALAC_MAX_FRAME_LENGTH, alacConfigFromCookie, alacCookie, alacFmtp, checkAlacConfig, parseAlacFmtp, realtimeAlacConfig } from './alac-config';
 export type { AlacConfig } from './alac-config';
 export { createAlacDecoder } from './alac-decoder';
 export type { AlacDecoder } from './alac-decoder';

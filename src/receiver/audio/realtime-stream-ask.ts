@@ -4,16 +4,9 @@
 // controlPort, latencyMin, latencyMax, audioFormat, audioMode, isMedia, streamConnectionID and
 // supportsDynamicStreamID; iOS the same and a few more, which are not needed to play).
 
+import { COMPRESSION_TYPES } from '../../audio/compression-types';
 import { plistTypeName, type PlistDict, type PlistValue } from '../../plist';
 import { SessionRequestError } from '../session/session-setup';
-
-/** The compression types (`ct`) senders name, and which this receiver decodes. */
-export const COMPRESSION_TYPES: Readonly<Record<number, { readonly name: string; readonly codec?: 'pcm' | 'alac' }>> = {
-  1: { name: 'PCM', codec: 'pcm' },
-  2: { name: 'ALAC', codec: 'alac' },
-  4: { name: 'AAC-LC' },
-  8: { name: 'AAC-ELD' },
-};
 
 /** Frames per packet senders use: 352 (ALAC and PCM), 1024 (AAC), 480 (AAC-ELD); more is not a sender's. */
 const MAX_FRAMES_PER_PACKET = 4096;
@@ -63,7 +56,9 @@ function optionalInteger(fields: PlistDict, key: string, min: number, max: numbe
 export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyFrames: number): RealtimeStreamAsk {
   const ct = requiredInteger(fields, 'ct', 0, 0xffff);
   const compression = COMPRESSION_TYPES[ct];
-  if (!compression?.codec) {
+  const codec = compression?.codec;
+  // AAC has no decoder here.
+  if (codec !== 'pcm' && codec !== 'alac') {
     throw new SessionRequestError(`SETUP: stream type 96 with ct ${ct} (${compression?.name ?? 'unknown'}): this receiver decodes PCM (1) and ALAC (2)`, 501, 'Audio Format Not Served');
   }
   const sampleRate = requiredInteger(fields, 'sr', 1, 384000);
@@ -81,5 +76,5 @@ export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyFrames: numbe
   if (latencyMinFrames !== undefined && latencyMinFrames > maxLatencyFrames) {
     throw new SessionRequestError(`SETUP: stream type 96 latencyMin ${latencyMinFrames} frames is more than this receiver buffers (${maxLatencyFrames} frames, limits.audioBufferMs)`, 400);
   }
-  return { codec: compression.codec, sampleRate, framesPerPacket, sharedKey: shk.slice(), senderControlPort, latencyMinFrames, latencyMaxFrames };
+  return { codec, sampleRate, framesPerPacket, sharedKey: shk.slice(), senderControlPort, latencyMinFrames, latencyMaxFrames };
 }

@@ -16,7 +16,7 @@
 import { readAnnounceSdp, SdpError, type AudioStreamFormat } from '../../audio/sdp';
 import { readSenderTransport, TransportHeaderError, writeReceiverTransport } from '../../audio/transport-header';
 import { createPcmDecoder, AudioDecodeError, type AudioDecoder } from '../../audio/decoder';
-import { createAlacDecoder, parseAlacFmtp, type AlacKernel } from '../../audio/alac';
+import { alacFmtp, createAlacDecoder, parseAlacFmtp, realtimeAlacConfig, type AlacKernel } from '../../audio/alac';
 import { PacketCipher } from '../../audio/packet-cipher';
 import { utf8Decode } from '../../bytes';
 import { RequestError } from '../../errors';
@@ -195,7 +195,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
       const fields: PlistDict = streams[0];
       const ask = readRealtimeStreamAsk(fields, maxLatencyFrames(44100));
       const channels = 2;
-      const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: `${ask.framesPerPacket} 0 16 40 10 14 ${channels} 255 0 0 ${ask.sampleRate}` };
+      const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: alacFmtp(realtimeAlacConfig(ask.framesPerPacket, ask.sampleRate, channels)) };
       start(
         session,
         {
