@@ -7,6 +7,9 @@
 // Encrypted streams carry a=rsaaeskey and a=aesiv (et=1 in the TXT record); this receiver does
 // not serve them (it does not advertise et=1), so they are refused by name, not played as noise.
 
+import { AudioDecodeError } from './decoder';
+import { parseAlacFmtp } from './alac';
+
 /** The ANNOUNCE body is not one this receiver plays; the message names the line. */
 export class SdpError extends Error {
   override name = 'SdpError';
@@ -37,9 +40,6 @@ const ENCODINGS: Readonly<Record<string, { readonly codec: AudioCodec; readonly 
 
 /** Attributes that say the stream is encrypted (RSA-wrapped AES key, FairPlay-wrapped key). */
 const ENCRYPTION_ATTRIBUTES = ['rsaaeskey', 'aesiv', 'fpaeskey'] as const;
-
-/** The fields of an ALAC fmtp (after the payload type), by position: ALACSpecificConfig's order. */
-const ALAC_FMTP = { frameLength: 0, bitDepth: 2, numChannels: 6, sampleRate: 10, count: 11 } as const;
 
 const MAX_FRAMES_PER_PACKET = 4096;
 const MAX_CHANNELS = 8;
@@ -149,16 +149,17 @@ function rtpmapFormat(rtpmap: Rtpmap, line: string, codec: AudioCodec, defaultFr
   return { codec, sampleRate: rtpmap.sampleRate, channels: rtpmap.channels ?? 1, bitsPerSample: 16, framesPerPacket };
 }
 
-/** ALAC: everything from the fmtp (the ALACSpecificConfig's fields, in order). */
+/** ALAC: everything from the fmtp (the ALACSpecificConfig's fields, read by the ALAC decoder's own reader). */
 function alacFormat(fmtp: string | undefined, line: string): FormatCore {
   if (fmtp === undefined) throw new SdpError('SDP: AppleLossless without a=fmtp (its decoder configuration)');
-  const fields = fmtp.split(/ +/);
-  if (fields.length !== ALAC_FMTP.count) throw new SdpError(`SDP line '${line}': ${fields.length} ALAC parameters, not ${ALAC_FMTP.count}`);
-  return {
-    codec: 'alac',
-    framesPerPacket: integerField(fields[ALAC_FMTP.frameLength], 'frame length', line, 1, MAX_FRAMES_PER_PACKET),
-    bitsPerSample: integerField(fields[ALAC_FMTP.bitDepth], 'bit depth', line, 8, 32),
-    channels: integerField(fields[ALAC_FMTP.numChannels], 'channels', line, 1, MAX_CHANNELS),
-    sampleRate: integerField(fields[ALAC_FMTP.sampleRate], 'sample rate', line, 1, MAX_SAMPLE_RATE),
-  };
+  let config;
+  try {
+    config = parseAlacFmtp(fmtp);
+  } catch (error) {
+    if (error instanceof AudioDecodeError) throw new SdpError(`SDP line '${line}': ${error.message}`);
+    throw error;
+  }
+  if (config.frameLength > MAX_FRAMES_PER_PACKET) throw new SdpError(`SDP line '${line}': frame length ${config.frameLength} is above ${MAX_FRAMES_PER_PACKET}`);
+  if (config.sampleRate < 1 || config.sampleRate > MAX_SAMPLE_RATE) throw new SdpError(`SDP line '${line}': sample rate ${config.sampleRate} is outside 1 to ${MAX_SAMPLE_RATE}`);
+  return { codec: 'alac', framesPerPacket: config.frameLength, bitsPerSample: config.bitDepth, channels: config.numChannels, sampleRate: config.sampleRate };
 }

@@ -60,7 +60,7 @@ test('garbage is refused naming the line', () => {
     [PYATV_BODY.replace('L16/44100/2', 'L16/44100/99'), /channels 99 is outside 1 to 8/],
     [PYATV_BODY.replace('a=rtpmap:96', 'a=rtpmap:97'), /'a=rtpmap:97 L16\/44100\/2': payload type is not the media line's \(96\)/],
     [PYATV_BODY.replace('a=fmtp:96 352', 'a=fmtp:96 99999'), /frames per packet 99999 is outside/],
-    [PYATV_BODY.replace('L16/44100/2', 'AppleLossless').replace(' 44100\r\n', '\r\n'), /10 ALAC parameters, not 11/],
+    [PYATV_BODY.replace('L16/44100/2', 'AppleLossless').replace(' 44100\r\n', '\r\n'), /'a=fmtp:96 352 0 16 40 10 14 2 255 0 0': .*10 parameters, expected 11/],
     ['v=0\r\n', /without an m=audio line/],
     ['v=0\r\nm=audio 0 RTP/AVP 96\r\n', /without a=rtpmap for payload type 96/],
     [PYATV_BODY + 'a=min-latency:9\r\na=max-latency:3\r\n', /min-latency 9 is above max-latency 3/],
