@@ -442,3 +442,35 @@ test('a sync packet that moves the mapping by more than 50 ms restarts the timel
   assert.ok(Math.abs(next.at - (200 + LATENCY * MS_PER_FRAME + (next.rtp - 1_000_000) * MS_PER_FRAME)) < 1e-6, 'heard where the new sync packet says');
   assert.equal(stream.stats.driftFramesDropped + stream.stats.driftFramesRepeated, 0, 'not chased a frame at a time');
 });
+
+test('a sender that changes SSRC without a flush is followed once the old stream has played out and been silent for idleAfterMs', () => {
+  const { stream, sink } = harness({ senderToLocal, idleAfterMs: 500 });
+  const first = new Sender(1);
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: first.rtp - LATENCY, senderTimeMs: 5000, currentRtpTime: first.rtp }), 0);
+  for (let i = 0; i < 3; i++) stream.receiveAudio(first.next(), i);
+  // A new SSRC from 10 ms on, its RTP time continuing where the first left off.
+  const second = new Sender(900, first.rtp, 0x22222222);
+  for (let now = 10; now < 4000; now += 8) {
+    runUntil(stream, now);
+    stream.receiveAudio(second.next(), now);
+  }
+  runUntil(stream, 4000);
+  // The old stream's three packets play at 1500 ms; the next is missing with nothing held and
+  // nothing accepted for 500 ms: playout stops, and the new SSRC's next packet starts a stream.
+  assert.ok(stream.stats.drops.ssrc > 150 && stream.stats.drops.ssrc < 200, `${stream.stats.drops.ssrc} dropped`);
+  assert.equal(stream.stats.playoutStarts, 2);
+  const rtps = sink.frames().map((frame) => frame.rtp);
+  assert.equal(rtps[0], 1_000_000);
+  assert.ok(rtps.some((rtp) => rtp > 1_000_000 + 3 * FPP), 'the new stream is heard');
+});
+
+test('after FLUSH with an RTP time only, packets before it are flushed ones', () => {
+  const { stream } = harness({ senderToLocal });
+  const sender = new Sender(5, 10_000);
+  stream.flush({ rtptime: 10_000 + 2 * FPP });
+  stream.receiveAudio(sender.next(), 0);
+  stream.receiveAudio(sender.next(), 1);
+  stream.receiveAudio(sender.next(), 2);
+  assert.equal(stream.stats.drops.flushed, 2);
+  assert.equal(stream.bufferedPackets, 1);
+});
