@@ -308,8 +308,8 @@ const markDecoder = {
  * A sender whose clock gains 100 ppm on ours, for 10 simulated minutes: packets sent on its clock
  * (arriving 1 to 3 ms later), a sync packet each of its seconds, a perfect estimate of its clock.
  */
-function fastSender(options: { believeSync: boolean }): { sink: RecordingSink; stream: AudioStream; trueLocal: (rtp: number) => number; startRtp: number } {
-  const drift = 100e-6;
+function fastSender(options: { believeSync: boolean; drift?: number }): { sink: RecordingSink; stream: AudioStream; trueLocal: (rtp: number) => number; startRtp: number } {
+  const drift = options.drift ?? 100e-6;
   const latency = SLOW_RATE + SLOW_RATE / 2;
   const toLocal = (senderMs: number): number => (senderMs - 5000) / (1 + drift);
   const sink = new RecordingSink();
@@ -473,4 +473,15 @@ test('after FLUSH with an RTP time only, packets before it are flushed ones', ()
   stream.receiveAudio(sender.next(), 2);
   assert.equal(stream.stats.drops.flushed, 2);
   assert.equal(stream.bufferedPackets, 1);
+});
+
+test('a sender clock 100 ppm slow over 10 minutes: frames repeated, never dropped, every frame within 1 ms', () => {
+  const { sink, stream, trueLocal, startRtp } = fastSender({ believeSync: true, drift: -100e-6 });
+  assert.ok(contiguous(sink));
+  const { silent, steps, worst } = scan(sink, startRtp, trueLocal);
+  assert.equal(silent, 0);
+  assert.equal(steps[0], stream.stats.driftFramesRepeated, 'each repeat writes one frame twice');
+  assert.equal(steps[2] + steps[3], 0, 'nothing dropped');
+  assert.ok(Math.abs(stream.stats.driftFramesRepeated - 240) <= 5, `${stream.stats.driftFramesRepeated} frames repeated`);
+  assert.ok(worst <= 1, `worst presentation error ${worst.toFixed(3)} ms`);
 });
