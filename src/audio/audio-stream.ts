@@ -9,7 +9,9 @@
 // writes one contiguous run of frames to the sink, a lead ahead of when it is heard, and compares
 // at each packet where its output stands with where the mapping says it should: past the
 // tolerance it drops or repeats one frame, so a sender clock that runs fast or slow against ours
-// is followed within half a millisecond.
+// is followed within half a millisecond. Farther than the resync threshold (a sender that re-timed
+// its stream, a jump in RTP time) it is no drift: the sink is flushed and a new timeline starts
+// where the mapping says (shairport-sync does the same).
 //
 // Some senders' sync packets carry no usable clock time (pyatv's NTP time counts the frames it
 // has sent, not its clock): a sync time that maps farther than maxSyncSkewMs from now is not
