@@ -13,6 +13,7 @@ import type { MessageHeadOf, MessageKind } from './message';
 import { MessageParser, type ErrorEvent } from './parser';
 import type { SecureChannel } from './secure-channel';
 import { describeError } from '../errors';
+import { concat } from '../bytes';
 
 export type BodyMode = 'whole' | 'stream' | 'skip';
 
@@ -36,6 +37,8 @@ const EMPTY = new Uint8Array(0);
 export class MessageAssembler<K extends MessageKind> {
   private parser: MessageParser<K>;
   private channel: SecureChannel | undefined;
+  /** A channel waiting for the peer's first bytes to say whether it encrypts (encrypt's `unlessPlaintext`). */
+  private pending: { readonly channel: SecureChannel; readonly onPlaintext: () => void; held: Uint8Array } | undefined;
   private head: MessageHeadOf<K> | undefined;
   private mode: BodyMode = 'whole';
   /** Whole body with a known length: filled in place as it arrives (no copy at the end). */
@@ -70,6 +73,10 @@ export class MessageAssembler<K extends MessageKind> {
   /** Adds bytes from the connection; throws ChannelError when an encrypted frame is bad. */
   receive(bytes: Uint8Array): void {
     if (bytes.length === 0) return;
+    if (this.pending) {
+      this.decide(bytes);
+      return;
+    }
     if (!this.channel) {
       this.parser.receive(bytes);
       return;
@@ -143,13 +150,34 @@ export class MessageAssembler<K extends MessageKind> {
   /**
    * Encrypts the connection from here on (spec 5.4). Bytes the peer pipelined after the message
    * that established the keys are already ciphertext: they leave the parser and go through the
-   * channel into a fresh one.
+   * channel into a fresh one. With `unlessPlaintext`, the peer may go on in the clear instead
+   * (see decide): then the channel is dropped and `unlessPlaintext` called.
    */
-  encrypt(channel: SecureChannel): void {
+  encrypt(channel: SecureChannel, unlessPlaintext?: () => void): void {
     const pipelined = this.parser.takeRemaining();
     this.parser = new MessageParser(this.kind, this.limits);
-    this.channel = channel;
+    if (unlessPlaintext) this.pending = { channel, onPlaintext: unlessPlaintext, held: EMPTY };
+    else this.channel = channel;
     this.receive(pipelined);
+  }
+
+  /**
+   * encrypt() with `unlessPlaintext`: the peer's first two bytes say whether it encrypts. A frame
+   * starts with its length (little-endian, at most 1024: the second byte is 0 to 4); a request
+   * starts with its method, two letters (0x41 and up). Plaintext: the channel is dropped and
+   * `onPlaintext` told; otherwise everything goes through the channel, as encrypt() does.
+   */
+  private decide(bytes: Uint8Array): void {
+    const pending = this.pending!;
+    const held = pending.held.length === 0 ? bytes : concat(pending.held, bytes);
+    if (held.length < 2) {
+      pending.held = held;
+      return;
+    }
+    this.pending = undefined;
+    if (held[1] >= 0x41) pending.onPlaintext();
+    else this.channel = pending.channel;
+    this.receive(held);
   }
 
   /** Frames outgoing bytes when the connection is encrypted. */

@@ -11,6 +11,8 @@ export interface PairingReply {
   readonly body: Uint8Array;
   /** Set on the step that ends in an encrypted connection (transient M4, pair-verify M4). */
   readonly secure?: SecureChannel;
+  /** The encrypted connection comes from a transient pair-setup (the PIN anyone may know, spec 5.3). */
+  readonly transient?: boolean;
   /** Set when the step failed: the TLV error answered, for the route's log line. */
   readonly error?: { readonly code: number; readonly reason: string };
 }

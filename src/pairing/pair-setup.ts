@@ -252,7 +252,7 @@ export class PairSetup {
       this.end(session, 'paired');
       this.options.log('info', 'transient pair-setup done: the connection is encrypted');
       session.set(ENCRYPTION_KEY, sessionKey.slice());
-      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto) };
+      return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto), transient: true };
     }
     session.set(PROGRESS, { step: 'M4', sessionKey });
     this.progressed(session);

@@ -107,6 +107,21 @@ test('a wrong PIN is answered Authentication, counted, and the next attempt pair
   assert.equal(sender.connection.closed, true);
 });
 
+test('on a receiver that asks no PIN, a sender that pairs transiently may go on in the clear (pyatv\'s classic audio path), or encrypted', async () => {
+  for (const encrypts of [false, true]) {
+    const { receiver, log } = setup({});
+    const sender = new MemorySender(receiver);
+    const m2 = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }), 'RTSP');
+    const srp = srpClientStep(m2.body, '3939', clientRandom);
+    assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srp.m3, 'RTSP'), 4)), undefined);
+    if (encrypts) sender.encrypt(createSenderChannel(srp.sessionKey));
+    const info = await sender.request('GET', '/info', { protocol: 'RTSP' });
+    assert.equal(info.head.status, 200, encrypts ? 'encrypted' : 'in the clear');
+    assert.equal((decodeBinaryPlist(info.body) as Record<string, unknown>).deviceID, DEVICE_ID);
+    assert.equal(log.lines.some((line) => /goes on in the clear after its transient pair-setup/.test(line.message)), !encrypts);
+  }
+});
+
 test('normal pair-setup stores the sender; pair-verify on another connection, and after a restart, encrypts it', async () => {
   const store = new MemoryStore();
   const { receiver } = setup({}, store);

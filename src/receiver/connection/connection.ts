@@ -640,7 +640,7 @@ export class ReceiverConnection implements SansIoConnection {
       this.close('request asked to close');
       return;
     }
-    if (response.secure) this.encrypt(response.secure);
+    if (response.secure) this.encrypt(response.secure, response.plaintextMayFollow === true);
     if (response.status === STATUS.switchingProtocols && response.reverse) this.turnAround(head, response.reverse);
   }
 
@@ -707,12 +707,19 @@ export class ReceiverConnection implements SansIoConnection {
     if (following.length > 0) stream.receive(following, this.now);
   }
 
-  /** Switches to encrypted mode (spec 5.4): everything after this response goes through the channel. */
-  private encrypt(channel: NonNullable<Response['secure']>): void {
+  /**
+   * Switches to encrypted mode (spec 5.4): everything after this response goes through the
+   * channel; with `plaintextMayFollow`, unless the sender's next bytes are a plaintext request.
+   */
+  private encrypt(channel: NonNullable<Response['secure']>, plaintextMayFollow: boolean): void {
     this.state.encrypted = true;
     this.context.log('debug', `${this.peer} connection encrypted`);
+    const inTheClear = () => {
+      this.state.encrypted = false;
+      this.context.log('info', `${this.peer} goes on in the clear after its transient pair-setup (as pyatv's classic audio path does): served in the clear, as this receiver asks no PIN or password`);
+    };
     try {
-      this.assembler.encrypt(channel);
+      this.assembler.encrypt(channel, plaintextMayFollow ? inTheClear : undefined);
     } catch (error) {
       this.rejectFrame(error);
     }

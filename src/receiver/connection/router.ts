@@ -68,6 +68,11 @@ export interface Response {
    */
   readonly secure?: SecureChannel;
   /**
+   * With `secure`: the sender may go on in the clear instead, and is then served in the clear
+   * (the first bytes after this response say which).
+   */
+  readonly plaintextMayFollow?: boolean;
+  /**
    * With status 101: the connection turns around (spec 1.6, PTTH). The 101 goes out with only
    * its Upgrade and Connection headers, then the receiver sends requests on the connection,
    * which this callback receives.

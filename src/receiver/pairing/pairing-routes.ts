@@ -114,7 +114,11 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   });
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
-  const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow());
+  // Where no PIN or password is asked, a sender that pairs transiently and then goes on in the
+  // clear (pyatv's classic audio path: it never switches its side on) is served in the clear:
+  // it could have asked everything without pairing. Where one is asked, it gets no such leave.
+  const open = config.password === '' && !config.pinRequired;
+  const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow(), open);
   // Every route is POST and open (see the file's head).
   const routes: Omit<Route, 'method' | 'open'>[] = [
     { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state)) },
@@ -141,9 +145,9 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
 }
 
 /** A pairing step's reply: 200 with the TLV8 body (a failed step too: its Error item says so, logged here). */
-function answer(log: Logger, request: Request, reply: PairingReply): Response {
+function answer(log: Logger, request: Request, reply: PairingReply, open = false): Response {
   if (reply.error) log('info', `${peerOf(request)} ${request.method} ${request.path}: ${tlvErrorName(reply.error.code)} (${reply.error.reason})`);
-  return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure };
+  return { status: STATUS.ok, headers: { [HEADER.contentType]: replyType(request) }, body: reply.body, secure: reply.secure, ...(open && reply.transient ? { plaintextMayFollow: true } : {}) };
 }
 
 /**
