@@ -1,10 +1,8 @@
 // The Transport header of a classic SETUP (pyatv's exact one), the answer's, and what is refused
-// (TCP interleaved, multicast, a mode other than record, bad ports) with 461; RTP-Info of RECORD
-// and FLUSH.
+// (TCP interleaved, multicast, a mode other than record, bad ports) with 461.
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { RtpInfoError, readRtpInfo, writeRtpInfo } from '../../src/audio/rtp-info';
 import { TransportHeaderError, readReceiverTransport, readSenderTransport, writeReceiverTransport, writeSenderTransport } from '../../src/audio/transport-header';
 
 const PYATV_TRANSPORT = 'RTP/AVP/UDP;unicast;interleaved=0-1;mode=record;control_port=50123;timing_port=50124';
@@ -35,14 +33,4 @@ test('TCP interleaved, multicast, another mode and bad ports are refused with 46
     assert.throws(() => readSenderTransport(header), (error) => error instanceof TransportHeaderError && error.status === 461 && reason.test(error.message), header);
   }
   assert.deepEqual(readSenderTransport('RTP/AVP/TCP;interleaved=0-1, ' + PYATV_TRANSPORT), { controlPort: 50123, timingPort: 50124 }, 'the UDP alternative is taken');
-});
-
-test('RTP-Info: seq and rtptime of RECORD and FLUSH, pyatv\'s shape written back', () => {
-  assert.deepEqual(readRtpInfo('seq=4660;rtptime=4294967295'), { seq: 4660, rtptime: 4294967295 });
-  assert.deepEqual(readRtpInfo('rtptime=12'), { rtptime: 12 });
-  assert.deepEqual(readRtpInfo('url=rtsp://x/1; seq=1'), { seq: 1 });
-  assert.equal(writeRtpInfo({ seq: 0x12345, rtptime: -1 }), 'seq=9029;rtptime=4294967295', 'fields wrap as on the wire');
-  assert.throws(() => readRtpInfo('seq=65536;rtptime=1'), (error) => error instanceof RtpInfoError && /seq=65536/.test(error.message));
-  assert.throws(() => readRtpInfo('rtptime=-3'), /rtptime=-3/);
-  assert.throws(() => readRtpInfo('nothing'), /names neither seq nor rtptime/);
 });
