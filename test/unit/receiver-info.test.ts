@@ -190,13 +190,14 @@ test('POST /auth-setup is served over HTTP/1.1 as over RTSP/1.0 (without a devic
   assert.match(rtsp.head, /^RTSP\/1\.0 501 Not Implemented\r\n/);
 });
 
-test('audio streaming requests the receiver does not serve get 501 naming them, never 404; OPTIONS lists only what is served', async () => {
+test('audio requests a receiver without an audio output does not serve get 501 naming them, never 404; OPTIONS lists only what is served', async () => {
   const { receiver } = makeReceiver();
   const log = receiver.ports.log as ReturnType<typeof recordingLogger>;
   for (const method of ['ANNOUNCE', 'FLUSHBUFFERED', 'SETRATEANCHORTIME', 'SETPEERS']) {
     const reply = await body(receiver, `${method} rtsp://192.0.2.1/1234 RTSP/1.0\r\nCSeq: 4\r\nContent-Length: 0\r\n\r\n`);
     assert.match(reply.head, /^RTSP\/1\.0 501 Not Implemented\r\n/, method);
-    assert.match(new TextDecoder().decode(reply.body), new RegExp(`^${method} /1234: this receiver answers the audio information request but does not stream audio\\n$`));
+    const why = method === 'ANNOUNCE' ? 'this host has no audio output: it answers the audio information request but plays no audio' : 'this receiver plays realtime audio \\(RTP\\), not buffered audio, PTP groups or FairPlay streams';
+    assert.match(new TextDecoder().decode(reply.body), new RegExp(`^${method} /1234: ${why}\\n$`));
     assert.ok(log.lines.some((line) => line.message.includes(`RTSP ${method} rtsp://192.0.2.1/1234: 501 (${method} /1234: `)), `${method} is logged by name`);
   }
   const fairPlay = await body(receiver, 'POST /fp-setup RTSP/1.0\r\nCSeq: 5\r\nContent-Length: 0\r\n\r\n');
