@@ -28,7 +28,7 @@ import { hostPort } from '../connection/connection';
 import type { Request, Response, Router } from '../connection/router';
 import type { SenderSession } from '../session/session';
 import type { SessionAudio } from '../session/session-routes';
-import { SessionRequestError } from '../session/session-setup';
+import { SessionRequestError, type SenderFacts } from '../session/session-setup';
 import type { Sessions } from '../session/sessions';
 import type { AudioPlayback, PlayingStream } from './audio-playback';
 import { readRealtimeStreamAsk } from './realtime-stream-ask';
@@ -88,10 +88,33 @@ function decoderFor(format: AudioStreamFormat, alacKernel: AlacKernel | undefine
     if (format.codec === 'pcm') return createPcmDecoder(format);
     if (format.codec === 'alac') return createAlacDecoder(parseAlacFmtp(format.fmtp ?? ''), alacKernel);
   } catch (error) {
-    if (!(error instanceof AudioDecodeError) && !(error instanceof Error && error.name === 'AudioDecodeError')) throw error;
+    if (!(error instanceof AudioDecodeError)) throw error;
     throw new SessionRequestError(`the stream's format is not decoded here: ${error.message}`, 501, 'Audio Format Not Served');
   }
   throw new SessionRequestError(`${format.codec.toUpperCase()} streams are not decoded on this host (PCM and ALAC are)`, 501, 'Audio Format Not Served');
+}
+
+/**
+ * What a classic sender says of itself: no session SETUP, so only its headers. DACP-ID names the
+ * device (senders send it for remote control), the User-Agent what it is; the clock is asked for
+ * once its SETUP names its timing_port.
+ */
+function classicSender(request: Request): SenderFacts {
+  return {
+    deviceId: request.head.headers.get('DACP-ID') ?? request.remoteAddress,
+    sessionUuid: `classic-${request.remotePort}`,
+    timingProtocol: 'None',
+    timingPort: undefined,
+    name: request.head.headers.get(HEADER.userAgent)?.slice(0, 64),
+    model: undefined,
+    macAddress: undefined,
+    osName: undefined,
+    osVersion: undefined,
+    sourceVersion: undefined,
+    groupUuid: undefined,
+    groupContainsGroupLeader: false,
+    isRemoteControlOnly: false,
+  };
 }
 
 function describeFormat(format: { readonly codec: string; readonly sampleRate: number; readonly channels: number }, way: string): string {
@@ -124,27 +147,8 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
       let session = sessions.of(request.state);
       if (session && !announced.has(session)) throw new SessionRequestError(`ANNOUNCE in ${session.label}, which a session SETUP opened: its audio is a stream SETUP`, 455);
       if (!session) {
-        const dacpId = request.head.headers.get('DACP-ID');
-        const userAgent = request.head.headers.get(HEADER.userAgent);
         const peer = hostPort(request.remoteAddress, request.remotePort);
-        session = sessions.open(
-          { peer, address: request.remoteAddress, connection: request.state },
-          {
-            deviceId: dacpId ?? request.remoteAddress,
-            sessionUuid: `classic-${request.remotePort}`,
-            timingProtocol: 'None',
-            timingPort: undefined,
-            name: userAgent?.slice(0, 64),
-            model: undefined,
-            macAddress: undefined,
-            osName: undefined,
-            osVersion: undefined,
-            sourceVersion: undefined,
-            groupUuid: undefined,
-            groupContainsGroupLeader: false,
-            isRemoteControlOnly: false,
-          },
-        ).session;
+        session = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, classicSender(request)).session;
       } else {
         playback.stop(session, 'the sender announced another stream');
       }
