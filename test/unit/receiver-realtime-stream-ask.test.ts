@@ -11,11 +11,13 @@ import { SessionRequestError } from '../../src/receiver/session/session-setup';
 const KEY = new Uint8Array(32).map((_, i) => i);
 /** What pyatv 0.14.5 sends (airplayv2.py setup): its keys and types. */
 const PYATV: PlistDict = { type: 96, ct: 1, audioFormat: 0x800, audioMode: 'default', controlPort: 50_123, isMedia: true, latencyMax: 88200, latencyMin: 11025, shk: KEY, spf: 352, sr: 44100, supportsDynamicStreamID: false, streamConnectionID: 3100774347n };
+/** limits.audioBufferMs's default: 132300 frames at 44.1 kHz. */
+const BUFFER_MS = 3000;
 const BUFFER_FRAMES = 132_300;
 
 function refusal(fields: PlistDict): { status: number; message: string; phrase?: string } {
   try {
-    readRealtimeStreamAsk(fields, BUFFER_FRAMES);
+    readRealtimeStreamAsk(fields, BUFFER_MS);
   } catch (error) {
     assert.ok(error instanceof SessionRequestError, String(error));
     return { status: error.status, message: error.message, ...(error.phrase !== undefined ? { phrase: error.phrase } : {}) };
@@ -24,11 +26,11 @@ function refusal(fields: PlistDict): { status: number; message: string; phrase?:
 }
 
 test("pyatv's stream dictionary is read: PCM at 44.1 kHz, 352 frames a packet, its key and ports", () => {
-  const ask = readRealtimeStreamAsk(PYATV, BUFFER_FRAMES);
+  const ask = readRealtimeStreamAsk(PYATV, BUFFER_MS);
   assert.deepEqual(ask, { codec: 'pcm', sampleRate: 44100, framesPerPacket: 352, sharedKey: KEY, senderControlPort: 50_123, latencyMinFrames: 11025, latencyMaxFrames: 88200 });
   assert.notEqual(ask.sharedKey, KEY, 'the key is copied: the caller may wipe its plist');
-  assert.equal(readRealtimeStreamAsk({ ...PYATV, ct: 2 }, BUFFER_FRAMES).codec, 'alac');
-  assert.equal(readRealtimeStreamAsk({ ...PYATV, sr: 48000, latencyMin: undefined as never }, BUFFER_FRAMES).latencyMinFrames, undefined);
+  assert.equal(readRealtimeStreamAsk({ ...PYATV, ct: 2 }, BUFFER_MS).codec, 'alac');
+  assert.equal(readRealtimeStreamAsk({ ...PYATV, sr: 48000, latencyMin: undefined as never }, BUFFER_MS).latencyMinFrames, undefined);
 });
 
 test('formats not decoded here are 501 with a phrase a sender shows its user', () => {

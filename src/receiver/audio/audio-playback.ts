@@ -88,6 +88,8 @@ export class AudioPlayback {
     // The sink is the old stream's until it ends: it ends before the new one configures it.
     if (this.playing) this.stop(this.playing.session, `${session.peer} ${session.label} set up a stream (one plays at a time)`);
     const stream = build();
+    // The volume the sender set before its stream (senders send it after SETUP or before).
+    this.context.sink.setVolume(session.volumeDb);
     const playing: Playing = { session, stream, senderControlPort, sampleRate, what, end: (reason) => this.stop(session, reason) };
     this.playing = playing;
     session.audio = playing;

@@ -49,11 +49,10 @@ function optionalInteger(fields: PlistDict, key: string, min: number, max: numbe
 }
 
 /**
- * Reads a type 96 stream's dictionary. `maxLatencyFrames` bounds the latency a sender may ask
- * for (what the jitter buffer holds, per profile): a stream asking more is refused, not played
- * early.
+ * Reads a type 96 stream's dictionary. `maxLatencyMs` bounds the latency a sender may ask for
+ * (what the jitter buffer holds, per profile): a stream asking more is refused, not played early.
  */
-export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyFrames: number): RealtimeStreamAsk {
+export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyMs: number): RealtimeStreamAsk {
   const ct = requiredInteger(fields, 'ct', 0, 0xffff);
   const compression = COMPRESSION_TYPES[ct];
   const codec = compression?.codec;
@@ -64,6 +63,7 @@ export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyFrames: numbe
   const sampleRate = requiredInteger(fields, 'sr', 1, 384000);
   if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate)) throw new SessionRequestError(`SETUP: stream type 96 at ${sampleRate} Hz: this receiver plays ${SAMPLE_RATES.join(' and ')} Hz`, 501, 'Audio Format Not Served');
   const framesPerPacket = requiredInteger(fields, 'spf', 1, MAX_FRAMES_PER_PACKET);
+  const maxLatencyFrames = Math.floor((maxLatencyMs * sampleRate) / 1000);
   const senderControlPort = requiredInteger(fields, 'controlPort', 1, 65535);
   const shk = fields.shk;
   if (!(shk instanceof Uint8Array)) throw new SessionRequestError(`SETUP: stream type 96 ${shk === undefined ? 'without shk (its key)' : `shk is a ${plistTypeName(shk)}, not data`}: this receiver plays encrypted realtime streams`, 400);

@@ -197,7 +197,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
     setupRealtime(session, streams) {
       if (streams.length !== 1) throw new SessionRequestError(`SETUP in ${session.label}: ${streams.length} audio streams at once; one plays at a time`, 501, 'One Audio Stream At A Time');
       const fields: PlistDict = streams[0];
-      const ask = readRealtimeStreamAsk(fields, maxLatencyFrames(44100));
+      const ask = readRealtimeStreamAsk(fields, context.maxLatencyMs);
       const channels = 2;
       const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: alacFmtp(realtimeAlacConfig(ask.framesPerPacket, ask.sampleRate, channels)) };
       start(
