@@ -13,6 +13,13 @@ import { parseAlacFmtp } from './alac';
 /** The ANNOUNCE body is not one this receiver plays; the message names the line. */
 export class SdpError extends Error {
   override name = 'SdpError';
+  constructor(
+    message: string,
+    /** The SDP is well formed but asks for what is not played here (an encrypted stream, an unknown encoding). */
+    readonly unserved = false,
+  ) {
+    super(message);
+  }
 }
 
 export type AudioCodec = 'pcm' | 'alac' | 'aac';
@@ -91,7 +98,7 @@ export function readAnnounceSdp(body: string): AudioStreamFormat {
     const name = colon < 0 ? value : value.slice(0, colon);
     const attribute = colon < 0 ? '' : value.slice(colon + 1);
     if ((ENCRYPTION_ATTRIBUTES as readonly string[]).includes(name)) {
-      throw new SdpError(`SDP line 'a=${name}:...': an encrypted stream (et=1); this receiver plays unencrypted streams only`);
+      throw new SdpError(`SDP line 'a=${name}:...': an encrypted stream (et=1); this receiver plays unencrypted streams only`, true);
     }
     if (name === 'rtpmap') {
       rtpmap = readRtpmap(attribute, line);
@@ -111,7 +118,7 @@ export function readAnnounceSdp(body: string): AudioStreamFormat {
   if (mediaLine === undefined) throw new SdpError('SDP without an m=audio line');
   if (rtpmap === undefined) throw new SdpError(`SDP without a=rtpmap for payload type ${payloadType}`);
   const encoding = ENCODINGS[rtpmap.encoding.toLowerCase()];
-  if (!encoding) throw new SdpError(`SDP line '${rtpmapLine}': encoding '${rtpmap.encoding}' is not L16, AppleLossless or mpeg4-generic`);
+  if (!encoding) throw new SdpError(`SDP line '${rtpmapLine}': encoding '${rtpmap.encoding}' is not L16, AppleLossless or mpeg4-generic`, true);
   const format = encoding.codec === 'alac' ? alacFormat(fmtp, fmtpLine) : rtpmapFormat(rtpmap, rtpmapLine, encoding.codec, encoding.framesPerPacket, fmtp, fmtpLine);
   if (minLatencyFrames !== undefined && maxLatencyFrames !== undefined && minLatencyFrames > maxLatencyFrames) {
     throw new SdpError(`SDP: min-latency ${minLatencyFrames} is above max-latency ${maxLatencyFrames}`);

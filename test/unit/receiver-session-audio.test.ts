@@ -192,6 +192,9 @@ test('refusals name what is not served', () => {
   assert.equal(announce(sender, aac).head.status, 501);
   const encrypted = SDP + 'a=rsaaeskey:AAAA\r\na=aesiv:AAAA\r\n';
   assert.equal(announce(sender, encrypted).head.status, 501);
+  const opus = announce(sender, SDP.replace('L16/44100/2', 'opus/48000/2'));
+  assert.equal(opus.head.status, 501);
+  assert.equal(opus.head.reason, 'Audio Format Not Served', 'the phrase says it to a sender that shows only the status line');
   assert.equal(announce(sender, 'garbage').head.status, 400);
   assert.equal(classicSetup(sender).head.status, 455, 'SETUP before a stream was announced');
   assert.ok(lines('ANNOUNCE').length >= 3);

@@ -138,7 +138,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
       try {
         format = readAnnounceSdp(utf8Decode(request.body));
       } catch (error) {
-        if (error instanceof SdpError) throw new SessionRequestError(`ANNOUNCE: ${error.message}`, /encrypt|rsaaeskey|fpaeskey/i.test(error.message) ? 501 : 400);
+        if (error instanceof SdpError) throw new SessionRequestError(`ANNOUNCE: ${error.message}`, error.unserved ? 501 : 400, error.unserved ? 'Audio Format Not Served' : undefined);
         throw new RequestError(STATUS.badRequest, 'ANNOUNCE: the body is not UTF-8 text');
       }
       decoderFor(format, context.alacKernel);
