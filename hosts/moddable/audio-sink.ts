@@ -105,6 +105,12 @@ export class Ecma419AudioSink implements AudioSink {
   private queued = 0;
   /** Whether the next write is the first of a run (after configure or flush): it may be padded to its time. */
   private aligned = false;
+  /**
+   * Whether the run has begun to play. A run begins only with a whole output buffer queued: the
+   * first frames split by the output's zero fill would be a gap inside the sound, while waiting
+   * one buffer more only starts it later (the first write's padding already put it on time).
+   */
+  private primed = false;
   private ending = false;
   private closeTimer: TimerHandle | undefined;
   /** Linear gain the sink applies itself, Q15 (only for an output without `volume`). */
@@ -147,6 +153,7 @@ export class Ecma419AudioSink implements AudioSink {
     this.readAt = 0;
     this.queued = 0;
     this.aligned = false;
+    this.primed = false;
     this.ending = false;
     if (reuse) return undefined;
     try {
@@ -216,6 +223,7 @@ export class Ecma419AudioSink implements AudioSink {
     this.readAt = 0;
     this.queued = 0;
     this.aligned = false;
+    this.primed = false;
   }
 
   end(): void {
@@ -231,6 +239,12 @@ export class Ecma419AudioSink implements AudioSink {
     const outChannels = this.options.outputChannels;
     const frameBytes = BYTES_PER_SAMPLE * outChannels;
     const wanted = Math.floor(bytes / frameBytes);
+    if (!this.primed) {
+      const rate = this.format?.sampleRate ?? 44100;
+      const chunk = Math.floor(OUTPUT_BUFFERING[this.options.output].chunkBytes(rate, outChannels) / frameBytes);
+      if (this.queued < Math.min(wanted, chunk, this.capacity) && !this.ending) return;
+      this.primed = true;
+    }
     const frames = Math.min(wanted, this.queued);
     if (frames < wanted && !this.ending && this.counts.frames > 0) this.counts.underruns++;
     if (frames > 0) {

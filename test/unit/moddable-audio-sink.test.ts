@@ -149,13 +149,13 @@ test('a stereo stream is mixed to a mono output; a mono stream doubled on a ster
   const mono = makeSink({ outputChannels: 1 });
   mono.sink.configure({ sampleRate: 44100, channels: 2 });
   mono.sink.write(Int16Array.from([100, 300, -5, -6, 32767, 32767]), 0);
-  mono.opened[0].pull(4096);
+  mono.opened[0].pull(6);
   assert.deepEqual(mono.opened[0].played, [200, -6, 32767]);
 
   const stereo = makeSink({ outputChannels: 2 });
   stereo.sink.configure({ sampleRate: 44100, channels: 1 });
   stereo.sink.write(Int16Array.from([7, -8]), 0);
-  stereo.opened[0].pull(4096);
+  stereo.opened[0].pull(8);
   assert.deepEqual(stereo.opened[0].played, [7, 7, -8, -8]);
 });
 
@@ -171,6 +171,24 @@ test('frames beyond the queue are dropped and counted in the line logged when th
   clock.advance(10_000);
   assert.ok(opened[0].closed);
   assert.ok(lines.some((line) => /closed after 1024 frames .* 76 frames dropped \(queue full\)/.test(line)), lines.join('\n'));
+});
+
+test('a run starts only with a whole output buffer queued; later a short queue is an underrun, played as far as it goes', () => {
+  // The simulator's buffer at 8000 Hz stereo: 250 frames (1000 bytes).
+  const { sink, opened, clock, lines } = makeSink();
+  sink.configure({ sampleRate: 8000, channels: 2 });
+  sink.write(ramp(100), 0);
+  opened[0].pull(1000);
+  assert.deepEqual(opened[0].played, [], 'not split by the zero fill');
+  sink.write(ramp(200, 101), 0);
+  opened[0].pull(1000);
+  assert.deepEqual(opened[0].played, Array.from(ramp(250)));
+  opened[0].pull(1000);
+  assert.deepEqual(opened[0].played, Array.from(ramp(300)), 'the 50 left, then the output fills with silence');
+  sink.end();
+  opened[0].pull(1000);
+  clock.advance(1000);
+  assert.ok(lines.some((line) => /closed after 300 frames .* 1 underruns/.test(line)), lines.join('\n'));
 });
 
 test('volume goes to the output\'s own (0 to 1): dB to gain, muted at -144', () => {
@@ -189,7 +207,7 @@ test('an output without volume gets its samples scaled by the sink', () => {
   sink.configure({ sampleRate: 44100, channels: 2 });
   sink.setVolume(-6.020599913279624);
   sink.write(Int16Array.from([10000, -10000, 32767, -32768]), 0);
-  opened[0].pull(4096);
+  opened[0].pull(8);
   assert.deepEqual(opened[0].played, [5000, -5000, 16383, -16384]);
   sink.setVolume(-144);
   sink.write(Int16Array.from([10000, -10000]), 0);
@@ -204,7 +222,7 @@ test('flush drops what is queued; what is written after plays', () => {
   sink.flush();
   assert.equal(sink.queuedFrames, 0);
   sink.write(ramp(3, 900), 0);
-  opened[0].pull(4096);
+  opened[0].pull(12);
   assert.deepEqual(opened[0].played, Array.from(ramp(3, 900)));
 });
 
@@ -214,7 +232,7 @@ test('the first frames of a run wait for their time: silence before them when th
   // Due 10 ms after the sink's latency from now: 80 frames of silence first.
   sink.write(ramp(2), clock.now() + sink.latencyMs + 10);
   assert.equal(sink.queuedFrames, 82);
-  opened[0].pull(4096);
+  opened[0].pull(82 * 4);
   assert.deepEqual(opened[0].played.slice(0, 160), new Array(160).fill(0));
   assert.deepEqual(opened[0].played.slice(160), Array.from(ramp(2)));
   // Later writes follow on, whatever their time.
