@@ -63,7 +63,7 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
     const command = await runSender(['show', '127.0.0.1:7000']);
-    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror (see --help)']);
+    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror, audio (see --help)']);
     assert.equal(command.code, 2);
     const option = await runSender(['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);

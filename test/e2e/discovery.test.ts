@@ -19,7 +19,9 @@ import { isUuid } from '../../src/uuid';
 import { fileStore, nodeClock, nodeRandom } from '../../hosts/node/io/ports';
 import { DEFAULT_MIRROR_GEOMETRY, PageDecoder } from '../../hosts/node/screen/page-decoder';
 import { PagePlayer } from '../../hosts/node/screen/player';
-import { memoryUdp } from '../support/mirror-ports';
+import { onPath } from '../../hosts/node/audio/audio-out';
+import { MemoryAudioSink } from '../support/memory-audio-sink';
+import { MemoryUdpSocket, memoryUdp } from '../support/mirror-ports';
 import { BROWSE, browseEvents, Child, DEBIAN_PYTHON, spawnChild, txtValue, type BrowseEvent, type TxtPairs } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 import { RECEIVER_COMMAND } from './receiver-process';
@@ -94,11 +96,13 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
       store,
       log: () => {},
       // The command has its virtual screen, so it offers the screen features (photos, slideshows),
-      // and the screen page plays video (bits 0 and 4) and shows mirroring (bit 7, with UDP for NTP).
-      display: { showPhoto() {}, clear() {}, showStatus() {}, showPin() {}, hidePin() {} },
+      // and the screen page plays video (bits 0 and 4) and shows mirroring (bit 7, with UDP for NTP)
+      // and what realtime audio plays (md). It plays audio where aplay is installed (bits 9, 19, 20).
+      display: { showPhoto() {}, clear() {}, showStatus() {}, showPin() {}, hidePin() {}, showNowPlaying() {} },
       player: new PagePlayer(),
       videoDecoder: new PageDecoder({ geometry: DEFAULT_MIRROR_GEOMETRY, now: () => nodeClock.now(), log: () => {}, maxQueueBytes: DEFAULT_LIMITS.mirrorDisplayQueueBytes }),
       udp: memoryUdp().binder,
+      ...(onPath('aplay') ? { audioSink: new MemoryAudioSink(), audioSockets: { data: new MemoryUdpSocket(6000), control: new MemoryUdpSocket(6001) } } : {}),
     });
   });
 

@@ -131,6 +131,19 @@ function tokens(value: string | undefined): string[] {
 }
 
 /** A GET /server-info on a new connection is still answered 200 (the receiver survived). */
+/** A classic audio stream's ANNOUNCE (pyatv's SDP) on a connection of its own: 200, then the connection closes. */
+async function announces(port: number): Promise<void> {
+  const client = await RawClient.connect(port);
+  try {
+    const sdp = new TextEncoder().encode(['v=0', 'o=iTunes 1 0 IN IP4 127.0.0.1', 's=iTunes', 'c=IN IP4 127.0.0.1', 't=0 0', 'm=audio 0 RTP/AVP 96', 'a=rtpmap:96 L16/44100/2', ''].join('\r\n'));
+    client.send(concat(new TextEncoder().encode(`ANNOUNCE rtsp://127.0.0.1/1 RTSP/1.0\r\nCSeq: 1\r\nContent-Type: application/sdp\r\nContent-Length: ${sdp.length}\r\n\r\n`), sdp));
+    const response = await client.response();
+    assert.equal(response.head.status, 200, 'ANNOUNCE, listed in Public, is served');
+  } finally {
+    client.close();
+  }
+}
+
 async function assertStillServing(receiver: ReceiverProcess): Promise<void> {
   const response = await exchange(receiver.port, 'GET /server-info HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
   assert.equal(response.head.status, 200, 'a new connection still gets /server-info');
@@ -387,6 +400,12 @@ describe('vendor dialect (the spec names), on loopback', BOUND, () => {
       };
       const order = (method: string) => (method === 'SETUP' ? 0 : method === 'TEARDOWN' ? 2 : 1);
       for (const method of [...methods].sort((x, y) => order(x) - order(y))) {
+        if (method === 'ANNOUNCE') {
+          // Listed where the command plays audio (aplay installed): a classic stream's SDP, on a
+          // connection of its own (this one carries a session SETUP opened).
+          await announces(receiver.port);
+          continue;
+        }
         const { path, type, body } = served[method] ?? { path: method === 'GET' || method === 'OPTIONS' ? '/info' : 'rtsp://127.0.0.1/1' };
         const head = `${method} ${path} RTSP/1.0\r\nCSeq: ${cseq}\r\n${type ? `Content-Type: ${type}\r\n` : ''}${body ? `Content-Length: ${body.length}\r\n` : ''}\r\n`;
         client.send(body ? concat(new TextEncoder().encode(head), body) : head);

@@ -136,11 +136,12 @@ describe('senders’ sessions on the built command', BOUND, () => {
       const none = await sender.request('SETUP', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: sessionBody(), contentType: PLIST });
       assert.equal(none.head.status, 200);
       assert.deepEqual(Object.keys(plistOf(none.body)), ['eventPort']);
-      const stream = await sender.request('SETUP', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 96, ct: 1, spf: 352, sr: 44_100 }] }), contentType: PLIST });
+      // Buffered audio (type 103) is not served, with or without an audio output (realtime audio, type 96: test/e2e/audio.test.ts).
+      const stream = await sender.request('SETUP', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 103, ct: 2, spf: 352, sr: 44_100 }] }), contentType: PLIST });
       assert.equal(stream.head.status, 501);
       assert.equal(stream.head.reason, 'Audio And Data Streams Not Served');
-      assert.match(utf8Decode(stream.body), /type 96 \(realtime audio\) not served/);
-      const teardownStream = await sender.request('TEARDOWN', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 96 }] }), contentType: PLIST });
+      assert.match(utf8Decode(stream.body), /type 103 \(buffered audio\) not served/);
+      const teardownStream = await sender.request('TEARDOWN', 'rtsp://127.0.0.1/1', { protocol: 'RTSP', body: encodeBinaryPlist({ streams: [{ type: 103 }] }), contentType: PLIST });
       assert.equal(teardownStream.head.status, 200);
       assert.equal((await sender.request('RECORD', 'rtsp://127.0.0.1/1', { protocol: 'RTSP' })).head.status, 200, 'the session is still there');
     } finally {
