@@ -4,8 +4,7 @@
  *   gcc -O2 -DPIC -shared -fPIC -o libasound_module_pcm_paced.so paced-pcm.c -lasound
  *   pcm_type.paced { lib "/path/libasound_module_pcm_paced.so" }
  *   pcm.!default { type paced; file "/path/capture.raw" }
- * Known fault: in about half the simulator runs the output's thread stays waiting in this PCM
- * from the start (the capture holds only the output's first two buffers); not understood yet. */
+ * Starved, it holds the last frame written back until more come (or it drains). */
 #include <alsa/asoundlib.h>
 #include <alsa/pcm_external.h>
 #include <sys/timerfd.h>
@@ -48,8 +47,15 @@ static snd_pcm_sframes_t paced_pointer(snd_pcm_ioplug_t *io) {
 	if (p->running) {
 		snd_pcm_uframes_t target = p->base + (snd_pcm_uframes_t)((now_s() - p->start) * io->rate);
 		snd_pcm_uframes_t appl = io->appl_ptr;
-		if (target > appl) { /* starved: hold at what was written, restart the clock there */
-			p->underruns++; p->hw = appl; p->base = appl; p->start = now_s();
+		/* Starved: hold one frame short of what was written and restart the clock there. Never
+		 * all of it: the pointer is reported modulo the buffer, so a move of a whole buffer
+		 * between two calls (empty after full) would read as no move, and the writer would wait
+		 * for room forever. */
+		/* (A drain must reach the end: there it is let empty, the pointer read every 2 ms.) */
+		snd_pcm_uframes_t keep = io->state == SND_PCM_STATE_DRAINING ? 0 : 1;
+		if (target + keep > appl) {
+			if (target > appl) p->underruns++;
+			p->hw = appl >= keep ? appl - keep : 0; p->base = p->hw; p->start = now_s();
 		} else p->hw = target;
 	}
 	return p->hw % io->buffer_size;
