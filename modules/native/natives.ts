@@ -62,3 +62,32 @@ export interface NativeAlac {
    */
   alacDecode(cookie: Uint8Array, packet: Uint8Array, output: Uint8Array, sampleBytes: number, work: Uint8Array): number;
 }
+
+/** A libavcodec AAC decoder of vp-aac.c: a host object, opaque to JavaScript. */
+export type AacDecoderHandle = object & { readonly __aacDecoder: never };
+
+/**
+ * The natives of vp-aac.c (libavcodec's AAC decoder, realtime audio): the Moddable module
+ * "modules/native/vp-aac" where libavcodec is linked (lin), and in the XS test host the global
+ * object `__vpAac`. vp-aac-decoder.ts makes the AudioDecoder port of them. Data libavcodec
+ * refuses throws an Error naming the cause; a wrong call (too few arguments, sizes out of range)
+ * a TypeError or RangeError.
+ */
+export interface NativeAac {
+  /**
+   * A decoder of the stream whose AudioSpecificConfig is `config` (2 to 64 bytes), at sampleRate
+   * (7350 to 96000) with `channels` (1 to 8). Throws when libavcodec refuses the config or it
+   * describes another rate or channel count.
+   */
+  aacOpen(config: Uint8Array, sampleRate: number, channels: number): AacDecoderHandle;
+  /**
+   * Decodes one raw access unit (1 to 6144 bytes) into output, the bytes of an Int16Array
+   * (interleaved); returns the frames written. Throws when libavcodec refuses the unit, or it
+   * decodes to another rate or channel count than the stream's, or to more than output holds.
+   */
+  aacDecode(decoder: AacDecoderHandle, unit: Uint8Array, output: Uint8Array): number;
+  /** Forgets the previous unit (the stream jumps). */
+  aacFlush(decoder: AacDecoderHandle): void;
+  /** Frees the decoder now; later calls throw "closed". */
+  aacClose(decoder: AacDecoderHandle): void;
+}

@@ -1,6 +1,6 @@
 // Builds the XS test host: @agoric/xsnap's worker (the engine and pipe protocol test/xs/xsnap.ts
 // speaks) from the XS sources that package brings at install, linked with our natives
-// (modules/native/vp-crypto.c, vp-nal.c, vp-alac.c, video-decoder/video-decoder.c) and Debian's libsodium,
+// (modules/native/vp-crypto.c, vp-nal.c, vp-alac.c, vp-aac.c, video-decoder/video-decoder.c) and Debian's libsodium,
 // mbedTLS, libavcodec and libswscale. Nothing of XS is copied
 // here: the sources are compiled where npm put them, with the flags of the package's own
 // makefile (xsnap-native/xsnap/makefiles/lin/xsnap-worker.mk) plus two renames:
@@ -94,6 +94,7 @@ function units() {
     { source: path.join(NATIVE, 'vp-nal.c'), extra: ['-Wall', '-Wextra', '-Werror'] },
     { source: path.join(NATIVE, 'vp-alac.c'), extra: ['-Wall', '-Wextra', '-Werror'] },
     { source: path.join(NATIVE, 'video-decoder', 'video-decoder.c'), extra: ['-Wall', '-Werror'] },
+    { source: path.join(NATIVE, 'vp-aac.c'), extra: ['-Wall', '-Wextra', '-Werror'] },
   );
   return list;
 }

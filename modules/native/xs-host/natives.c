@@ -2,8 +2,9 @@
  * The XS test host's hook (modules/native/xs-host/build.mjs): @agoric/xsnap's worker, compiled
  * with its call to modInstallBase64 renamed to vpInstallNatives, installs the natives of
  * vp-crypto.c, vp-nal.c and vp-alac.c here as the global object `__vpNatives` (the names of natives.ts),
- * and those of video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts): the same
- * C functions the Moddable modules vp-crypto.js, vp-nal.js and video-decoder.js bind with xsc.
+ * those of video-decoder/video-decoder.c as `__vpVideo` (video-decoder/natives.ts), and those of
+ * vp-aac.c (libavcodec's AAC decoder) as `__vpAac`: the same C functions the Moddable modules
+ * vp-crypto.js, vp-nal.js, video-decoder.js and vp-aac.js bind with xsc.
  * Also the heap and meter figures the benchmarks read (__vpHeap, __vpHeapReset, __vpMeter), and
  * the stand-in for the function lengths the SDK's linker leaves out.
  */
@@ -26,6 +27,11 @@ extern void xs_vp_modexp(xsMachine *the);
 extern void xs_vp_nal_scan(xsMachine *the);
 extern void xs_vp_nal_write(xsMachine *the);
 extern void xs_vp_alac_decode(xsMachine *the);
+
+extern void xs_vp_aac_open(xsMachine *the);
+extern void xs_vp_aac_decode(xsMachine *the);
+extern void xs_vp_aac_flush(xsMachine *the);
+extern void xs_vp_aac_close(xsMachine *the);
 
 extern void xs_vp_video_open(xsMachine *the);
 extern void xs_vp_video_name(xsMachine *the);
@@ -109,6 +115,13 @@ void vpInstallNatives(xsMachine *the)
 	vpDefine(the, "flush", xs_vp_video_flush, 1);
 	vpDefine(the, "close", xs_vp_video_close, 1);
 	xsSet(xsGlobal, xsID("__vpVideo"), xsResult);
+	/* The AAC decoder natives (modules/native/vp-aac.c, NativeAac of natives.ts) as __vpAac. */
+	xsResult = xsNewObject();
+	vpDefine(the, "aacOpen", xs_vp_aac_open, 3);
+	vpDefine(the, "aacDecode", xs_vp_aac_decode, 3);
+	vpDefine(the, "aacFlush", xs_vp_aac_flush, 1);
+	vpDefine(the, "aacClose", xs_vp_aac_close, 1);
+	xsSet(xsGlobal, xsID("__vpAac"), xsResult);
 	xsVar(0) = xsNewHostFunction(xs_vp_heap, 0);
 	xsSet(xsGlobal, xsID("__vpHeap"), xsVar(0));
 	xsVar(0) = xsNewHostFunction(xs_vp_heap_reset, 0);
