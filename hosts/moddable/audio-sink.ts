@@ -7,7 +7,7 @@
 // ESP32's DMA sends zeros when it has nothing). The core pushes: write() hands over frames as the
 // playout engine releases them. Between the two sits one fixed ring of samples (`queueBytes`,
 // allocated once: a board without PSRAM has 64 KB of chunk heap for everything), already in the
-// output's channel count; frames that do not fit are dropped and counted.
+// output's channel count; when it is full, its oldest frames make room and are counted.
 //
 // The output is opened by configure() for the stream's rate and closed once an ended stream has
 // played out (its buffers' worth of time after the ring ran dry): an idle speaker keeps neither
@@ -193,11 +193,19 @@ export class Ecma419AudioSink implements AudioSink {
     const inChannels = format.channels;
     const outChannels = this.options.outputChannels;
     const frames = Math.floor(pcm.length / inChannels);
-    const taken = Math.min(frames, this.capacity - this.queued);
-    this.counts.dropped += frames - taken;
+    // A full queue gives up its oldest frames: they were due first, so they are the latest by now
+    // (the engine writes a burst when it catches up), and the newest then play on their time.
+    const skip = Math.max(0, frames - this.capacity);
+    const taken = frames - skip;
+    const overflow = Math.max(0, this.queued + taken - this.capacity);
+    if (overflow > 0) {
+      this.readAt = (this.readAt + overflow) % this.capacity;
+      this.queued -= overflow;
+    }
+    this.counts.dropped += skip + overflow;
     const ring = this.ring;
     let at = (this.readAt + this.queued) % this.capacity;
-    for (let frame = 0; frame < taken; frame++) {
+    for (let frame = skip; frame < frames; frame++) {
       const from = frame * inChannels;
       const to = at * outChannels;
       if (inChannels === outChannels) {

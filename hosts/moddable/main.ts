@@ -16,6 +16,8 @@ import { ed25519 } from '@noble/curves/ed25519.js';
 import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
+import { createNativeAlacKernel } from '../../modules/native/alac-kernel';
+import * as nativeAlac from '../../modules/native/vp-alac';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { AudioSink, Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
@@ -178,7 +180,10 @@ function chooseKernels(log: Logger) {
   log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
   const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
   log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
-  return { crypto, nalKernel };
+  // Realtime audio's ALAC decoder in C (modules/native/vp-alac.c, every platform links it): the
+  // portable one decodes 125 packets a second far more slowly in XS.
+  const alacKernel = createNativeAlacKernel(nativeAlac);
+  return { crypto, nalKernel, alacKernel };
 }
 
 function start(): void {
@@ -249,7 +254,7 @@ function start(): void {
   const timingSocket = sessionPorts(config, built, log);
   const audio = audioPorts(config, host.audio, log);
   if (audio && host.audio.testTone) playTestTone(audio.audioSink, { ...TEST_TONE, clock: moddableClock, log });
-  const { crypto, nalKernel } = chooseKernels(log);
+  const { crypto, nalKernel, alacKernel } = chooseKernels(log);
   const started = Time.ticks;
   const receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
     clock: moddableClock,
@@ -263,6 +268,7 @@ function start(): void {
     videoDecoder: mirroring?.videoDecoder,
     udp: mirroring?.udp,
     timingSocket,
+    alacKernel,
     audioSink: audio?.audioSink,
     audioSockets: audio?.audioSockets,
   });

@@ -159,18 +159,23 @@ test('a stereo stream is mixed to a mono output; a mono stream doubled on a ster
   assert.deepEqual(stereo.opened[0].played, [7, 7, -8, -8]);
 });
 
-test('frames beyond the queue are dropped and counted in the line logged when the output closes', () => {
+test('a full queue gives up its oldest frames, counted in the line logged when the output closes', () => {
   const { sink, opened, clock, lines } = makeSink({ queueBytes: 4096 });
   sink.configure({ sampleRate: 8000, channels: 2 });
   sink.write(ramp(1000), 0);
   sink.write(ramp(100, 1001), 0);
   assert.equal(sink.queuedFrames, 1024);
+  opened[0].pull(8192);
+  assert.deepEqual(opened[0].played, Array.from(ramp(1024, 77)));
+  // One write larger than the whole queue keeps its own last frames.
+  sink.write(ramp(1100, 5000), 0);
+  opened[0].pull(8192);
+  assert.deepEqual(opened[0].played.slice(2 * 1024), Array.from(ramp(1024, 5076)));
   sink.end();
   opened[0].pull(8192);
-  assert.deepEqual(opened[0].played, Array.from(ramp(1024)));
   clock.advance(10_000);
   assert.ok(opened[0].closed);
-  assert.ok(lines.some((line) => /closed after 1024 frames .* 76 frames dropped \(queue full\)/.test(line)), lines.join('\n'));
+  assert.ok(lines.some((line) => /closed after 2048 frames .* 152 frames dropped \(queue full\)/.test(line)), lines.join('\n'));
 });
 
 test('a run starts only with a whole output buffer queued; later a short queue is an underrun, played as far as it goes', () => {
