@@ -4,6 +4,7 @@
 // log line when it ends.
 
 import { AudioStream, type AudioStreamStats } from '../../audio/audio-stream';
+import { SlewedOffset } from '../../timing';
 import type { AudioSink, Logger } from '../../platform';
 import type { ReceiverLimits } from '../limits';
 import { SessionRequestError } from '../session/session-setup';
@@ -36,6 +37,9 @@ export function createPlayingStream(setup: StreamSetup, context: PlayingStreamCo
   const { log, sink } = context;
   const refusal = sink.configure({ sampleRate: setup.sampleRate, channels: setup.channels });
   if (refusal !== undefined) throw new SessionRequestError(`the audio output cannot play ${setup.sampleRate} Hz, ${setup.channels} channels: ${refusal}`, 501, 'Audio Format Not Served');
+  // The estimate's moves taken slowly once the stream plays: its noise must not change the samples
+  // of a stream whose clocks agree (see SlewedOffset). Before, the best estimate there is.
+  const offset = new SlewedOffset();
   const engine = new AudioStream({
     format: { sampleRate: setup.sampleRate, channels: setup.channels, framesPerPacket: setup.framesPerPacket },
     decoder: setup.decoder,
@@ -44,8 +48,8 @@ export function createPlayingStream(setup: StreamSetup, context: PlayingStreamCo
     bufferLimit: { ms: context.limits.audioBufferMs },
     cipher: setup.cipher,
     senderToLocal: (senderMs, now) => {
-      const offset = setup.senderOffsetAt(now);
-      return offset === undefined ? undefined : senderMs - offset;
+      const followed = offset.follow(setup.senderOffsetAt(now), now, engine.anchoring === undefined);
+      return followed === undefined ? undefined : senderMs - followed;
     },
     latencyFrames: setup.latencyFrames,
     driftToleranceMs: DRIFT_TOLERANCE_MS,
