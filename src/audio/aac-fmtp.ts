@@ -2,9 +2,12 @@
 // indexLength=3; indexDeltaLength=3` (names case-insensitive, `;`-separated, spaces around them
 // allowed). config is the AudioSpecificConfig in hex; the lengths say how the packets' AU
 // headers are laid out (aac-au-headers.ts). Classic RAOP AAC senders use mode=AAC-hbr.
+// Apple's AAC-ELD announcements may carry no config at all (`mode=AAC-eld; constantDuration=480`,
+// the unofficial AirPlay specification's mirroring ANNOUNCE, which is FairPlay-encrypted and so
+// refused before this): given the rtpmap's rate and channels, that implies the ELD config.
 
 import { AudioDecodeError } from './decoder';
-import { readAacConfig, type AacConfig } from './aac-config';
+import { aacConfigBytes, readAacConfig, type AacConfig } from './aac-config';
 import type { AuHeaderLayout } from './aac-au-headers';
 
 /** What an mpeg4-generic fmtp says: the decoder's config, and the AU header layout of the packets. */
@@ -52,15 +55,39 @@ function lengthParameter(found: Map<string, string>, name: string): number {
   return Number(text);
 }
 
-/** Reads an mpeg4-generic fmtp; throws AudioDecodeError without a config naming AAC-LC or AAC-ELD. */
-export function readAacFmtp(fmtp: string): AacFmtp {
+/** The rtpmap's rate and channels (`mpeg4-generic/44100/2`), for an fmtp that implies its config. */
+export interface AacStreamShape {
+  readonly sampleRate: number;
+  readonly channels: number;
+}
+
+/** The fmtp's mode that names AAC-ELD (RFC 3640 leaves mode names to their users; Apple's). */
+const ELD_MODE = 'aac-eld';
+/** Frames per AAC-ELD unit when constantDuration is not given: AirPlay's. */
+const ELD_DEFAULT_FRAMES = 480;
+
+/** The config of a `mode=AAC-eld` fmtp without one: AAC-ELD at the stream's rate and channels, constantDuration frames. */
+function impliedEldConfig(found: Map<string, string>, fmtp: string, stream: AacStreamShape): Uint8Array {
+  const duration = found.get('constantduration');
+  if (duration !== undefined && !/^\d{1,4}$/.test(duration)) throw new AudioDecodeError(`AAC fmtp '${fmtp}': constantDuration=${duration} is not a frame count`);
+  return aacConfigBytes({ objectType: 'eld', sampleRate: stream.sampleRate, channels: stream.channels, frameLength: duration === undefined ? ELD_DEFAULT_FRAMES : Number(duration) });
+}
+
+/**
+ * Reads an mpeg4-generic fmtp; throws AudioDecodeError without a config naming AAC-LC or AAC-ELD
+ * (a `mode=AAC-eld` fmtp without config= takes the implied one when `stream` is given).
+ */
+export function readAacFmtp(fmtp: string, stream?: AacStreamShape): AacFmtp {
   const found = parameters(fmtp);
   const hex = found.get('config');
-  if (hex === undefined) throw new AudioDecodeError(`AAC fmtp '${fmtp}' has no config= (the AudioSpecificConfig)`);
-  const config = hexBytes(hex);
+  const mode = found.get('mode') ?? '';
+  let config: Uint8Array;
+  if (hex !== undefined) config = hexBytes(hex);
+  else if (mode.toLowerCase() === ELD_MODE && stream !== undefined) config = impliedEldConfig(found, fmtp, stream);
+  else throw new AudioDecodeError(`AAC fmtp '${fmtp}' has no config= (the AudioSpecificConfig)`);
   const aac = readAacConfig(config);
   return {
-    mode: found.get('mode') ?? '',
+    mode,
     config,
     aac,
     auHeaders: {
@@ -71,7 +98,10 @@ export function readAacFmtp(fmtp: string): AacFmtp {
   };
 }
 
-/** The AudioSpecificConfig of an mpeg4-generic fmtp (`config=` hex), checked to name AAC-LC or AAC-ELD. */
-export function aacConfigFromFmtp(fmtp: string): Uint8Array {
-  return readAacFmtp(fmtp).config;
+/**
+ * The AudioSpecificConfig of an mpeg4-generic fmtp (`config=` hex), checked to name AAC-LC or
+ * AAC-ELD; `stream` (the rtpmap's rate and channels) lets a `mode=AAC-eld` fmtp without config imply it.
+ */
+export function aacConfigFromFmtp(fmtp: string, stream?: AacStreamShape): Uint8Array {
+  return readAacFmtp(fmtp, stream).config;
 }

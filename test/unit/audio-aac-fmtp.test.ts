@@ -36,3 +36,15 @@ test('an fmtp without config, with config not hex, or naming another object type
   assert.throws(() => readAacFmtp('config=1210; sizeLength=17'), /sizeLength=17 is not 0 to 16/);
   assert.throws(() => readAacFmtp('config=1210; indexLength=x'), /indexLength=x/);
 });
+
+test('a mode=AAC-eld fmtp without config implies the ELD config from the rtpmap\'s rate and channels', () => {
+  const stream = { sampleRate: 44100, channels: 2 };
+  assert.equal(toHex(aacConfigFromFmtp('mode=AAC-eld; constantDuration=480', stream)), 'f8e85000');
+  assert.equal(toHex(aacConfigFromFmtp('mode=AAC-eld', stream)), 'f8e85000', '480 frames when constantDuration is not given');
+  assert.equal(readAacFmtp('mode=AAC-eld; constantDuration=512', { sampleRate: 48000, channels: 1 }).aac.frameLength, 512);
+  assert.throws(() => aacConfigFromFmtp('mode=AAC-eld; constantDuration=480'), /has no config=/, 'without the stream there is nothing to imply');
+  assert.throws(() => aacConfigFromFmtp('mode=AAC-hbr; constantDuration=1024', stream), /has no config=/, 'only AAC-eld implies a config');
+  assert.throws(() => aacConfigFromFmtp('mode=AAC-eld; constantDuration=1024', stream), /AAC-ELD of 1024 frames per unit: 512 or 480/);
+  assert.throws(() => aacConfigFromFmtp('mode=AAC-eld; constantDuration=x', stream), /constantDuration=x is not a frame count/);
+  assert.equal(toHex(aacConfigFromFmtp('mode=AAC-eld; config=1210', stream)), '1210', 'a config given wins');
+});
