@@ -18,6 +18,9 @@ import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import { createNativeAlacKernel } from '../../modules/native/alac-kernel';
 import * as nativeAlac from '../../modules/native/vp-alac';
+import * as nativeAac from '../../modules/native/vp-aac';
+import { createNativeAacDecoder } from '../../modules/native/vp-aac-decoder';
+import type { AacDecoderFactory } from '../../src/audio/decoder';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { AudioSink, Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
@@ -183,7 +186,11 @@ function chooseKernels(log: Logger) {
   // Realtime audio's ALAC decoder in C (modules/native/vp-alac.c, every platform links it): the
   // portable one decodes 125 packets a second far more slowly in XS.
   const alacKernel = createNativeAlacKernel(nativeAlac);
-  return { crypto, nalKernel, alacKernel };
+  // AAC-LC through libavcodec where this build links it (lin: the simulator and Linux media
+  // boards); elsewhere AAC streams are refused and not advertised.
+  const aacDecoder: AacDecoderFactory | undefined = nativeAac.available ? (config, sampleRate, channels) => createNativeAacDecoder(config, sampleRate, channels, nativeAac) : undefined;
+  log('info', `audio decoders: ALAC (C)${aacDecoder ? ', AAC-LC (libavcodec)' : ''}`);
+  return { crypto, nalKernel, alacKernel, aacDecoder };
 }
 
 function start(): void {
@@ -254,7 +261,7 @@ function start(): void {
   const timingSocket = sessionPorts(config, built, log);
   const audio = audioPorts(config, host.audio, log);
   if (audio && host.audio.testTone) playTestTone(audio.audioSink, { ...TEST_TONE, clock: moddableClock, log });
-  const { crypto, nalKernel, alacKernel } = chooseKernels(log);
+  const { crypto, nalKernel, alacKernel, aacDecoder } = chooseKernels(log);
   const started = Time.ticks;
   const receiver = new Receiver(freezeConfig({ ...config, port: listener.port, mirrorPort }), {
     clock: moddableClock,
@@ -269,6 +276,7 @@ function start(): void {
     udp: mirroring?.udp,
     timingSocket,
     alacKernel,
+    aacDecoder,
     audioSink: audio?.audioSink,
     audioSockets: audio?.audioSockets,
   });

@@ -11,6 +11,8 @@ export class AudioDecodeError extends Error {
 export interface AudioDecoder {
   /** Throws AudioDecodeError on a payload it cannot decode. */
   decode(payload: Uint8Array): Int16Array;
+  /** Frees what the decoder holds outside the JavaScript heap (a native decoder's memory), once its stream ends. */
+  close?(): void;
 }
 
 /** What the PCM decoder needs of the stream's format. */
@@ -47,3 +49,9 @@ export function createPcmDecoder(format: PcmFormat): AudioDecoder {
     },
   };
 }
+
+/**
+ * Makes a decoder of raw AAC access units for an AudioSpecificConfig, where a host has one
+ * (libavcodec on the Moddable Linux and media-board builds: modules/native/vp-aac-decoder.ts).
+ */
+export type AacDecoderFactory = (config: Uint8Array, sampleRate: number, channels: number) => AudioDecoder;

@@ -33,6 +33,7 @@ import { registerUnservedAudioRoutes } from './audio/audio-routes';
 import { registerAudio } from './audio/register-audio';
 import type { AudioPlayback } from './audio/audio-playback';
 import type { AlacKernel } from '../audio/alac';
+import type { AacDecoderFactory } from '../audio/decoder';
 import { registerInfoRoutes, type InfoContext } from './info/info';
 import { MediaSession } from './media/media-session';
 import { MirrorFeature, registerMirrorRoutes } from './mirror/mirror';
@@ -145,6 +146,11 @@ export interface ReceiverPorts {
   readonly audioSockets?: { readonly data: UdpSocket; readonly control: UdpSocket };
   /** The ALAC decoder kernel (WebAssembly on Node, the C native on XS); portable when omitted. */
   readonly alacKernel?: AlacKernel;
+  /**
+   * An AAC decoder, where the host has one (libavcodec on the Moddable Linux and media-board
+   * builds): AAC-LC streams are then played and advertised (cn 2); without it they are refused.
+   */
+  readonly aacDecoder?: AacDecoderFactory;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -239,7 +245,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     const { audioSink, audioSockets } = ports;
     const audio =
       audioSink && audioSockets && this.features & featureMask(['Audio'])
-        ? registerAudio(this.router, { log, clock, timers, sink: audioSink, sockets: audioSockets, media: this.media, sessions: this.sessions, crypto: ports.crypto, alacKernel: ports.alacKernel, limits, display })
+        ? registerAudio(this.router, { log, clock, timers, sink: audioSink, sockets: audioSockets, media: this.media, sessions: this.sessions, crypto: ports.crypto, alacKernel: ports.alacKernel, aacDecoder: ports.aacDecoder, limits, display })
         : undefined;
     this.audio = audio?.playback;
     registerUnservedAudioRoutes(this.router, { announce: audio === undefined });
@@ -320,10 +326,10 @@ export class Receiver implements InfoContext, SansIoTimers {
       psi: identity.systemPairingId,
       vv: 2,
       audio: {
-        // spec 2.2: what the audio service takes. Where audio plays: PCM and ALAC (AAC has no
-        // decoder here), unencrypted streams only (et=1's RSA key is not in the spec), and the
-        // metadata the screen shows where there is one. Without audio the plainest forms.
-        codecs: this.audio ? [0, 1] : [0],
+        // spec 2.2: what the audio service takes. Where audio plays: PCM and ALAC, and AAC where
+        // the host decodes it; unencrypted streams only (et=1's RSA key is not in the spec), and
+        // the metadata the screen shows where there is one. Without audio the plainest forms.
+        codecs: this.audio ? (this.ports.aacDecoder ? [0, 1, 2] : [0, 1]) : [0],
         encryptionTypes: [0],
         metadataTypes: this.audio && this.ports.display?.showNowPlaying ? [0, 1, 2] : [],
       },

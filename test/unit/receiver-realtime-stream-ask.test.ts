@@ -34,8 +34,11 @@ test("pyatv's stream dictionary is read: PCM at 44.1 kHz, 352 frames a packet, i
 });
 
 test('formats not decoded here are 501 with a phrase a sender shows its user', () => {
-  assert.deepEqual(refusal({ ...PYATV, ct: 4 }), { status: 501, message: 'SETUP: stream type 96 with ct 4 (AAC-LC): this receiver decodes PCM (1) and ALAC (2)', phrase: 'Audio Format Not Served' });
-  assert.deepEqual(refusal({ ...PYATV, ct: 64 }).message, 'SETUP: stream type 96 with ct 64 (unknown): this receiver decodes PCM (1) and ALAC (2)');
+  assert.deepEqual(refusal({ ...PYATV, ct: 4 }), { status: 501, message: 'SETUP: stream type 96 with ct 4 (AAC-LC): this receiver decodes PCM (1), ALAC (2)', phrase: 'Audio Format Not Served' });
+  assert.deepEqual(refusal({ ...PYATV, ct: 64 }).message, 'SETUP: stream type 96 with ct 64 (unknown): this receiver decodes PCM (1), ALAC (2)');
+  // Where the host decodes AAC (libavcodec), ct 4 is taken; AAC-ELD (ct 8) is not served anywhere.
+  assert.equal(readRealtimeStreamAsk({ ...PYATV, ct: 4, spf: 1024 }, BUFFER_MS, ['pcm', 'alac', 'aac']).codec, 'aac');
+  assert.equal(refusal({ ...PYATV, ct: 8 }).message, 'SETUP: stream type 96 with ct 8 (AAC-ELD): this receiver decodes PCM (1), ALAC (2)');
   assert.deepEqual(refusal({ ...PYATV, sr: 22050 }), { status: 501, message: 'SETUP: stream type 96 at 22050 Hz: this receiver plays 44100 and 48000 Hz', phrase: 'Audio Format Not Served' });
 });
 

@@ -7,6 +7,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
+import { writeAuHeaders } from '../../src/audio/aac-au-headers';
+import { createPcmDecoder, type AacDecoderFactory } from '../../src/audio/decoder';
 import { PacketCipher } from '../../src/audio/packet-cipher';
 import { readRetransmitRequest, writeAudioPacket, writeResentPacket } from '../../src/audio/rtp-packets';
 import { utf8Encode } from '../../src/bytes';
@@ -28,7 +30,7 @@ const SSRC = 0x1234abcd;
 /** The sender's control port (retransmit requests go there). */
 const SENDER_CONTROL = 51_001;
 
-function speaker(options: { withSink?: boolean; display?: RecordingDisplay } = {}) {
+function speaker(options: { withSink?: boolean; display?: RecordingDisplay; aacDecoder?: AacDecoderFactory } = {}) {
   const clock = new ManualClock();
   const log = recordingLogger();
   const sink = new MemoryAudioSink();
@@ -43,6 +45,7 @@ function speaker(options: { withSink?: boolean; display?: RecordingDisplay } = {
     log,
     timingSocket,
     display: options.display,
+    aacDecoder: options.aacDecoder,
     ...(withSink ? { audioSink: sink, audioSockets: { data, control } } : {}),
   });
   new TimerDriver(receiver, clock);
@@ -211,4 +214,39 @@ test('without a sink the receiver neither advertises audio nor takes a stream', 
   assert.equal(raop(withSink.receiver).cn, '0,1');
   assert.equal(raop(without.receiver).cn, '0');
   assert.equal(announce(without.sender).head.status, 501);
+});
+
+test('where the host decodes AAC: a classic mpeg4-generic stream (AU headers) and a session ct 4 stream reach its decoder with their configs', () => {
+  // A stand-in for libavcodec: records each config, and reads each access unit as L16.
+  const configs: string[] = [];
+  const aacDecoder: AacDecoderFactory = (config, sampleRate, channels) => {
+    configs.push(`${[...config].map((byte) => byte.toString(16).padStart(2, '0')).join('')} ${sampleRate} ${channels}`);
+    return createPcmDecoder({ channels, bitsPerSample: 16, framesPerPacket: FRAMES });
+  };
+  const classic = speaker({ aacDecoder });
+  assert.equal(Object.fromEntries(classic.receiver.services().find((service) => service.type === '_raop._tcp')!.txt).cn, '0,1,2');
+  const aac = SDP.replace('L16/44100/2', 'mpeg4-generic/44100/2').replace('a=fmtp:96 352 0 16 40 10 14 2 255 0 0 44100', 'a=fmtp:96 mode=AAC-hbr; config=1210; sizeLength=13; indexLength=3; indexDeltaLength=3');
+  assert.equal(announce(classic.sender, aac).head.status, 200);
+  assert.equal(classicSetup(classic.sender).head.status, 200);
+  classic.sender.request('RECORD', 'rtsp://192.0.2.20/3413821438', { protocol: 'RTSP', headers: [['RTP-Info', 'seq=100;rtptime=5000']] });
+  const pcm = sourcePcm(40);
+  for (let packet = 0; packet < 40; packet++) {
+    classic.data.deliver(writeAudioPacket({ marker: false, sequence: 100 + packet, timestamp: 5000 + packet * FRAMES, ssrc: SSRC }, writeAuHeaders([l16(pcm, packet)])), SENDER, 51_000);
+    classic.clock.advance((FRAMES * 1000) / 44100);
+  }
+  classic.clock.advance(3000);
+  assert.deepEqual(classic.sink.samples().subarray(0, pcm.length), pcm);
+  // An AAC-ELD announcement is refused: ELD is not played here.
+  const eld = speaker({ aacDecoder });
+  assert.equal(announce(eld.sender, aac.replace('config=1210', 'config=F8E85000').replace('mode=AAC-hbr', 'mode=AAC-eld')).head.status, 501);
+  // A session's ct 4 stream: its config implied by rate, channels and frames per packet.
+  const session = speaker({ aacDecoder });
+  session.sender.request('SETUP', 'rtsp://192.0.2.1/1', { protocol: 'RTSP', contentType: 'application/x-apple-binary-plist', body: encodeBinaryPlist({ deviceID: 'AA:BB:CC:DD:EE:FF', sessionUUID: 'B2C1D0E9-0000-4000-8000-000000000002', timingProtocol: 'None' }) });
+  const streams: PlistDict = { type: 96, ct: 4, spf: 1024, sr: 44100, shk: new Uint8Array(32), controlPort: SENDER_CONTROL };
+  assert.equal(session.sender.request('SETUP', 'rtsp://192.0.2.1/1', { protocol: 'RTSP', contentType: 'application/x-apple-binary-plist', body: encodeBinaryPlist({ streams: [streams] }) }).head.status, 200);
+  assert.deepEqual(configs, ['1210 44100 2', '1210 44100 2'], 'one decoder per stream: its SETUP opens it, ANNOUNCE only reads the fmtp');
+  // Without a decoder, ct 4 is refused naming what is played.
+  const without = speaker();
+  without.sender.request('SETUP', 'rtsp://192.0.2.1/1', { protocol: 'RTSP', contentType: 'application/x-apple-binary-plist', body: encodeBinaryPlist({ deviceID: 'AA:BB:CC:DD:EE:FF', sessionUUID: 'B2C1D0E9-0000-4000-8000-000000000003', timingProtocol: 'None' }) });
+  assert.equal(without.sender.request('SETUP', 'rtsp://192.0.2.1/1', { protocol: 'RTSP', contentType: 'application/x-apple-binary-plist', body: encodeBinaryPlist({ streams: [streams] }) }).head.status, 501);
 });

@@ -41,6 +41,7 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'receiver/audio/now-playing.ts': 'tested in test/unit/receiver-session-audio.test.ts',
   'receiver/audio/playing-stream.ts': 'tested in test/unit/receiver-session-audio.test.ts',
   'receiver/audio/register-audio.ts': 'tested in test/unit/receiver-session-audio.test.ts',
+  'receiver/audio/aac-stream.ts': 'tested in test/unit/receiver-session-audio.test.ts',
   'receiver/session/sessions.ts': 'tested in test/unit/receiver-session-routes.test.ts',
   'receiver/session/session-timing.ts': 'tested in test/unit/receiver-session-routes.test.ts',
   'http/message.ts': 'types only',

@@ -65,6 +65,7 @@ export function createPlayingStream(setup: StreamSetup, context: PlayingStreamCo
     pollControlTransmit: () => engine.pollControlTransmit(),
     close: () => {
       engine.end();
+      setup.decoder.close?.();
       return summarise(engine.stats);
     },
   };

@@ -4,9 +4,16 @@
 // controlPort, latencyMin, latencyMax, audioFormat, audioMode, isMedia, streamConnectionID and
 // supportsDynamicStreamID; iOS the same and a few more, which are not needed to play).
 
-import { COMPRESSION_TYPES } from '../../audio/compression-types';
+import { COMPRESSION_TYPES, compressionTypeOf } from '../../audio/compression-types';
+import type { AudioCodec } from '../../audio/sdp';
 import { plistTypeName, type PlistDict, type PlistValue } from '../../plist';
 import { SessionRequestError } from '../session/session-setup';
+
+/** `PCM (1)`: a codec as the refusals name it. */
+function named(codec: AudioCodec): string {
+  const ct = compressionTypeOf(codec);
+  return `${COMPRESSION_TYPES[ct].name} (${ct})`;
+}
 
 /** Frames per packet senders use: 352 (ALAC and PCM), 1024 (AAC), 480 (AAC-ELD); more is not a sender's. */
 const MAX_FRAMES_PER_PACKET = 4096;
@@ -19,7 +26,7 @@ const SHARED_KEY_BYTES = 32;
 
 /** A realtime stream as asked, checked. Latencies are in frames of the stream's rate. */
 export interface RealtimeStreamAsk {
-  readonly codec: 'pcm' | 'alac';
+  readonly codec: AudioCodec;
   readonly sampleRate: number;
   readonly framesPerPacket: number;
   readonly sharedKey: Uint8Array;
@@ -52,13 +59,13 @@ function optionalInteger(fields: PlistDict, key: string, min: number, max: numbe
  * Reads a type 96 stream's dictionary. `maxLatencyMs` bounds the latency a sender may ask for
  * (what the jitter buffer holds, per profile): a stream asking more is refused, not played early.
  */
-export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyMs: number): RealtimeStreamAsk {
+export function readRealtimeStreamAsk(fields: PlistDict, maxLatencyMs: number, decoded: readonly AudioCodec[] = ['pcm', 'alac']): RealtimeStreamAsk {
   const ct = requiredInteger(fields, 'ct', 0, 0xffff);
   const compression = COMPRESSION_TYPES[ct];
   const codec = compression?.codec;
-  // AAC has no decoder here.
-  if (codec !== 'pcm' && codec !== 'alac') {
-    throw new SessionRequestError(`SETUP: stream type 96 with ct ${ct} (${compression?.name ?? 'unknown'}): this receiver decodes PCM (1) and ALAC (2)`, 501, 'Audio Format Not Served');
+  if (codec === undefined || !decoded.includes(codec)) {
+    const served = decoded.map(named).join(', ');
+    throw new SessionRequestError(`SETUP: stream type 96 with ct ${ct} (${compression?.name ?? 'unknown'}): this receiver decodes ${served}`, 501, 'Audio Format Not Served');
   }
   const sampleRate = requiredInteger(fields, 'sr', 1, 384000);
   if (!(SAMPLE_RATES as readonly number[]).includes(sampleRate)) throw new SessionRequestError(`SETUP: stream type 96 at ${sampleRate} Hz: this receiver plays ${SAMPLE_RATES.join(' and ')} Hz`, 501, 'Audio Format Not Served');

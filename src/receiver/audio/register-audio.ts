@@ -3,6 +3,7 @@
 // session's audio. Built only where the host has a sink and the profile plays audio.
 
 import type { AlacKernel } from '../../audio/alac';
+import type { AacDecoderFactory } from '../../audio/decoder';
 import { portableCryptoKernels, type CryptoKernels } from '../../pairing';
 import type { AudioSink, Display, Logger, TimeSource, UdpSocket } from '../../platform';
 import type { Router } from '../connection/router';
@@ -26,6 +27,7 @@ interface AudioContext {
   readonly sessions: Sessions;
   readonly crypto: CryptoKernels | undefined;
   readonly alacKernel: AlacKernel | undefined;
+  readonly aacDecoder: AacDecoderFactory | undefined;
   readonly limits: ReceiverLimits;
   readonly display: Display | undefined;
 }
@@ -43,6 +45,7 @@ export function registerAudio(router: Router, context: AudioContext): { readonly
     playback,
     frameKernel,
     alacKernel: context.alacKernel,
+    aacDecoder: context.aacDecoder,
     maxLatencyMs: limits.audioBufferMs,
     createStream: (setup) => createPlayingStream(setup, { log, sink, limits }),
     describe: (session, contentType, body) => nowPlaying.describe(session, contentType, body),

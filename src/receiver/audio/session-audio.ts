@@ -15,7 +15,7 @@
 
 import { readAnnounceSdp, SdpError, type AudioStreamFormat } from '../../audio/sdp';
 import { readSenderTransport, TransportHeaderError, writeReceiverTransport } from '../../audio/transport-header';
-import { createPcmDecoder, AudioDecodeError, type AudioDecoder } from '../../audio/decoder';
+import { createPcmDecoder, AudioDecodeError, type AacDecoderFactory, type AudioDecoder } from '../../audio/decoder';
 import { alacFmtp, createAlacDecoder, parseAlacFmtp, realtimeAlacConfig, type AlacKernel } from '../../audio/alac';
 import { PacketCipher } from '../../audio/packet-cipher';
 import { utf8Decode } from '../../bytes';
@@ -31,6 +31,7 @@ import type { SessionAudio } from '../session/session-routes';
 import { SessionRequestError, type SenderFacts } from '../session/session-setup';
 import type { Sessions } from '../session/sessions';
 import type { AudioPlayback, PlayingStream } from './audio-playback';
+import { classicAacDecoder, classicAacRefusal, sessionAacDecoder } from './aac-stream';
 import { readRealtimeStreamAsk } from './realtime-stream-ask';
 
 /** iTunes' latency for a classic stream: 2 s at 44.1 kHz. */
@@ -70,6 +71,8 @@ interface SessionAudioContext {
   readonly playback: AudioPlayback;
   readonly frameKernel: FrameKernel;
   readonly alacKernel: AlacKernel | undefined;
+  /** The host's AAC decoder, where it has one (libavcodec). */
+  readonly aacDecoder: AacDecoderFactory | undefined;
   /** The longest latency the jitter buffer holds, in ms (limits.audioBufferMs). */
   readonly maxLatencyMs: number;
   /** Builds a stream's engine. */
@@ -82,16 +85,34 @@ interface SessionAudioContext {
 /** The formats a classic session announced, by session. */
 type Announced = WeakMap<SenderSession, AudioStreamFormat>;
 
-/** The decoder of a format, or a 501 naming what is not decoded. */
-function decoderFor(format: AudioStreamFormat, alacKernel: AlacKernel | undefined): AudioDecoder {
+/**
+ * Throws a 501 naming why a classic stream's format is not decoded here (its ANNOUNCE), without
+ * opening a decoder: SETUP opens the stream's one.
+ */
+function checkDecodable(format: AudioStreamFormat, kernels: Pick<SessionAudioContext, 'alacKernel' | 'aacDecoder'>): void {
+  if (format.codec === 'aac' && kernels.aacDecoder) {
+    const refusal = classicAacRefusal(format.fmtp ?? '', format.sampleRate, format.channels);
+    if (refusal !== undefined) throw new SessionRequestError(`the stream's format is not decoded here: ${refusal}`, 501, 'Audio Format Not Served');
+    return;
+  }
+  decoderFor(format, kernels, 'classic');
+}
+
+/** The decoder of a format and the frames its packets hold, or a 501 naming what is not decoded. */
+function decoderFor(format: AudioStreamFormat, kernels: Pick<SessionAudioContext, 'alacKernel' | 'aacDecoder'>, way: 'classic' | 'session'): { readonly decoder: AudioDecoder; readonly framesPerPacket: number } {
   try {
-    if (format.codec === 'pcm') return createPcmDecoder(format);
-    if (format.codec === 'alac') return createAlacDecoder(parseAlacFmtp(format.fmtp ?? ''), alacKernel);
+    if (format.codec === 'pcm') return { decoder: createPcmDecoder(format), framesPerPacket: format.framesPerPacket };
+    if (format.codec === 'alac') return { decoder: createAlacDecoder(parseAlacFmtp(format.fmtp ?? ''), kernels.alacKernel), framesPerPacket: format.framesPerPacket };
+    if (format.codec === 'aac' && kernels.aacDecoder) {
+      if (way === 'session') return { decoder: sessionAacDecoder(kernels.aacDecoder, format.framesPerPacket, format.sampleRate, format.channels), framesPerPacket: format.framesPerPacket };
+      const classic = classicAacDecoder(kernels.aacDecoder, format.fmtp ?? '', format.sampleRate, format.channels);
+      return { decoder: classic.decoder, framesPerPacket: classic.framesPerUnit };
+    }
   } catch (error) {
     if (!(error instanceof AudioDecodeError)) throw error;
     throw new SessionRequestError(`the stream's format is not decoded here: ${error.message}`, 501, 'Audio Format Not Served');
   }
-  throw new SessionRequestError(`${format.codec.toUpperCase()} streams are not decoded on this host (PCM and ALAC are)`, 501, 'Audio Format Not Served');
+  throw new SessionRequestError(`${format.codec.toUpperCase()} streams are not decoded on this host (PCM and ALAC are; AAC where the host has libavcodec)`, 501, 'Audio Format Not Served');
 }
 
 /**
@@ -141,7 +162,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
         if (error instanceof SdpError) throw new SessionRequestError(`ANNOUNCE: ${error.message}`, error.unserved ? 501 : 400, error.unserved ? 'Audio Format Not Served' : undefined);
         throw new RequestError(STATUS.badRequest, 'ANNOUNCE: the body is not UTF-8 text');
       }
-      decoderFor(format, context.alacKernel);
+      checkDecodable(format, context);
       const latency = format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES;
       if (latency > maxLatencyFrames(format.sampleRate)) throw new SessionRequestError(`ANNOUNCE: a latency of ${latency} frames is more than this receiver buffers (${maxLatencyFrames(format.sampleRate)} frames, limits.audioBufferMs)`, 400);
       let session = sessions.of(request.state);
@@ -168,15 +189,16 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
         throw error;
       }
       const timingPort = transport.timingPort !== undefined ? sessions.keepTime(session, transport.timingPort) : undefined;
+      const { decoder, framesPerPacket } = decoderFor(format, context, 'classic');
       start(
         session,
         {
           label: `${session.peer} ${session.label}`,
           sampleRate: format.sampleRate,
           channels: format.channels,
-          framesPerPacket: format.framesPerPacket,
+          framesPerPacket,
           latencyFrames: format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES,
-          decoder: decoderFor(format, context.alacKernel),
+          decoder,
           senderControlPort: transport.controlPort ?? 0,
           cipher: undefined,
           senderOffsetAt: offsetOf(session),
@@ -197,7 +219,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
     setupRealtime(session, streams) {
       if (streams.length !== 1) throw new SessionRequestError(`SETUP in ${session.label}: ${streams.length} audio streams at once; one plays at a time`, 501, 'One Audio Stream At A Time');
       const fields: PlistDict = streams[0];
-      const ask = readRealtimeStreamAsk(fields, context.maxLatencyMs);
+      const ask = readRealtimeStreamAsk(fields, context.maxLatencyMs, context.aacDecoder ? ['pcm', 'alac', 'aac'] : ['pcm', 'alac']);
       const channels = 2;
       const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: alacFmtp(realtimeAlacConfig(ask.framesPerPacket, ask.sampleRate, channels)) };
       start(
@@ -208,7 +230,7 @@ export function createSessionAudio(context: SessionAudioContext, announced: Anno
           channels,
           framesPerPacket: ask.framesPerPacket,
           latencyFrames: ask.latencyMinFrames ?? CLASSIC_LATENCY_FRAMES,
-          decoder: decoderFor(format, context.alacKernel),
+          decoder: decoderFor(format, context, 'session').decoder,
           senderControlPort: ask.senderControlPort,
           cipher: new PacketCipher(ask.sharedKey, context.frameKernel),
           senderOffsetAt: offsetOf(session),
