@@ -142,105 +142,128 @@ function describeFormat(format: { readonly codec: string; readonly sampleRate: n
   return `${format.codec === 'pcm' ? 'PCM' : format.codec.toUpperCase()} ${format.sampleRate} Hz, ${format.channels} channel${format.channels === 1 ? '' : 's'}, ${way}`;
 }
 
-export function createSessionAudio(context: SessionAudioContext, announced: Announced = new WeakMap()): SessionAudio & { announce(request: Request): Response } {
-  const { log, sessions, playback } = context;
-  const maxLatencyFrames = (sampleRate: number) => Math.floor((context.maxLatencyMs * sampleRate) / 1000);
-  const offsetOf = (session: SenderSession) => (now: number) => session.timing?.offsetAt(now);
+/** What the requests below share: the context, and the formats classic sessions announced. */
+interface AudioRequests extends SessionAudioContext {
+  readonly announced: Announced;
+}
 
-  function start(session: SenderSession, setup: StreamSetup, what: string): void {
-    playback.start(session, () => context.createStream(setup), setup.senderControlPort, setup.sampleRate, what);
+function maxLatencyFrames(context: SessionAudioContext, sampleRate: number): number {
+  return Math.floor((context.maxLatencyMs * sampleRate) / 1000);
+}
+
+/** The sender's clock of `session`, from its timing (undefined until a sample). */
+function offsetOf(session: SenderSession): (now: number) => number | undefined {
+  return (now) => session.timing?.offsetAt(now);
+}
+
+/** `session`'s stream starts: whatever played ends, then its engine is built on the sink. */
+function start(context: AudioRequests, session: SenderSession, setup: StreamSetup, what: string): void {
+  context.playback.start(session, () => context.createStream(setup), setup.senderControlPort, setup.sampleRate, what);
+}
+
+/** ANNOUNCE: a classic stream's SDP; opens the connection's classic session (or replaces what it announced). */
+function announce(context: AudioRequests, request: Request): Response {
+  const { log, sessions, playback, announced } = context;
+  const type = (request.head.headers.get(HEADER.contentType) ?? '').split(';')[0].trim().toLowerCase();
+  if (type !== SDP_TYPE) throw new RequestError(STATUS.unsupportedMediaType, `ANNOUNCE: the body is ${type || 'untyped'}, not ${SDP_TYPE}`);
+  let format: AudioStreamFormat;
+  try {
+    format = readAnnounceSdp(utf8Decode(request.body));
+  } catch (error) {
+    if (error instanceof SdpError) throw new SessionRequestError(`ANNOUNCE: ${error.message}`, error.unserved ? 501 : 400, error.unserved ? 'Audio Format Not Served' : undefined);
+    throw new RequestError(STATUS.badRequest, 'ANNOUNCE: the body is not UTF-8 text');
   }
+  checkDecodable(format, context);
+  const latency = format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES;
+  const most = maxLatencyFrames(context, format.sampleRate);
+  if (latency > most) throw new SessionRequestError(`ANNOUNCE: a latency of ${latency} frames is more than this receiver buffers (${most} frames, limits.audioBufferMs)`, 400);
+  let session = sessions.of(request.state);
+  if (session && !announced.has(session)) throw new SessionRequestError(`ANNOUNCE in ${session.label}, which a session SETUP opened: its audio is a stream SETUP`, 455);
+  if (!session) {
+    const peer = hostPort(request.remoteAddress, request.remotePort);
+    session = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, classicSender(request)).session;
+  } else {
+    playback.stop(session, 'the sender announced another stream');
+  }
+  announced.set(session, format);
+  log('debug', `${session.peer} ${session.label} announced ${describeFormat(format, 'classic')}, ${format.framesPerPacket} frames a packet`);
+  return { status: STATUS.ok };
+}
 
+/** SETUP with a Transport header: the announced stream starts; the answer names the receiver's ports. */
+function setupClassic(context: AudioRequests, session: SenderSession, request: Request): Response {
+  const { sessions, playback, announced } = context;
+  const format = announced.get(session);
+  if (!format) throw new SessionRequestError(`SETUP with a Transport header in ${session.label}, which announced no stream (ANNOUNCE first)`, 455);
+  let transport;
+  try {
+    transport = readSenderTransport(request.head.headers.get(HEADER.transport) ?? '');
+  } catch (error) {
+    if (error instanceof TransportHeaderError) throw new RequestError(error.status, `SETUP: ${error.message}`);
+    throw error;
+  }
+  const timingPort = transport.timingPort !== undefined ? sessions.keepTime(session, transport.timingPort) : undefined;
+  const { decoder, framesPerPacket } = decoderFor(format, context, 'classic');
+  start(
+    context,
+    session,
+    {
+      label: `${session.peer} ${session.label}`,
+      sampleRate: format.sampleRate,
+      channels: format.channels,
+      framesPerPacket,
+      latencyFrames: format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES,
+      decoder,
+      senderControlPort: transport.controlPort ?? 0,
+      cipher: undefined,
+      senderOffsetAt: offsetOf(session),
+    },
+    describeFormat(format, 'classic'),
+  );
+  const ports = playback.ports;
   return {
-    announce(request) {
-      const type = (request.head.headers.get(HEADER.contentType) ?? '').split(';')[0].trim().toLowerCase();
-      if (type !== SDP_TYPE) throw new RequestError(STATUS.unsupportedMediaType, `ANNOUNCE: the body is ${type || 'untyped'}, not ${SDP_TYPE}`);
-      let format: AudioStreamFormat;
-      try {
-        format = readAnnounceSdp(utf8Decode(request.body));
-      } catch (error) {
-        if (error instanceof SdpError) throw new SessionRequestError(`ANNOUNCE: ${error.message}`, error.unserved ? 501 : 400, error.unserved ? 'Audio Format Not Served' : undefined);
-        throw new RequestError(STATUS.badRequest, 'ANNOUNCE: the body is not UTF-8 text');
-      }
-      checkDecodable(format, context);
-      const latency = format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES;
-      if (latency > maxLatencyFrames(format.sampleRate)) throw new SessionRequestError(`ANNOUNCE: a latency of ${latency} frames is more than this receiver buffers (${maxLatencyFrames(format.sampleRate)} frames, limits.audioBufferMs)`, 400);
-      let session = sessions.of(request.state);
-      if (session && !announced.has(session)) throw new SessionRequestError(`ANNOUNCE in ${session.label}, which a session SETUP opened: its audio is a stream SETUP`, 455);
-      if (!session) {
-        const peer = hostPort(request.remoteAddress, request.remotePort);
-        session = sessions.open({ peer, address: request.remoteAddress, connection: request.state }, classicSender(request)).session;
-      } else {
-        playback.stop(session, 'the sender announced another stream');
-      }
-      announced.set(session, format);
-      log('debug', `${session.peer} ${session.label} announced ${describeFormat(format, 'classic')}, ${format.framesPerPacket} frames a packet`);
-      return { status: STATUS.ok };
+    status: STATUS.ok,
+    headers: {
+      [HEADER.transport]: writeReceiverTransport({ serverPort: ports.data, controlPort: ports.control, timingPort: timingPort ?? 0 }),
+      [HEADER.session]: CLASSIC_SESSION_ID,
+      'Audio-Jack-Status': 'connected; type=analog',
     },
+  };
+}
 
-    setupClassic(session, request) {
-      const format = announced.get(session);
-      if (!format) throw new SessionRequestError(`SETUP with a Transport header in ${session.label}, which announced no stream (ANNOUNCE first)`, 455);
-      let transport;
-      try {
-        transport = readSenderTransport(request.head.headers.get(HEADER.transport) ?? '');
-      } catch (error) {
-        if (error instanceof TransportHeaderError) throw new RequestError(error.status, `SETUP: ${error.message}`);
-        throw error;
-      }
-      const timingPort = transport.timingPort !== undefined ? sessions.keepTime(session, transport.timingPort) : undefined;
-      const { decoder, framesPerPacket } = decoderFor(format, context, 'classic');
-      start(
-        session,
-        {
-          label: `${session.peer} ${session.label}`,
-          sampleRate: format.sampleRate,
-          channels: format.channels,
-          framesPerPacket,
-          latencyFrames: format.minLatencyFrames ?? CLASSIC_LATENCY_FRAMES,
-          decoder,
-          senderControlPort: transport.controlPort ?? 0,
-          cipher: undefined,
-          senderOffsetAt: offsetOf(session),
-        },
-        describeFormat(format, 'classic'),
-      );
-      const ports = playback.ports;
-      return {
-        status: STATUS.ok,
-        headers: {
-          [HEADER.transport]: writeReceiverTransport({ serverPort: ports.data, controlPort: ports.control, timingPort: timingPort ?? 0 }),
-          [HEADER.session]: CLASSIC_SESSION_ID,
-          'Audio-Jack-Status': 'connected; type=analog',
-        },
-      };
+/** A session's type 96 stream starts; the answer's dictionary names the receiver's ports. */
+function setupRealtime(context: AudioRequests, session: SenderSession, streams: readonly PlistDict[]): PlistDict[] {
+  if (streams.length !== 1) throw new SessionRequestError(`SETUP in ${session.label}: ${streams.length} audio streams at once; one plays at a time`, 501, 'One Audio Stream At A Time');
+  const ask = readRealtimeStreamAsk(streams[0], context.maxLatencyMs, context.aacDecoder ? ['pcm', 'alac', 'aac'] : ['pcm', 'alac']);
+  const channels = 2;
+  const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: alacFmtp(realtimeAlacConfig(ask.framesPerPacket, ask.sampleRate, channels)) };
+  start(
+    context,
+    session,
+    {
+      label: `${session.peer} ${session.label}`,
+      sampleRate: ask.sampleRate,
+      channels,
+      framesPerPacket: ask.framesPerPacket,
+      latencyFrames: ask.latencyMinFrames ?? CLASSIC_LATENCY_FRAMES,
+      decoder: decoderFor(format, context, 'session').decoder,
+      senderControlPort: ask.senderControlPort,
+      cipher: new PacketCipher(ask.sharedKey, context.frameKernel),
+      senderOffsetAt: offsetOf(session),
     },
+    describeFormat(format, 'session stream type 96'),
+  );
+  const ports = context.playback.ports;
+  return [{ type: 96, dataPort: ports.data, controlPort: ports.control }];
+}
 
-    setupRealtime(session, streams) {
-      if (streams.length !== 1) throw new SessionRequestError(`SETUP in ${session.label}: ${streams.length} audio streams at once; one plays at a time`, 501, 'One Audio Stream At A Time');
-      const fields: PlistDict = streams[0];
-      const ask = readRealtimeStreamAsk(fields, context.maxLatencyMs, context.aacDecoder ? ['pcm', 'alac', 'aac'] : ['pcm', 'alac']);
-      const channels = 2;
-      const format = { codec: ask.codec, sampleRate: ask.sampleRate, channels, bitsPerSample: 16, framesPerPacket: ask.framesPerPacket, fmtp: alacFmtp(realtimeAlacConfig(ask.framesPerPacket, ask.sampleRate, channels)) };
-      start(
-        session,
-        {
-          label: `${session.peer} ${session.label}`,
-          sampleRate: ask.sampleRate,
-          channels,
-          framesPerPacket: ask.framesPerPacket,
-          latencyFrames: ask.latencyMinFrames ?? CLASSIC_LATENCY_FRAMES,
-          decoder: decoderFor(format, context, 'session').decoder,
-          senderControlPort: ask.senderControlPort,
-          cipher: new PacketCipher(ask.sharedKey, context.frameKernel),
-          senderOffsetAt: offsetOf(session),
-        },
-        describeFormat(format, 'session stream type 96'),
-      );
-      const ports = playback.ports;
-      return [{ type: 96, dataPort: ports.data, controlPort: ports.control }];
-    },
-
+export function createSessionAudio(base: SessionAudioContext): SessionAudio & { announce(request: Request): Response } {
+  const context: AudioRequests = { ...base, announced: new WeakMap() };
+  const { playback } = context;
+  return {
+    announce: (request) => announce(context, request),
+    setupClassic: (session, request) => setupClassic(context, session, request),
+    setupRealtime: (session, streams) => setupRealtime(context, session, streams),
     record: (session, start) => void playback.record(session, start),
     flush: (session, until) => void playback.flush(session, until),
     endStream: (session, reason) => playback.stop(session, reason),
