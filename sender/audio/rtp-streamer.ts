@@ -92,7 +92,10 @@ export class RtpStreamer {
       await this.sleepUntil(start + (n * FRAMES_PER_PACKET * 1000) / SAMPLE_RATE);
       if (this.stopped) break;
       while (clock.now() >= nextSync) {
-        this.sendSync(firstSync, firstRtpTime + Math.round(((clock.now() - start) * SAMPLE_RATE) / 1000));
+        // One reading of the clock for both times the packet pairs: read twice, a stall between the
+        // reads (a busy host) would tell the receiver a time that is not the frame's.
+        const now = clock.now();
+        this.sendSync(firstSync, firstRtpTime + Math.round(((now - start) * SAMPLE_RATE) / 1000), now);
         firstSync = false;
         nextSync += SYNC_INTERVAL_MS;
       }
@@ -154,9 +157,9 @@ export class RtpStreamer {
     this.stats.packets++;
   }
 
-  private sendSync(first: boolean, currentRtpTime: number): void {
-    const { latencyFrames, controlTo, control, clock } = this.options;
-    const sync = writeSyncPacket({ first, presentedRtpTime: (currentRtpTime - latencyFrames) >>> 0, senderTimeMs: clock.now(), currentRtpTime: currentRtpTime >>> 0 });
+  private sendSync(first: boolean, currentRtpTime: number, senderTimeMs: number): void {
+    const { latencyFrames, controlTo, control } = this.options;
+    const sync = writeSyncPacket({ first, presentedRtpTime: (currentRtpTime - latencyFrames) >>> 0, senderTimeMs, currentRtpTime: currentRtpTime >>> 0 });
     control.send(sync, controlTo.port, controlTo.host);
     this.stats.syncs++;
   }

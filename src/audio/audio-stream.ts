@@ -170,6 +170,8 @@ const DEFAULT_IDLE_AFTER_MS = 2000;
 /** A latency a sync packet says beyond this many seconds is not a latency. */
 const MAX_LATENCY_SECONDS = 10;
 const ARRIVAL_WINDOW_MS = 1000;
+/** A sync packet this close to the anchor's line re-says it (see adoptSync). */
+const SYNC_DEADBAND_MS = 10;
 /** Retransmit requests waiting for the owner; more are dropped (the owner is not draining). */
 const MAX_CONTROL_QUEUE = 64;
 
@@ -299,8 +301,24 @@ export class AudioStream {
       }
       return;
     }
-    this.sync = { presentedRtpTime: sync.presentedRtpTime, senderTimeMs: sync.senderTimeMs };
+    this.adoptSync({ presentedRtpTime: sync.presentedRtpTime, senderTimeMs: sync.senderTimeMs });
     this.unjudgedSync = undefined;
+  }
+
+  /**
+   * Takes a believed sync packet as the anchor, unless it lies on the anchor's line already
+   * (within SYNC_DEADBAND_MS): a sender's RTP time and its clock run together, so each sync
+   * packet only re-says the same mapping, with the jitter of when the sender read its clock;
+   * moving the anchor by that jitter would drop or repeat frames for nothing. A sender that
+   * re-timed its stream moves it farther, and is followed.
+   */
+  private adoptSync(sync: SyncAnchor): void {
+    const anchor = this.sync;
+    if (anchor) {
+      const predicted = anchor.senderTimeMs + rtpTimeAfter(sync.presentedRtpTime, anchor.presentedRtpTime) * this.msPerFrame;
+      if (Math.abs(predicted - sync.senderTimeMs) <= SYNC_DEADBAND_MS) return;
+    }
+    this.sync = sync;
   }
 
   /** Believes the sync packet that came before the clock estimate, once there is one and it maps near when it came. */
@@ -310,7 +328,7 @@ export class AudioStream {
     const local = this.options.senderToLocal?.(early.senderTimeMs, now);
     if (local === undefined) return;
     this.unjudgedSync = undefined;
-    if (Math.abs(local - early.cameAt) <= this.maxSyncSkewMs) this.sync = { presentedRtpTime: early.presentedRtpTime, senderTimeMs: early.senderTimeMs };
+    if (Math.abs(local - early.cameAt) <= this.maxSyncSkewMs) this.adoptSync({ presentedRtpTime: early.presentedRtpTime, senderTimeMs: early.senderTimeMs });
   }
 
   /** RECORD: the stream (re)starts at `info` (its first sequence number and RTP time, where given). */

@@ -152,6 +152,26 @@ test('the first frame is presented exactly when the sync packet asks', () => {
   assert.deepEqual(frames.map((frame) => frame.rtp), Array.from({ length: frames.length }, (_, i) => 1_000_000 + i), 'in order, no silence');
 });
 
+test('sync packets that re-say the anchor with a few ms of jitter (a busy sender reading its clock late) move nothing: no frame dropped or repeated', () => {
+  const { stream, sink } = harness({ senderToLocal, driftToleranceMs: 2 });
+  const sender = new Sender();
+  const firstRtp = sender.rtp;
+  stream.receiveControl(writeSyncPacket({ first: true, presentedRtpTime: firstRtp - LATENCY, senderTimeMs: 5100, currentRtpTime: firstRtp }), 100);
+  // 6 s of packets, a sync each second whose clock reading is up to 8 ms late.
+  for (let i = 0; i < 750; i++) {
+    const at = 100 + i * FPP * MS_PER_FRAME;
+    if (i > 0 && i % 125 === 0) {
+      const rtp = firstRtp + i * FPP;
+      stream.receiveControl(writeSyncPacket({ first: false, presentedRtpTime: rtp - LATENCY, senderTimeMs: 5100 + i * FPP * MS_PER_FRAME + ((i / 125) % 2) * 8, currentRtpTime: rtp }), at);
+    }
+    stream.receiveAudio(sender.next(), at);
+    runUntil(stream, at);
+  }
+  assert.equal(stream.stats.driftFramesDropped + stream.stats.driftFramesRepeated, 0);
+  assert.ok(stream.stats.framesPlayed > 100_000, `${stream.stats.framesPlayed} frames played`);
+  assert.ok(sink.writes.length > 0);
+});
+
 test('a lost packet is asked for once with pyatv\'s request bytes, and the resent one fills the gap', () => {
   const { stream, sink } = harness({ senderToLocal });
   const sender = new Sender(65534);
