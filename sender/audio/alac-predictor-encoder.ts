@@ -1,8 +1,10 @@
 // ALAC's dynamic predictor, encoding side: the residuals that Apple's unpc_block (unpredict in
-// src/audio/alac/predictor.ts) turns back into the samples. The decoder adapts its coefficients
+// src/audio/alac/alac-predictor.ts) turns back into the samples. The decoder adapts its coefficients
 // after every sample (sign-LMS), so the encoder runs the very same adaptation on the very same
 // values to know the prediction the decoder will make. Order 31 is the fixed first-order
 // predictor (each residual the difference to the sample before); order 0 sends samples as they are.
+
+import { adaptCoefficients } from '../../src/audio/alac/alac-predictor';
 
 export const FIRST_ORDER = 31;
 
@@ -29,24 +31,7 @@ export function predict(samples: Int32Array, residuals: Int32Array, count: numbe
     for (let k = 0; k < order; k++) sum = (sum + Math.imul(coefficients[k], samples[j - 1 - k] - top)) | 0;
     const residual = ((samples[j] - top - (((sum + half) | 0) >> denShift)) << shift) >> shift;
     residuals[j] = residual;
-    // The decoder's adaptation, from the oldest tap to the newest, until the error's sign is used up.
-    let error = residual;
-    if (error > 0) {
-      for (let k = order - 1; k >= 0; k--) {
-        const difference = top - samples[j - 1 - k];
-        const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
-        coefficients[k] -= sign;
-        error = (error - Math.imul(order - k, Math.imul(sign, difference) >> denShift)) | 0;
-        if (error <= 0) break;
-      }
-    } else if (error < 0) {
-      for (let k = order - 1; k >= 0; k--) {
-        const difference = top - samples[j - 1 - k];
-        const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
-        coefficients[k] += sign;
-        error = (error - Math.imul(order - k, Math.imul(-sign, difference) >> denShift)) | 0;
-        if (error >= 0) break;
-      }
-    }
+    // The decoder's adaptation, on the same values: the next prediction is the decoder's.
+    adaptCoefficients(coefficients, samples, j, order, top, residual, denShift);
   }
 }

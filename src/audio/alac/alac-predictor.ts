@@ -27,24 +27,33 @@ export function unpredict(samples: Int32Array, count: number, coefficients: Int1
     for (let k = 0; k < order; k++) sum = (sum + Math.imul(coefficients[k], samples[j - 1 - k] - top)) | 0;
     const residual = samples[j];
     samples[j] = ((residual + top + (((sum + half) | 0) >> denShift)) << shift) >> shift;
-    // Adapt from the oldest tap to the newest, until the error's sign is used up.
-    let error = residual;
-    if (error > 0) {
-      for (let k = order - 1; k >= 0; k--) {
-        const difference = top - samples[j - 1 - k];
-        const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
-        coefficients[k] -= sign;
-        error = (error - Math.imul(order - k, Math.imul(sign, difference) >> denShift)) | 0;
-        if (error <= 0) break;
-      }
-    } else if (error < 0) {
-      for (let k = order - 1; k >= 0; k--) {
-        const difference = top - samples[j - 1 - k];
-        const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
-        coefficients[k] += sign;
-        error = (error - Math.imul(order - k, Math.imul(-sign, difference) >> denShift)) | 0;
-        if (error >= 0) break;
-      }
+    adaptCoefficients(coefficients, samples, j, order, top, residual, denShift);
+  }
+}
+
+/**
+ * The predictor's adaptation after sample `j` (sign-LMS, as Apple's decoder runs it): from the
+ * oldest tap to the newest, each coefficient nudged by one against its difference's sign until the
+ * residual's sign is used up. The encoder (sender/audio) runs this same step on the same values to
+ * know the prediction the decoder will make.
+ */
+export function adaptCoefficients(coefficients: Int16Array, samples: Int32Array, j: number, order: number, top: number, residual: number, denShift: number): void {
+  let error = residual;
+  if (error > 0) {
+    for (let k = order - 1; k >= 0; k--) {
+      const difference = top - samples[j - 1 - k];
+      const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
+      coefficients[k] -= sign;
+      error = (error - Math.imul(order - k, Math.imul(sign, difference) >> denShift)) | 0;
+      if (error <= 0) break;
+    }
+  } else if (error < 0) {
+    for (let k = order - 1; k >= 0; k--) {
+      const difference = top - samples[j - 1 - k];
+      const sign = difference > 0 ? 1 : difference < 0 ? -1 : 0;
+      coefficients[k] += sign;
+      error = (error - Math.imul(order - k, Math.imul(-sign, difference) >> denShift)) | 0;
+      if (error >= 0) break;
     }
   }
 }
