@@ -5,7 +5,8 @@
 import { randomBytes } from 'node:crypto';
 import { utf8Decode } from '../../src/bytes';
 import { HEADER, type ResponseHead } from '../../src/http';
-import type { SenderCodec } from './audio-format';
+import { payloadEncoder, type SenderCodec } from './audio-format';
+import { RtpStreamer, type DatagramPort, type StreamerOptions } from './rtp-streamer';
 import type { PcmSource } from './pcm-source';
 import type { SenderClock } from './sender-clock';
 import { describeEndpoint, SendError, type ControlConnection, type Message } from '../wire';
@@ -82,4 +83,33 @@ export class StreamStopper {
     if (this.timer) clearTimeout(this.timer);
     process.off('SIGINT', this.interrupt);
   }
+}
+
+/**
+ * The streamer of a stream set up either way: its packets to the receiver's data port, its
+ * control traffic to the receiver's control port, from the numbers the stream starts at, the
+ * payloads of the command's codec (sealed, in a session).
+ */
+export function streamerFor(
+  options: AudioOptions,
+  sockets: { readonly control: DatagramPort; readonly data: DatagramPort },
+  host: string,
+  ports: { readonly data: number; readonly control: number },
+  start: ReturnType<typeof randomStart>,
+  seal?: StreamerOptions['seal'],
+): RtpStreamer {
+  return new RtpStreamer({
+    control: sockets.control,
+    data: sockets.data,
+    dataTo: { host, port: ports.data },
+    controlTo: { host, port: ports.control },
+    clock: options.clock,
+    latencyFrames: options.latencyFrames,
+    ssrc: start.ssrc,
+    firstSequence: start.sequence,
+    firstRtpTime: start.rtpTime,
+    startDelayMs: options.startDelayMs,
+    encode: payloadEncoder(options.codec),
+    seal,
+  });
 }

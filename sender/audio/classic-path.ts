@@ -8,9 +8,9 @@ import { readReceiverTransport, writeSenderTransport } from '../../src/audio/tra
 import { HEADER } from '../../src/http';
 import { encodeParametersBytes, TEXT_PARAMETERS } from '../../src/plist';
 import { randomBytes } from 'node:crypto';
-import { announceSdp, payloadEncoder } from './audio-format';
-import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
-import { describeStats, RtpStreamer } from './rtp-streamer';
+import { announceSdp } from './audio-format';
+import { expectOk, randomStart, streamerFor, StreamStopper, type AudioOptions } from './audio-stream-setup';
+import { describeStats } from './rtp-streamer';
 import { TimingServer } from './timing-server';
 import { bindUdp } from './udp';
 import { describeEndpoint, SendError, type ControlConnection } from '../wire';
@@ -58,19 +58,7 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
     expectOk('SET_PARAMETER volume', await request('SET_PARAMETER', [...inSession, [HEADER.contentType, TEXT_PARAMETERS]], encodeParametersBytes([['volume', options.volumeDb]])));
     options.say(`classic stream to ${where}: ${options.codec} audio to port ${ports.serverPort}, control ${ports.controlPort} (ours ${controlSocket.address().port}), timing served on ${timing.port}, latency ${options.latencyFrames} frames`);
 
-    const streamer = new RtpStreamer({
-      control: controlSocket,
-      data: dataSocket,
-      dataTo: { host: endpoint.host, port: ports.serverPort },
-      controlTo: { host: endpoint.host, port: ports.controlPort },
-      clock: options.clock,
-      latencyFrames: options.latencyFrames,
-      ssrc: start.ssrc,
-      firstSequence: start.sequence,
-      firstRtpTime: start.rtpTime,
-      startDelayMs: options.startDelayMs,
-      encode: payloadEncoder(options.codec),
-    });
+    const streamer = streamerFor(options, { control: controlSocket, data: dataSocket }, endpoint.host, { data: ports.serverPort, control: ports.controlPort }, start);
     stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();

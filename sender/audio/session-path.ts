@@ -12,9 +12,9 @@ import { HEADER } from '../../src/http';
 import { portableFrameKernel } from '../../src/pairing';
 import { decodePlist, encodeBinaryPlist, encodeParametersBytes, isPlistDict, TEXT_PARAMETERS } from '../../src/plist';
 import type { Dialect } from '../../src/dialect';
-import { SENDER_CODECS, payloadEncoder } from './audio-format';
-import { expectOk, randomStart, StreamStopper, type AudioOptions } from './audio-stream-setup';
-import { describeStats, FRAMES_PER_PACKET, RtpStreamer } from './rtp-streamer';
+import { SENDER_CODECS } from './audio-format';
+import { expectOk, randomStart, streamerFor, StreamStopper, type AudioOptions } from './audio-stream-setup';
+import { describeStats, FRAMES_PER_PACKET } from './rtp-streamer';
 import { bindUdp } from './udp';
 import { SenderSession } from '../session';
 import { describeEndpoint, SendError, type ControlConnection } from '../wire';
@@ -83,20 +83,9 @@ export async function streamInSession(control: ControlConnection, dialect: Diale
     if (!ports) throw new SendError('SETUP (stream) was not answered');
     expectOk('SET_PARAMETER volume', await control.request('SET_PARAMETER', url, [[HEADER.contentType, TEXT_PARAMETERS]], encodeParametersBytes([['volume', options.volumeDb]]), 'RTSP'));
     options.say(`session stream to ${where}: ${options.codec} audio (ct ${codec.ct}) sealed, to port ${ports.dataPort}, control ${ports.controlPort} (ours ${controlSocket.address().port}), latency ${options.latencyFrames} frames`);
-    const streamer = new RtpStreamer({
-      control: controlSocket,
-      data: dataSocket,
-      dataTo: { host: endpoint.host, port: ports.dataPort },
-      controlTo: { host: endpoint.host, port: ports.controlPort },
-      clock: options.clock,
-      latencyFrames: options.latencyFrames,
-      ssrc: start.ssrc,
-      firstSequence: start.sequence,
-      firstRtpTime: start.rtpTime,
-      startDelayMs: options.startDelayMs,
-      encode: payloadEncoder(options.codec),
-      seal: (header, payload, packetNumber) => cipher.seal(header, payload, BigInt(packetNumber)),
-    });
+    const streamer = streamerFor(options, { control: controlSocket, data: dataSocket }, endpoint.host, { data: ports.dataPort, control: ports.controlPort }, start, (header, payload, packetNumber) =>
+      cipher.seal(header, payload, BigInt(packetNumber)),
+    );
     stopper.watch(streamer, options.stopAfterMs);
     await streamer.run(source);
     stopper.check();
