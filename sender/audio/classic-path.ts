@@ -32,9 +32,9 @@ export async function streamClassic(control: ControlConnection, options: AudioOp
   // pyatv's DACP-ID and Active-Remote: the receiver names a classic session by the DACP-ID.
   const dacpId = randomBytes(8).toString('hex').toUpperCase();
   const remote: [string, string][] = [
-    ['DACP-ID', dacpId],
-    ['Active-Remote', String(randomBytes(4).readUInt32BE(0))],
-    ['Client-Instance', dacpId],
+    [HEADER.dacpId, dacpId],
+    [HEADER.activeRemote, String(randomBytes(4).readUInt32BE(0))],
+    [HEADER.clientInstance, dacpId],
   ];
   const request = (method: string, headers: [string, string | number][] = [], body?: Uint8Array) => control.request(method, url, [...remote, ...headers], body, 'RTSP');
 

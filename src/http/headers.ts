@@ -9,12 +9,20 @@
 export const HEADER = {
   accept: 'Accept',
   acceptLanguage: 'Accept-Language',
+  /** A sender's remote-control token (DACP), beside DACP-ID. */
+  activeRemote: 'Active-Remote',
   allow: 'Allow',
+  /** An audio SETUP's answer: what the speaker's output is. */
+  audioJackStatus: 'Audio-Jack-Status',
   authorization: 'Authorization',
+  /** The sender's instance, beside DACP-ID (pyatv sends the same value). */
+  clientInstance: 'Client-Instance',
   connection: 'Connection',
   contentLength: 'Content-Length',
   contentType: 'Content-Type',
   cseq: 'CSeq',
+  /** The sender's remote-control id (DACP): a classic audio session is named by it. */
+  dacpId: 'DACP-ID',
   date: 'Date',
   expect: 'Expect',
   host: 'Host',

@@ -122,7 +122,7 @@ function decoderFor(format: AudioStreamFormat, kernels: Pick<SessionAudioContext
  */
 function classicSender(request: Request): SenderFacts {
   return {
-    deviceId: request.head.headers.get('DACP-ID') ?? request.remoteAddress,
+    deviceId: request.head.headers.get(HEADER.dacpId) ?? request.remoteAddress,
     sessionUuid: `classic-${request.remotePort}`,
     timingProtocol: 'None',
     timingPort: undefined,
@@ -226,7 +226,7 @@ function setupClassic(context: AudioRequests, session: SenderSession, request: R
     headers: {
       [HEADER.transport]: writeReceiverTransport({ serverPort: ports.data, controlPort: ports.control, timingPort: timingPort ?? 0 }),
       [HEADER.session]: CLASSIC_SESSION_ID,
-      'Audio-Jack-Status': 'connected; type=analog',
+      [HEADER.audioJackStatus]: 'connected; type=analog',
     },
   };
 }
