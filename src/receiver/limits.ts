@@ -4,7 +4,8 @@
 export interface ReceiverLimits {
   /**
    * Most simultaneous connections on all listeners. A new one past it takes the place of the
-   * connection idle longest; with none idle it is answered 503 with Retry-After and closed.
+   * least useful connection of the address holding the most (src/receiver/connection/admission.ts);
+   * with none that may make room it is answered 503 with Retry-After and closed.
    */
   maxConnections: number;
   /** Most simultaneous connections from one address (the same rule within that address). */
@@ -48,8 +49,21 @@ export interface ReceiverLimits {
   minReverseBytesPerSecond: number;
   /** Largest response body read on a reverse connection (a slideshow picture reply). */
   maxReverseBodyBytes: number;
-  /** Most reverse connections open at once, all senders together. */
+  /**
+   * Most reverse connections open at once, all senders together. Past it a new one takes the
+   * place of a silent one of an address that holds more than the newcomer's, or is refused (503).
+   */
   maxReverseConnections: number;
+  /**
+   * Most reverse connections of one address: a sender's event connection and spec 8's three
+   * slideshow fetches. Past it the address's own silent one, quiet longest, makes room.
+   */
+  maxReverseConnectionsPerAddress: number;
+  /**
+   * A reverse connection that carried nothing for this long is closed unless its address has
+   * another connection open (its sender is still there and may have events to hear).
+   */
+  reverseIdleTimeoutMs: number;
   /**
    * Most slideshow pictures fetched or being fetched ahead of the one shown (each up to
    * maxReverseBodyBytes). spec 8's three parallel fetches need 3.
@@ -120,6 +134,13 @@ export interface ReceiverLimits {
   maxHeldBytes: number;
   /** Most requests waiting to be sent on one reverse connection; more fail at once. */
   maxQueuedReverseRequests: number;
+  /**
+   * Most bytes of answers a connection holds unsent (its peer does not read them; the host's own
+   * socket buffer comes on top): past it no more of its requests are read until they leave.
+   */
+  maxUnsentAnswerBytes: number;
+  /** Answers that have not started leaving for this long (a peer that reads nothing) close the connection. */
+  writeTimeoutMs: number;
   /** Most sender sessions whose event numbers and last states are remembered (oldest forgotten first). */
   maxEventSessions: number;
   /**
@@ -187,6 +208,10 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   minReverseBytesPerSecond: 4 * 1024,
   maxReverseBodyBytes: 8 * 1024 * 1024,
   maxReverseConnections: 8,
+  // An event connection and spec 8's three parallel slideshow fetches.
+  maxReverseConnectionsPerAddress: 4,
+  // Longer than idleTimeoutMs: a sender's other connections close first when it goes quiet.
+  reverseIdleTimeoutMs: 300_000,
   slideshowLookAhead: 3,
   // A sender restarting or a link dropping for a moment costs one; three in a row do not happen by chance.
   slideshowPictureTries: 3,
@@ -211,6 +236,9 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   mediaServerTimeoutMs: 20_000,
   maxHeldBytes: 64 * 1024,
   maxQueuedReverseRequests: 16,
+  // Dozens of answers (a /server-info is 0.5 to 3 KB); a sender reads each before it asks much more.
+  maxUnsentAnswerBytes: 64 * 1024,
+  writeTimeoutMs: 30_000,
   maxEventSessions: 64,
   // A 1080p key frame at a high bit rate is a few hundred KB; 4 MB leaves room for 4K.
   maxMirrorPayloadBytes: 4 * 1024 * 1024,

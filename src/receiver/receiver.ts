@@ -27,6 +27,7 @@ import type { Advertiser, AudioSink, Clock, Connection, Display, DisplayStatus, 
 import { uuidFromBytes } from '../uuid';
 import { freezeConfig, type ReceiverConfig } from './config';
 import { ReceiverConnection, hostPort, type ConnectionAddresses, type ConnectionContext } from './connection/connection';
+import { OCCUPATIONS, chooseVictim, countByAddress, crowding } from './connection/admission';
 import { EventSender } from './media/events';
 import { loadOrCreateIdentity, type ReceiverIdentity } from './identity';
 import { registerUnservedAudioRoutes } from './audio/audio-routes';
@@ -61,19 +62,8 @@ const REFUSAL_LOG_INTERVAL_MS = 10_000;
 /** How long a refused sender should wait before it tries again (Retry-After, RFC 9110 10.2.3). */
 const RETRY_AFTER_SECONDS = 2;
 
-/**
- * The connection idle longest, if any is idle. A paired (encrypted) connection is a sender's
- * session, kept open between requests on purpose, and only a sender that knows the PIN can make
- * one: it never makes room for a newcomer.
- */
-function oldestIdle(connections: Iterable<ReceiverConnection>): ReceiverConnection | undefined {
-  let oldest: ReceiverConnection | undefined;
-  for (const connection of connections) {
-    if (!connection.idle || connection.state.encrypted) continue;
-    if (!oldest || connection.lastActivity < oldest.lastActivity) oldest = connection;
-  }
-  return oldest;
-}
+/** At most one log line per cause about connections closed by a deadline or to make room, per this many ms. */
+const CLOSE_LOG_INTERVAL_MS = 10_000;
 
 /**
  * The answer to a connection the receiver cannot take: 503 with Retry-After, sent at once (its
@@ -200,6 +190,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   private readonly mirrorConnectionContext: ConnectionContext;
   /** Connections refused since the last log line about them. */
   private readonly refusals = new CountedLog(REFUSAL_LOG_INTERVAL_MS);
+  /** Connections closed by a deadline or to make room, by cause, since the last line about them. */
+  private readonly closings = new Map<string, CountedLog>();
 
   constructor(
     config: ReceiverConfig,
@@ -228,6 +220,8 @@ export class Receiver implements InfoContext, SansIoTimers {
       nextRequestOrder: () => ++this.requestsSeen,
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
       holdEvents: (sessionId) => this.events.hold(sessionId),
+      senderPresent: (connection) => this.companions(connection.addresses.remoteAddress, connection) > 0,
+      logClosed: (cause, message) => this.logClosed(cause, message),
     };
     this.mirrorConnectionContext = { ...this.connectionContext, router: this.mirrorRouter };
     this.status = { name: this.config.name, activity: this.activityState.activity };
@@ -251,7 +245,14 @@ export class Receiver implements InfoContext, SansIoTimers {
     registerUnservedAudioRoutes(this.router, { announce: audio === undefined });
     registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes, audio: audio?.sessionAudio });
     this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
-    registerReverseRoute(this.router, { log, reverse: this.reverse, maxReverseConnections: limits.maxReverseConnections });
+    registerReverseRoute(this.router, {
+      log,
+      reverse: this.reverse,
+      maxReverseConnections: limits.maxReverseConnections,
+      maxReverseConnectionsPerAddress: limits.maxReverseConnectionsPerAddress,
+      companions: (address) => this.companions(address),
+      now: () => clock.now(),
+    });
     registerStopRoute(this.router, this.media);
     const pictures = (this.pictures = new PictureBudget(limits.pictureBudgetBytes));
     if (display && this.features & featureMask(['Photo'])) {
@@ -386,8 +387,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   /**
    * A new sans-I/O connection (DESIGN 6), or undefined when it cannot be taken (the caller
    * answers BUSY_RESPONSE and closes the transport). At maxConnections, or at
-   * maxConnectionsPerAddress for its address, the connection idle longest (of that address)
-   * makes room; with none idle the new one is refused. The caller feeds the connection bytes and
+   * maxConnectionsPerAddress for its address, a connection doing nothing useful makes room
+   * (connection/admission.ts says which); with none the new one is refused. The caller feeds the connection bytes and
    * time and polls it; `accept` does that with a ConnectionDriver.
    */
   open(addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
@@ -411,18 +412,17 @@ export class Receiver implements InfoContext, SansIoTimers {
 
   private openWith(context: ConnectionContext, addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
     const { limits } = this.config;
-    const fromAddress = [...this.connections].filter((connection) => connection.addresses.remoteAddress === addresses.remoteAddress);
-    const full = this.connections.size >= limits.maxConnections ? { pool: [...this.connections], limit: 'maxConnections' } : undefined;
-    const addressFull = fromAddress.length >= limits.maxConnectionsPerAddress ? { pool: fromAddress, limit: 'maxConnectionsPerAddress' } : undefined;
-    const crowded = addressFull ?? full;
-    if (crowded) {
-      const victim = oldestIdle(crowded.pool);
+    const counts = countByAddress(this.connections);
+    const limit = crowding(counts, this.connections.size, addresses.remoteAddress, limits);
+    if (limit) {
+      // The policy (whose connection, which one) is admission.ts's.
+      const victim = chooseVictim(this.connections, counts, addresses.remoteAddress, limit);
       if (!victim) {
-        this.refused(addresses, now, crowded.limit);
+        this.refused(addresses, now, limit);
         return undefined;
       }
-      const why = `idle longest: makes room for ${addresses.remoteAddress}:${addresses.remotePort} (limits.${crowded.limit})`;
-      this.ports.log('info', `${victim.peer} closed, ${why}`);
+      const why = `${OCCUPATIONS[victim.occupation].words}: makes room for ${hostPort(addresses.remoteAddress, addresses.remotePort)} (limits.${limit})`;
+      this.logClosed(`room ${limit}`, `${victim.peer} closed, ${why}`, 'info');
       victim.close(why);
     }
     const connection = new ReceiverConnection(addresses, context, now);
@@ -467,7 +467,29 @@ export class Receiver implements InfoContext, SansIoTimers {
   private refused(addresses: ConnectionAddresses, now: number, limit: string): void {
     const count = this.refusals.note(now);
     if (count === 0) return;
-    this.ports.log('warn', `${count === 1 ? `${addresses.remoteAddress}:${addresses.remotePort} refused` : `${count} connections refused in the last ${REFUSAL_LOG_INTERVAL_MS / 1000} s, the last from ${addresses.remoteAddress}`} (503): ${this.connections.size} connections open, none idle (limits.${limit})`);
+    this.ports.log('warn', `${count === 1 ? `${addresses.remoteAddress}:${addresses.remotePort} refused` : `${count} connections refused in the last ${REFUSAL_LOG_INTERVAL_MS / 1000} s, the last from ${addresses.remoteAddress}`} (503): ${this.connections.size} connections open, none that may make room (limits.${limit})`);
+  }
+
+  /**
+   * Logs a connection closed by a deadline or to make room: the first of each cause at once, then
+   * one line per CLOSE_LOG_INTERVAL_MS with the count (each connection's own debug line names
+   * it too: `closing: <why>`).
+   */
+  private logClosed(cause: string, message: string, level: 'info' | 'warn' = 'warn'): void {
+    let counted = this.closings.get(cause);
+    if (!counted) this.closings.set(cause, (counted = new CountedLog(CLOSE_LOG_INTERVAL_MS)));
+    const count = counted.note(this.ports.clock.now());
+    if (count === 0) return;
+    this.ports.log(level, count === 1 ? message : `${count} connections closed in the last ${CLOSE_LOG_INTERVAL_MS / 1000} s (${cause}), the last: ${message}`);
+  }
+
+  /** Connections of `address` open other than reverse ones (and other than `except`). */
+  private companions(address: string, except?: ReceiverConnection): number {
+    let count = 0;
+    for (const connection of this.connections) {
+      if (connection !== except && connection.addresses.remoteAddress === address && connection.mode !== 'reverse' && connection.mode !== 'closed') count++;
+    }
+    return count;
   }
 
   get connectionCount(): number {

@@ -11,6 +11,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import type { LogLevel } from '../../src/platform';
 import { ManualClock, MemoryConnection, MemoryStore, seededRandom } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
+import { LATER } from '../../src/receiver/connection/router';
 
 function setup(limits: Partial<ReceiverLimits> = {}) {
   const { clock, log, receiver } = testReceiver(limits);
@@ -203,8 +204,10 @@ test('a head still incomplete after headerTimeoutMs gets 408 and is closed, howe
   assert.equal(responses(connection)[0].head.status, 408);
 });
 
-test('at maxConnections the connection idle longest makes room; with none idle a new one gets 503 with Retry-After, logged', () => {
+test('at maxConnections the connection idle longest makes room; with none that may a new one gets 503 with Retry-After, logged', () => {
   const { receiver, log, clock } = setup({ maxConnections: 2 });
+  // A handler at work: its connection never makes room.
+  receiver.router.add({ protocol: 'HTTP', method: 'GET', path: '/slow', handler: () => LATER });
   const first = new MemoryConnection();
   const second = new MemoryConnection();
   second.remotePort = 50001;
@@ -217,9 +220,9 @@ test('at maxConnections the connection idle longest makes room; with none idle a
   assert.ok(receiver.accept(third));
   assert.equal(first.closed, true, 'the oldest idle connection was closed');
   assert.equal(second.closed, false);
-  // Now none is idle (each is in the middle of a request head): a fourth is refused.
-  second.send('GET /server-info HTTP/1.1\r\nHo');
-  third.send('GET /server-info HTTP/1.1\r\nHo');
+  // Now a handler is at work for each: a fourth is refused.
+  second.send('GET /slow HTTP/1.1\r\n\r\n');
+  third.send('GET /slow HTTP/1.1\r\n\r\n');
   const fourth = new MemoryConnection();
   fourth.remotePort = 50003;
   assert.equal(receiver.accept(fourth), undefined);
@@ -227,20 +230,20 @@ test('at maxConnections the connection idle longest makes room; with none idle a
   assert.match(fourth.text, /^HTTP\/1\.1 503 Service Unavailable\r\n/);
   assert.match(fourth.text, /\r\nRetry-After: 2\r\n/);
   assert.match(fourth.text, /\r\nConnection: close\r\n/);
-  assert.ok(log.lines.some((line) => line.level === 'warn' && /refused \(503\): 2 connections open, none idle \(limits\.maxConnections\)/.test(line.message)));
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /refused \(503\): 2 connections open, none that may make room \(limits\.maxConnections\)/.test(line.message)));
   second.close();
   assert.equal(receiver.connectionCount, 1);
   assert.ok(receiver.accept(new MemoryConnection()));
 });
 
 test('refusals are logged once per interval with a count, not once each', () => {
-  const { receiver, log, clock } = setup({ maxConnections: 1, headerTimeoutMs: 60_000 });
+  const { receiver, log, clock } = setup({ maxConnections: 1 });
+  receiver.router.add({ protocol: 'HTTP', method: 'GET', path: '/slow', handler: () => LATER });
   const busy = new MemoryConnection();
   receiver.accept(busy);
-  busy.send('GET /server-info HTTP/1.1\r\nHo');
+  busy.send('GET /slow HTTP/1.1\r\n\r\n');
   for (let i = 0; i < 500; i++) receiver.accept(new MemoryConnection());
   clock.advance(10_000);
-  busy.send('s');
   receiver.accept(new MemoryConnection());
   const lines = log.lines.filter((line) => /refused/.test(line.message));
   assert.equal(lines.length, 2, lines.map((line) => line.message).join('\n'));

@@ -244,16 +244,28 @@ test('Expect: 100-continue refused on its head (403 unpaired, 405 wrong method) 
   assert.doesNotMatch(forbidden, /100 Continue/);
 });
 
-test('a paired (encrypted) connection is never evicted to make room: newcomers are refused instead', () => {
-  const { receiver } = setup({ maxConnections: 1 });
+test('an idle paired (encrypted) connection makes room after the plain idle ones: anyone can pair transiently', () => {
+  const { receiver } = setup({ maxConnections: 2 });
   const channel = { open: (bytes: Uint8Array) => [bytes], seal: (bytes: Uint8Array) => bytes, dispose: () => {} };
   receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
   const paired = receiver.open(ADDRESSES, 0)!;
   feed(paired, 'POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n', 1);
   drain(paired);
   assert.equal(paired.idle, true);
-  assert.equal(receiver.open({ ...ADDRESSES, remotePort: 50001 }, 2), undefined);
+  assert.equal(paired.occupation, 'encrypted-idle');
+  const plain = receiver.open({ ...ADDRESSES, remotePort: 50001 }, 2)!;
+  assert.ok(receiver.open({ ...ADDRESSES, remotePort: 50002 }, 3));
+  assert.equal(plain.pollEvent()?.type, 'close', 'the plain idle one made room first, though newer');
   assert.equal(paired.pollEvent(), undefined, 'the paired connection stays');
+  // With only the paired one to make room, it does (it was refused before: a transient pair-setup
+  // with the public code made a connection nobody could evict).
+  const alone = setup({ maxConnections: 1 }).receiver;
+  alone.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
+  const onlyOne = alone.open(ADDRESSES, 0)!;
+  feed(onlyOne, 'POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n', 1);
+  drain(onlyOne);
+  assert.ok(alone.open({ ...ADDRESSES, remoteAddress: '192.0.2.21' }, 2));
+  assert.equal(onlyOne.pollEvent()?.type, 'close');
 });
 
 test('a cached reply is written once per second: the same bytes while the Date holds, new ones after', () => {

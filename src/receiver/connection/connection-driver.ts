@@ -6,6 +6,11 @@
 //   connection.pollTransmit() -> socket;  pollEvent() 'close' -> socket.close()
 //   connection.pollTimeout() -> one timer -> connection.handleTimeout(now)
 //   connection.wantsRead, and a socket whose write queue is full -> pause() / resume()
+//
+// While the host's write queue is full (write() returned false, no onDrain yet) the driver takes
+// no more bytes from the connection: what the peer has not read waits in the connection's own
+// queue, where the connection sees it (limits.maxUnsentAnswerBytes, writeTimeoutMs). Unsent
+// bytes are then the connection's queue plus at most the host's high-water mark and one write.
 
 import type { Clock, Connection } from '../../platform';
 import { HostTimer } from '../timers';
@@ -89,13 +94,17 @@ export class ConnectionDriver {
   private step(): void {
     if (this.done) return;
     const { connection, port } = this;
-    for (let bytes = connection.pollTransmit(); bytes; bytes = connection.pollTransmit()) {
+    while (!this.writeBlocked) {
+      const bytes = connection.pollTransmit();
+      if (!bytes) break;
       if (!port.write(bytes)) this.writeBlocked = true;
     }
     for (let event = connection.pollEvent(); event; event = connection.pollEvent()) {
       if (event.type === 'close') {
         this.done = true;
         this.timer.clear();
+        // A close sends what was queued before it (the host closes after its queue is out).
+        for (let bytes = connection.pollTransmit(); bytes; bytes = connection.pollTransmit()) port.write(bytes);
         port.close();
         return;
       }

@@ -46,6 +46,7 @@ import type { ReceiverLimits } from '../limits';
 import { LATER, sessionIdOf, splitTarget, type Admitted, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
+import type { Occupation } from './admission';
 
 type ConnectionMode = 'request' | 'encrypted' | 'reverse' | 'stream' | 'closed';
 
@@ -95,13 +96,21 @@ export interface ConnectionContext {
    * has left (EventSender.hold). Returns the release, called once the answer is handed out.
    */
   holdEvents(sessionId: string | undefined): () => void;
+  /** Whether `connection`'s address has another connection open that is not a reverse one. */
+  senderPresent(connection: ReceiverConnection): boolean;
+  /**
+   * Logs a connection closed by a deadline or a limit: the first of each `cause` at once, then
+   * one line per interval with the count (a flood of them must not flood the log).
+   */
+  logClosed(cause: string, message: string): void;
 }
 
 /**
  * A named deadline of the connection; at most one of each is armed. `turn` is due at once: the
  * connection gave up its turn after maxRequestsPerTurn requests and continues when called back.
+ * `write`: answers have waited to leave for limits.writeTimeoutMs (a peer that reads nothing).
  */
-type TimerName = 'head' | 'body' | 'idle' | 'turn';
+type TimerName = 'head' | 'body' | 'idle' | 'turn' | 'write';
 
 /** Bytes to send and what their leaving releases (held events). */
 interface Outgoing {
@@ -138,17 +147,19 @@ export class ReceiverConnection implements SansIoConnection {
   private answering: Answering | undefined;
   private nextRequestId = 1;
   private readonly outgoing: Outgoing[] = [];
+  /** Bytes in `outgoing`: answers the peer has not taken yet (the driver stops taking while the host's buffer is full). */
+  private unsentBytes = 0;
   /** What the bytes last handed out release, once the driver has written them. */
   private justSent: (() => void) | undefined;
   private readonly events: ConnectionEvent[] = [];
-  private readonly timers: Record<TimerName, number | undefined> = { head: undefined, body: undefined, idle: undefined, turn: undefined };
+  private readonly timers: Record<TimerName, number | undefined> = { head: undefined, body: undefined, idle: undefined, turn: undefined, write: undefined };
   /** When the body of the current request started (its head was read), and its bytes so far. */
   private bodyStartedAt: number | undefined;
   private bodyBytes = 0;
   /** Requests answered since this connection's turn began (fairness, maxRequestsPerTurn). */
   private requestsThisTurn = 0;
-  /** When the connection last did anything (bytes in, an answer out): the oldest idle one makes room first. */
-  lastActivity: number;
+  /** When the connection last did anything (bytes in, an answer out), in request mode. */
+  private activityAt: number;
   /** When the first byte of the current unfinished head arrived (slow-loris guard). */
   private headStartedAt: number | undefined;
   /** The latest time the connection was given (receive, handleTimeout), for deadlines set later. */
@@ -164,7 +175,7 @@ export class ReceiverConnection implements SansIoConnection {
     now: number,
   ) {
     this.now = now;
-    this.lastActivity = now;
+    this.activityAt = now;
     this.logsDebug = logsAt(context.log, 'debug');
     this.peer = hostPort(addresses.remoteAddress, addresses.remotePort);
     this.assembler = this.newAssembler();
@@ -197,7 +208,8 @@ export class ReceiverConnection implements SansIoConnection {
     const mode = this.modeState;
     switch (mode.kind) {
       case 'request':
-        return this.assembler.buffered < this.context.limits.maxHeldBytes;
+        // Answers the peer does not take stop the reading of more requests (backpressure).
+        return this.assembler.buffered < this.context.limits.maxHeldBytes && !this.outputFull;
       case 'reverse':
         return mode.reverse.wantsRead;
       case 'stream':
@@ -228,7 +240,7 @@ export class ReceiverConnection implements SansIoConnection {
     }
     if (mode.kind === 'closed' || bytes.length === 0) return;
     this.now = now;
-    this.lastActivity = now;
+    this.activityAt = now;
     if (mode.kind === 'stream') {
       mode.stream.receive(bytes, now);
       return;
@@ -276,8 +288,58 @@ export class ReceiverConnection implements SansIoConnection {
     if (mode.kind === 'reverse' && this.outgoing.length === 0) return mode.reverse.pollTransmit();
     const next = this.outgoing.shift();
     if (!next) return undefined;
+    const wasFull = this.outputFull;
+    this.unsentBytes -= next.bytes.length;
+    if (this.modeState.kind === 'request') {
+      // Bytes left: the peer takes them, so the write deadline starts again from now.
+      this.timers.write = this.outgoing.length > 0 ? this.context.now() + this.context.limits.writeTimeoutMs : undefined;
+      // Requests waited for these answers to leave: they are read again at the next turn.
+      if (wasFull && !this.outputFull) this.timers.turn = this.now;
+    }
     this.justSent = next.sent;
     return next.bytes;
+  }
+
+  /** Queues bytes to send; the write deadline runs from the moment something waits to leave. */
+  private send(outgoing: Outgoing): void {
+    if (this.outgoing.length === 0 && this.modeState.kind === 'request') this.timers.write = this.context.now() + this.context.limits.writeTimeoutMs;
+    this.outgoing.push(outgoing);
+    this.unsentBytes += outgoing.bytes.length;
+  }
+
+  /** More answers wait unsent than limits.maxUnsentAnswerBytes: no more requests are read. */
+  private get outputFull(): boolean {
+    return this.unsentBytes > this.context.limits.maxUnsentAnswerBytes;
+  }
+
+  /** Bytes of answers waiting to be taken by the driver (the host's buffer is full). */
+  get unsent(): number {
+    return this.unsentBytes;
+  }
+
+  /** When the connection last carried anything: among equals, the one quiet longest makes room first. */
+  get lastActivity(): number {
+    const mode = this.modeState;
+    return mode.kind === 'reverse' ? mode.reverse.lastActivity : this.activityAt;
+  }
+
+  /** What the connection is doing, for admission (admission.ts OCCUPATIONS). */
+  get occupation(): Occupation {
+    const mode = this.modeState;
+    switch (mode.kind) {
+      case 'closed':
+      case 'stream':
+        // A mirroring stream ends itself when its data stops (limits.mirrorMissedHeartbeats).
+        return 'busy';
+      case 'reverse':
+        return mode.reverse.silent ? 'silent-reverse' : 'busy';
+      case 'request':
+        if (this.answering || this.state.held) return 'busy';
+        if (this.outputFull) return 'unread-answers';
+        if (this.assembler.current) return this.route ? 'body' : 'refused-body';
+        if (this.assembler.buffered > 0) return 'head';
+        return this.state.encrypted ? 'encrypted-idle' : 'idle';
+    }
   }
 
   /** Runs what the last bytes handed out release (events held for their answer). */
@@ -322,18 +384,32 @@ export class ReceiverConnection implements SansIoConnection {
       return;
     }
     // Request mode; closed, every timer is clear.
-    const { limits, log } = this.context;
+    const { limits } = this.context;
+    if (this.timers.write !== undefined && now >= this.timers.write) {
+      const why = `its peer took none of ${this.unsentBytes} bytes of answers for ${limits.writeTimeoutMs} ms (limits.writeTimeoutMs)`;
+      this.context.logClosed('write', `${this.peer} closed: ${why}`);
+      // Nobody will read them: they are dropped, not handed to the host on the way out.
+      for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
+      this.unsentBytes = 0;
+      this.close(why);
+      return;
+    }
     if (this.timers.head !== undefined && now >= this.timers.head) {
-      log('warn', `${this.peer} request head not complete within ${limits.headerTimeoutMs} ms: answering 408 and closing`);
+      this.context.logClosed('head', `${this.peer} request head not complete within ${limits.headerTimeoutMs} ms (limits.headerTimeoutMs): answering 408 and closing`);
       this.write('HTTP', '1.1', STATUS.requestTimeout, new Headers(), undefined, true);
       this.close(`request head not complete within ${limits.headerTimeoutMs} ms`);
       return;
     }
     if (this.timers.body !== undefined && now >= this.timers.body) {
-      const why = `request body arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
       const head = this.assembler.current;
-      if (head) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
-      else this.close(why);
+      const refused = head !== undefined && !this.route;
+      const why = `${refused ? 'the body of a refused request' : 'request body'} arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
+      // A refused request has had its answer: its connection only closes.
+      if (head && !refused) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
+      else {
+        this.context.logClosed('refused body', `${this.peer} closed: ${why}`);
+        this.close(why);
+      }
       return;
     }
     if (this.timers.idle !== undefined && now >= this.timers.idle) {
@@ -421,6 +497,9 @@ export class ReceiverConnection implements SansIoConnection {
   private pump(): void {
     const { maxRequestsPerTurn } = this.context.limits;
     while (this.modeState.kind === 'request' && !this.answering) {
+      // Backpressure: the peer has not taken the answers so far; the rest wait in the assembler
+      // (and the socket: wantsRead is false) until they leave (pollTransmit starts a turn).
+      if (this.outputFull) break;
       if (this.requestsThisTurn >= maxRequestsPerTurn) {
         // Fairness: the rest wait for the next turn, after the driver has served the others.
         if (this.assembler.buffered > 0) this.timers.turn = this.now;
@@ -520,6 +599,9 @@ export class ReceiverConnection implements SansIoConnection {
     const skippable = head.framing === 'none' || (length !== undefined && length <= limits.maxBodyBytes && !expectsContinue(head));
     this.assembler.readBody('skip', skippable ? limits.maxBodyBytes : 0);
     this.answer(head, skippable ? refusal : { ...refusal, close: true }, undefined);
+    // The body read past keeps the rate an accepted one must (limits.minBodyBytesPerSecond):
+    // a trickle of it would otherwise hold the connection for as long as the idle timer allows.
+    if (skippable && head.framing !== 'none' && this.modeState.kind === 'request') this.startBodyClock();
     if (!skippable) log('debug', `${this.peer} body of the refused request not read (${length ?? 'unknown'} bytes)`);
   }
 
@@ -528,10 +610,8 @@ export class ReceiverConnection implements SansIoConnection {
    * send it (`Expect: 100-continue`, RFC 9110 10.1.1) gets a 100 Continue first.
    */
   private beginBody(head: RequestHead): void {
-    this.bodyStartedAt = this.now;
-    // Bytes of the body already received with the head count towards its rate.
-    this.bodyBytes = this.assembler.buffered;
-    if (expectsContinue(head)) this.outgoing.push({ bytes: this.assembler.seal(CONTINUE) });
+    this.startBodyClock();
+    if (expectsContinue(head)) this.send({ bytes: this.assembler.seal(CONTINUE) });
   }
 
   private complete(head: RequestHead, body: Uint8Array): void {
@@ -575,6 +655,13 @@ export class ReceiverConnection implements SansIoConnection {
       return;
     }
     this.answer(head, answer, releaseEvents);
+  }
+
+  /** A body starts being read (or read past): its rate deadline counts from now. */
+  private startBodyClock(): void {
+    this.bodyStartedAt = this.now;
+    // Bytes of the body already received with the head count towards its rate.
+    this.bodyBytes = this.assembler.buffered;
   }
 
   /** The current request is over (handled, or its body lost): what its route admitted is released. */
@@ -654,7 +741,7 @@ export class ReceiverConnection implements SansIoConnection {
     const close = response.close === true || !head.keepAlive;
     const bytes = keptAnswer(response, head, close, httpDate(this.context.wallTime()));
     if (!bytes) return false;
-    this.outgoing.push({ bytes, sent: releaseEvents });
+    this.send({ bytes, sent: releaseEvents });
     return true;
   }
 
@@ -681,6 +768,8 @@ export class ReceiverConnection implements SansIoConnection {
         minBytesPerSecond: limits.minReverseBytesPerSecond,
         maxBodyBytes: limits.maxReverseBodyBytes,
         maxQueuedRequests: limits.maxQueuedReverseRequests,
+        idleTimeoutMs: limits.reverseIdleTimeoutMs,
+        senderPresent: () => this.context.senderPresent(this),
       },
       this.assembler.secureChannel,
     );
@@ -743,12 +832,12 @@ export class ReceiverConnection implements SansIoConnection {
     }
     if (closing && protocol === 'HTTP' && version === '1.1') headers.set(HEADER.connection, 'close');
     const bytes = writeResponse({ protocol, version, status, headers, body, reason: phrase });
-    this.outgoing.push({ bytes: this.assembler.seal(bytes), sent });
+    this.send({ bytes: this.assembler.seal(bytes), sent });
     return bytes;
   }
 }
 
-const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn'];
+const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn', 'write'];
 
 /** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
 const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');

@@ -51,6 +51,13 @@ export interface ReverseOptions {
   readonly maxBodyBytes: number;
   /** Most requests waiting to be sent; more fail at once (limits.maxQueuedReverseRequests). */
   readonly maxQueuedRequests: number;
+  /**
+   * Silent this long (nothing sent or received), the connection is closed unless `senderPresent`
+   * says its sender still has another connection open (limits.reverseIdleTimeoutMs).
+   */
+  readonly idleTimeoutMs: number;
+  /** Whether another connection of the same address is open: the sender is still there. */
+  senderPresent(): boolean;
 }
 
 interface Outstanding {
@@ -81,6 +88,8 @@ export class ReverseConnection {
   /** When the current request was sent, and the bytes received since (its response's so far). */
   private sentAt = 0;
   private received = 0;
+  /** Monotonic ms of the last bytes sent or received: a silent connection may make room (admission.ts). */
+  lastActivity: number;
   private readonly closeListeners: ((reason: string) => void)[] = [];
 
   constructor(
@@ -91,6 +100,16 @@ export class ReverseConnection {
     this.sessionId = options.sessionId;
     this.purpose = options.purpose;
     this.assembler = new MessageAssembler('response', { maxBodyBytes: options.maxBodyBytes }, channel);
+    this.lastActivity = options.now();
+  }
+
+  get remoteAddress(): string {
+    return this.addresses.remoteAddress;
+  }
+
+  /** Nothing asked of the sender is under way: the connection only waits for events to carry. */
+  get silent(): boolean {
+    return !this.closed && !this.current && this.queue.length === 0;
   }
 
   get peer(): string {
@@ -143,8 +162,9 @@ export class ReverseConnection {
     this.pump();
   }
 
-  receive(bytes: Uint8Array, _now: number): void {
+  receive(bytes: Uint8Array, now: number): void {
     if (this.closed) return;
+    this.lastActivity = now;
     if (this.current) this.progressed(bytes.length);
     try {
       this.assembler.receive(bytes);
@@ -166,11 +186,26 @@ export class ReverseConnection {
   }
 
   pollTimeout(): number | undefined {
-    return this.deadline;
+    if (this.closed) return undefined;
+    return this.deadline ?? this.lastActivity + this.options.idleTimeoutMs;
   }
 
   handleTimeout(now: number): void {
-    if (this.deadline === undefined || now < this.deadline || !this.current) return;
+    if (this.closed) return;
+    if (!this.current) {
+      if (now < this.lastActivity + this.options.idleTimeoutMs) return;
+      // A sender that is still there (its control connection is open) keeps its event
+      // connection, however long nothing happens; one gone quiet everywhere is let go.
+      if (this.options.senderPresent()) {
+        this.lastActivity = now;
+        return;
+      }
+      const why = `silent for ${now - this.lastActivity} ms and its address has no other connection (limits.reverseIdleTimeoutMs)`;
+      this.options.log('info', `${this.peer} reverse connection (${this.purpose ?? 'no purpose'}) closed: ${why}`);
+      this.close(why);
+      return;
+    }
+    if (this.deadline === undefined || now < this.deadline) return;
     const { request } = this.current;
     const { requestTimeoutMs, minBytesPerSecond } = this.options;
     this.close(
@@ -206,6 +241,7 @@ export class ReverseConnection {
     this.assembler.expectResponseTo(request.method);
     this.outgoing.push(this.assembler.seal(bytes));
     this.sentAt = this.options.now();
+    this.lastActivity = this.sentAt;
     this.received = 0;
     this.progressed(0);
   }
@@ -286,6 +322,36 @@ export class ReverseRegistry {
 
   get size(): number {
     return this.connections.size;
+  }
+
+  /** Open reverse connections of one address. */
+  fromAddress(address: string): ReverseConnection[] {
+    return [...this.connections].filter((connection) => !connection.closed && connection.remoteAddress === address);
+  }
+
+  /**
+   * The reverse connection that makes room for a newcomer from `address` at maxReverseConnections:
+   * a silent one of an address holding more reverse connections than the newcomer's (so an
+   * address only ever loses to one holding fewer), one whose address has no other connection
+   * (`companions`: its sender has gone) before one whose sender is still there, then the one
+   * quiet longest. Undefined when none may.
+   */
+  victimFor(address: string, companions: (address: string) => number): ReverseConnection | undefined {
+    const counts = new Map<string, number>();
+    for (const connection of this.connections) counts.set(connection.remoteAddress, (counts.get(connection.remoteAddress) ?? 0) + 1);
+    const own = counts.get(address) ?? 0;
+    let victim: ReverseConnection | undefined;
+    let victimKey: [number, number, number] | undefined;
+    for (const connection of this.connections) {
+      const held = counts.get(connection.remoteAddress) ?? 0;
+      if (!connection.silent || held <= own) continue;
+      const key: [number, number, number] = [companions(connection.remoteAddress) > 0 ? 1 : 0, -held, connection.lastActivity];
+      if (!victimKey || key[0] < victimKey[0] || (key[0] === victimKey[0] && (key[1] < victimKey[1] || (key[1] === victimKey[1] && key[2] < victimKey[2])))) {
+        victim = connection;
+        victimKey = key;
+      }
+    }
+    return victim;
   }
 
   closeAll(reason: string): void {
