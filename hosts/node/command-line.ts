@@ -21,10 +21,11 @@ import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder'
 const SCREEN_PORT = 7080;
 
 const HELP = `Usage: vendorplay-receiver [options]
-       vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
+       vendorplay-receiver pairings list|remove ID|clear|reset-tries [--data-dir DIR]
 
 A receiver for the wireless media protocol, on this computer. The second form lists or removes
-the paired senders kept in the data directory (the receiver need not run).
+the paired senders kept in the data directory, or resets its count of wrong PINs (the receiver
+need not run).
 
 Options:
   --name NAME            name shown to senders, at most ${RECEIVER_NAME_MAX} bytes of UTF-8 (default: "Receiver")
@@ -65,8 +66,11 @@ Options:
   --device-id MAC        device identifier (default: a random one, kept in the data directory)
   --data-dir DIR         where the receiver keeps its identity and pairings
                          (default: ~/.local/share/vendorplay-receiver)
-  --pin DIGITS           pairing PIN (default: 3939)
-  --pin-required         senders must pair with the PIN before anything else (flag PINRequired)
+  --pin DIGITS|random    pairing PIN, 4 to 8 digits, or random: a new one for each pairing,
+                         shown on the screen and in the log (default: 3939, the spec's public
+                         code; random with --pin-required)
+  --pin-required         senders must pair with the PIN before anything else (flag PINRequired);
+                         transient pairing (always with the public 3939) is refused
   --password TEXT        password senders must give (default: none); senders pair with it
   --auth-key FILE        device RSA-1024 private key (PEM) for certificate authentication in
                          pair-setup and POST /auth-setup; needs --auth-certificate

@@ -297,6 +297,8 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
     throw error;
   }
   const receiver = opened.receiver;
+  // The screen's reset of the wrong-PIN count (a person at the receiver, after a lock-out).
+  if (display) display.onResetPairingTries = () => receiver.pairing.setup.resetTries();
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
   new TimerDriver(receiver, nodeClock);
   for (const line of [...mirrorLines, ...sessionPorts.lines]) process.stdout.write(line);

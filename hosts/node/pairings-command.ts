@@ -1,16 +1,19 @@
-// `vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]`: the paired senders of a
-// data directory, listed or removed by a person at the computer, without starting a receiver
-// (a full table must be recoverable without deleting files by hand). It works on the
-// same record the receiver uses (src/pairing/peers.ts), which the receiver reads on every use,
-// so a running receiver sees the change at its next pair-setup or pair-verify.
+// `vendorplay-receiver pairings list|remove ID|clear|reset-tries [--data-dir DIR]`: the paired
+// senders of a data directory, listed or removed by a person at the computer, without starting a
+// receiver (a full table must be recoverable without deleting files by hand); and the count of
+// wrong PINs reset, which past limits.pairingMaxFailures locks pairing with a fixed PIN out. It
+// works on the same records the receiver uses (src/pairing/peers.ts, pair-setup.ts' TRIES_KEY),
+// which the receiver reads again on use, so a running receiver sees the change at its next
+// pair-setup or pair-verify.
 
 import { statSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import { toHex } from '../../src/bytes';
 import { StorageError, permissionName, PeerStore, RECORD_MAX_PEERS } from '../../src/pairing';
+import { TRIES_KEY } from '../../src/pairing/pair-setup';
 import { consoleLogger, defaultDataDir, fileStore, StoreFileError } from './io/ports';
 
-const PAIRINGS_USAGE = `Usage: vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR]
+const PAIRINGS_USAGE = `Usage: vendorplay-receiver pairings list|remove ID|clear|reset-tries [--data-dir DIR]
 
 The senders paired with the receiver whose data is in DIR
 (default: ${defaultDataDir()}).
@@ -18,6 +21,8 @@ The senders paired with the receiver whose data is in DIR
   list        one line per pairing: identifier, admin or user, public key (hex)
   remove ID   removes the pairing of sender ID (as list shows it)
   clear       removes every pairing; senders pair again with the PIN
+  reset-tries resets the count of wrong PINs (past limits.pairingMaxFailures pairing with a
+              fixed PIN or password is refused until it is reset)
 `;
 
 /** Where the command writes: standard output and standard error, one line each call. */
@@ -34,7 +39,7 @@ const processOutput: CommandOutput = {
 /** Runs the command on `argv` (what follows `pairings`); the exit status: 0 done, 1 failed, 2 usage. */
 export function runPairingsCommand(argv: string[], output: CommandOutput = processOutput): number {
   const usage = (message: string): number => {
-    output.err(`vendorplay-receiver pairings: ${message} (usage: vendorplay-receiver pairings list|remove ID|clear [--data-dir DIR])`);
+    output.err(`vendorplay-receiver pairings: ${message} (usage: vendorplay-receiver pairings list|remove ID|clear|reset-tries [--data-dir DIR])`);
     return 2;
   };
   let parsed;
@@ -49,7 +54,9 @@ export function runPairingsCommand(argv: string[], output: CommandOutput = proce
   }
   const [action, ...rest] = parsed.positionals;
   const expected = action === 'remove' ? 1 : 0;
-  if (action !== 'list' && action !== 'remove' && action !== 'clear') return usage(action === undefined ? 'say list, remove ID or clear' : `unknown action "${action}"`);
+  if (action !== 'list' && action !== 'remove' && action !== 'clear' && action !== 'reset-tries') {
+    return usage(action === undefined ? 'say list, remove ID, clear or reset-tries' : `unknown action "${action}"`);
+  }
   if (rest.length !== expected) return usage(action === 'remove' ? 'remove takes one identifier' : `${action} takes no argument`);
 
   const dataDir = parsed.values['data-dir'] ?? defaultDataDir();
@@ -64,6 +71,7 @@ export function runPairingsCommand(argv: string[], output: CommandOutput = proce
     return fail(`no data directory ${dataDir} (give the receiver's with --data-dir DIR)`);
   }
   try {
+    if (action === 'reset-tries') return resetTries(fileStore(dataDir), dataDir, output);
     const peers = new PeerStore(fileStore(dataDir), consoleLogger('error'), RECORD_MAX_PEERS);
     if (action === 'list') {
       const all = peers.all();
@@ -87,4 +95,13 @@ export function runPairingsCommand(argv: string[], output: CommandOutput = proce
     if (error instanceof StorageError || error instanceof StoreFileError) return fail(error.message);
     throw error;
   }
+}
+
+/** Deletes the stored count of wrong PINs; says what it was. */
+function resetTries(store: ReturnType<typeof fileStore>, dataDir: string, output: CommandOutput): number {
+  const bytes = store.get(TRIES_KEY);
+  const count = bytes && bytes.length === 4 ? new DataView(bytes.buffer, bytes.byteOffset, 4).getUint32(0) : 0;
+  store.delete(TRIES_KEY);
+  output.out(`reset the count of wrong PINs in ${dataDir} (it was ${count}); pairing with the PIN is allowed again`);
+  return 0;
 }

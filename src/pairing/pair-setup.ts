@@ -10,25 +10,29 @@
 //   M5 State 5, EncryptedData PS-Msg05: Identifier, PublicKey (Ed25519 LTPK), Signature
 //   M6 State 6, EncryptedData PS-Msg06: the receiver's Identifier, LTPK, Signature
 //
-// One pair-setup attempt at a time for the whole receiver (HAP 5.6.1). The lock belongs to the
-// attempt, not to its connection: an attempt starts with an M1 and holds the receiver until it
-// pairs, fails, its connection closes, or its deadline passes: `timeoutMs` after its first M1,
-// moved on only by a step that makes progress (a good M3). Meanwhile another connection's M1 is
-// answered Busy. An M1 repeated on the holding connection before the deadline is a retry of the
-// same attempt (a fresh SRP key, the same deadline), so re-sending M1 every few seconds does not
-// hold the receiver for ever (issue 15: a sender got Busy 13 times in 65 s); after the deadline
-// it starts a new attempt, unless another connection was turned away meanwhile and is still
-// open: that one goes first. Failed proofs (wrong PINs) are counted in the store, so the count
-// survives restarts; a successful proof clears it. A count the store cannot take is never
-// dropped silently: it is logged, and every M1 is answered Busy until the store takes it.
-// Past BACKOFF_AFTER failures each attempt waits 2^(n - BACKOFF_AFTER) s, at most
-// MAX_BACKOFF_SECONDS (Backoff with RetryDelay); at MAX_TRIES pairing is refused (MaxTries,
-// HAP 5.6.2) until a person deletes the `pair-tries` record. A single wrong PIN blocks nothing:
-// the next M1 starts afresh.
+// One pair-setup attempt at a time for the whole receiver (HAP 5.6.1), with a queue of the senders
+// waiting (setup-lock.ts). The lock belongs to the attempt, not to its connection: an attempt
+// starts with an M1 and holds the receiver until it pairs, fails, its connection closes, or its
+// deadline passes: `timeoutMs` after its first M1, moved on only by a step that makes progress (a
+// good M3). An M1 repeated on the holding connection before the deadline is a retry of the same
+// attempt (a fresh SRP key, the same deadline, the same PIN), so re-sending M1 every few seconds
+// does not hold the receiver for ever.
 //
-// The setup code (setupCodeFor): a configured password always; else with a PIN required the PIN
-// (what a person reads off the screen); else transient pairing takes the fixed 3939 (spec 5.3:
-// senders that pair transiently always send it) and normal pairing the PIN.
+// The setup code (setup-code.ts): the password, the public 3939 for transient pairing on an open
+// receiver (refused where a PIN is required), a random PIN per attempt, or the fixed PIN. Wrong
+// proofs are counted by how guessable the code is:
+//   public (3939)  not counted: it is no secret, and counting it let anyone disable pairing
+//   random PIN     counted in the window (failure-window.ts) per sender and per address; the PIN
+//                  is spent by the proof (the next attempt gets another), so it cannot be guessed
+//                  in time and is never locked out
+//   fixed PIN or   counted in the window, and in the stored count (the `pair-tries` record, 4
+//   password       bytes big-endian) that survives restarts: at pairingMaxFailures pairing with
+//                  it is refused (MaxTries, HAP 5.6.2) until a person resets the count
+//                  (`pairings reset-tries`, the screen's reset, resetTries()); a successful proof
+//                  clears it. A count the store cannot take is never dropped silently: it is
+//                  logged, and every M1 that would count is answered Busy until the store takes it.
+// A key of the window past pairingFailuresBeforeBackoff failures waits 2^(n - that) s per attempt
+// (Backoff with RetryDelay), at most a minute; one failure leaks away per pairingFailureDecayMs.
 //
 // How a pair-setup ends, for whoever shows the PIN (onEnded): `paired` (M6, or M4 when
 // transient), `failed` (a step answered with an error: wrong PIN, bad signature, timed out),
@@ -55,33 +59,30 @@ import { decodeTlv8, encodeTlv8, encodeTlvUint } from './tlv8';
 import { PAIR_FLAG, PAIR_METHOD, PAIR_STATE, TLV, TLV_ERROR } from './tlv-types';
 import { errorReply, readItem, readRequest, readUint, type PairingReply } from './_reply';
 import { describeError } from '../errors';
+import { FailureWindow, type FailureWindowLimits } from './failure-window';
+import type { SetupCodeKind, SetupCodeRule } from './setup-code';
+import { PairSetupLock } from './setup-lock';
 
-/** Failed proofs after which pairing is refused (HAP 5.6.2: 100). */
-const MAX_TRIES = 100;
-/** Failed proofs a person may make (mistyping) before each attempt has to wait. */
-const BACKOFF_AFTER = 10;
-/** Longest wait between attempts once backing off. */
-const MAX_BACKOFF_SECONDS = 60;
-/** Store key of the failed-attempt count (4 bytes, big-endian). */
+/** Store key of the stored failed-attempt count of a fixed code (4 bytes, big-endian). */
 export const TRIES_KEY = 'pair-tries';
-/** spec 5.3: the code of home-based (transient) pairing, which senders always send. */
-const TRANSIENT_SETUP_CODE = '3939';
 
 /** How a pair-setup ended (see the header). */
 type PairSetupOutcome = 'paired' | 'failed' | 'abandoned';
 
-/** The configuration the setup code comes from. */
-interface SetupCodeConfig {
-  readonly password: string;
-  readonly pin: string;
-  readonly pinRequired: boolean;
+/** Who sends a pair-setup request: what its failures are counted under. */
+export interface PairingPeer {
+  /** The remote address (one key of the failure window). */
+  readonly address: string;
+  /** The sender's identity where its request names one (DACP-ID, Client-Instance...): another key. */
+  readonly identity?: string;
+  /** For log lines: address and port. */
+  readonly label: string;
 }
 
-/** The SRP password of a pair-setup (see the header for the rule and why). */
-export function setupCodeFor(config: SetupCodeConfig, transient: boolean): string {
-  if (config.password !== '') return config.password;
-  if (transient && !config.pinRequired) return TRANSIENT_SETUP_CODE;
-  return config.pin;
+/** The limits pair-setup keeps to (ReceiverLimits). */
+interface PairSetupLimits extends FailureWindowLimits {
+  /** Stored failures of a fixed code after which pairing with it is refused (HAP 5.6.2: 100). */
+  readonly pairingMaxFailures: number;
 }
 
 interface PairSetupOptions {
@@ -89,8 +90,12 @@ interface PairSetupOptions {
   readonly identifier: string;
   /** The receiver's Ed25519 long-term key pair (TXT pk). */
   readonly identity: { readonly secretKey: Uint8Array; readonly publicKey: Uint8Array };
-  /** The SRP password for a transient or a normal pair-setup (setupCodeFor). */
-  readonly setupCode: (transient: boolean) => string;
+  /** The setup code's rule for a transient or a normal pair-setup (setupCodeFor); throws to refuse. */
+  readonly setupCode: (transient: boolean) => SetupCodeRule;
+  /** The random PIN of the attempt starting now, shown to the person (rule `random`); the same until spent. */
+  readonly randomPin?: (peer: PairingPeer) => string;
+  /** A proof used the random PIN (right or wrong): the next attempt gets another. */
+  readonly pinSpent?: () => void;
   /** The device key and certificate of certificate authentication (spec 5.5), when configured. */
   readonly device: AuthSetupDevice | undefined;
   readonly peers: PeerStore;
@@ -100,60 +105,76 @@ interface PairSetupOptions {
   readonly log: Logger;
   /** An attempt stops holding the receiver this long after its M1 or its last progress (see the header). */
   readonly timeoutMs: number;
+  readonly limits: PairSetupLimits;
   /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
   readonly onEnded?: (outcome: PairSetupOutcome) => void;
   /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
 }
 
-/** Per connection: how far its pair-setup got. */
+/** Per connection: how far its pair-setup got, and what its failures count under. */
 type SetupProgress =
-  | { readonly step: 'M2'; readonly srp: SrpServer; readonly method: number; readonly transient: boolean }
+  | { readonly step: 'M2'; readonly srp: SrpServer; readonly method: number; readonly transient: boolean; readonly kind: SetupCodeKind; readonly keys: readonly string[] }
   | { readonly step: 'M4'; readonly sessionKey: Uint8Array };
 
 const PROGRESS = new StateKey<SetupProgress>('pair-setup');
 
-/** The pair-setup attempt holding the receiver: its connection, and when it stops holding it. */
-interface Attempt {
-  readonly session: ConnectionState;
-  deadline: number;
+/** A request with no peer given (tests that drive PairSetup alone). */
+const UNKNOWN_PEER: PairingPeer = { address: 'unknown', label: 'unknown' };
+
+/** The keys a peer's failures count under in the window. */
+function failureKeys(peer: PairingPeer): string[] {
+  return peer.identity === undefined ? [`address ${peer.address}`] : [`address ${peer.address}`, `sender ${peer.identity}`];
 }
 
 export class PairSetup {
-  private attempt: Attempt | undefined;
-  /** The connection whose attempt last ran out (it waits behind `waiting`, see the header). */
-  private expired: ConnectionState | undefined;
-  /** The connection most recently answered Busy, and when. */
-  private waiting: { readonly session: ConnectionState; readonly at: number } | undefined;
-  private failures: number;
-  private lastFailureAt = -Infinity;
+  private readonly lock: PairSetupLock<ConnectionState>;
+  private readonly window: FailureWindow;
+  /** Failed proofs of a fixed code since the last success or reset (stored). */
+  private failures = 0;
   /**
    * Why the failed-attempt count is not in the store as it is in memory (a read or write
-   * failed), or undefined when it is. Pairing is refused until the store takes it.
+   * failed), or undefined when it is. Pairing with a fixed code is refused until the store takes it.
    */
   private triesUnsaved: string | undefined;
   private readonly crypto: CryptoKernels;
 
   constructor(private readonly options: PairSetupOptions) {
     this.crypto = options.crypto ?? portableCryptoKernels;
+    this.lock = new PairSetupLock(options.timeoutMs, options.clock, (session) => this.end(session, 'abandoned'));
+    this.window = new FailureWindow(options.limits, options.clock);
     this.failures = this.loadFailures();
-    // After a restart, a count already past BACKOFF_AFTER waits from now: restarting the
-    // receiver (or making it crash) must not be a way around the backoff.
-    if (this.failures >= BACKOFF_AFTER) this.lastFailureAt = options.clock.now();
   }
 
-  /** Failed proofs since the last successful pair-setup (persisted). */
+  /** Failed proofs of a fixed code since the last successful pair-setup or reset (stored). */
   get failedAttempts(): number {
     return this.failures;
   }
 
+  /** The connections waiting for the pair-setup lock, first first. */
+  get waiting(): readonly ConnectionState[] {
+    return this.lock.queue;
+  }
+
+  /**
+   * A person at the receiver resets the count (the screen's reset; `pairings reset-tries` does
+   * the same to the store): the stored count and every key's window start afresh.
+   */
+  resetTries(): void {
+    const before = this.failures;
+    this.failures = 0;
+    this.window.clearAll();
+    this.saveFailures();
+    this.options.log('info', `pair-setup: the failed-attempt count (${before}) was reset; pairing is allowed`);
+  }
+
   /** One request of a connection's pair-setup. Throws a PairingError without tlvError for a malformed body (400). */
-  handle(body: Uint8Array, session: ConnectionState): PairingReply {
+  handle(body: Uint8Array, session: ConnectionState, peer: PairingPeer = UNKNOWN_PEER): PairingReply {
     const { items, state } = readRequest(body);
     try {
       switch (state) {
         case PAIR_STATE.M1:
-          return this.m1(items, session);
+          return this.m1(items, session, peer);
         case PAIR_STATE.M3:
           return this.m3(items, session);
         case PAIR_STATE.M5:
@@ -169,10 +190,10 @@ export class PairSetup {
     }
   }
 
-  private m1(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
-    const { clock } = this.options;
+  private m1(items: Map<number, Uint8Array>, session: ConnectionState, peer: PairingPeer): PairingReply {
     const method = readUint(items, TLV.Method, PAIR_METHOD.PairSetup);
     const flags = readUint(items, TLV.Flags, 0);
+    const transient = (flags & PAIR_FLAG.Transient) !== 0;
     // Whatever this M1 leads to, the connection's earlier steps are void.
     this.forgetProgress(session);
     if (method !== PAIR_METHOD.PairSetup && method !== PAIR_METHOD.PairSetupWithAuth) {
@@ -184,39 +205,21 @@ export class PairSetup {
       // answer for "cannot do this now" is Unavailable, and the sender may fall back to Method 0.
       throw new PairingError('Pair Setup with Auth asked, but no device key and certificate are configured', TLV_ERROR.Unavailable);
     }
-    if (!this.triesSaved()) {
-      throw new PairingError(`the failed-attempt count cannot be stored (${this.triesUnsaved}); pairing is refused until it can`, TLV_ERROR.Busy);
-    }
-    if (this.failures >= MAX_TRIES) {
-      throw new PairingError(`${this.failures} failed attempts (at most ${MAX_TRIES}); delete the "${TRIES_KEY}" record to allow pairing again`, TLV_ERROR.MaxTries);
-    }
-    const wait = this.backoffSeconds();
-    if (wait > 0) {
+    // Refused here (a transient pairing where a PIN is required) before it can take the lock.
+    const rule = this.options.setupCode(transient);
+    const keys = failureKeys(peer);
+    if (rule.kind === 'fixed') this.checkBudget();
+    if (rule.kind !== 'public') {
+      const wait = this.window.wait(keys);
       // Answered here rather than thrown: the reply carries RetryDelay.
-      return errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, `${this.failures} failed attempts: retry in ${wait} s`, wait);
+      if (wait.seconds > 0) return errorReply(PAIR_STATE.M2, TLV_ERROR.Backoff, `${wait.failures} recent failed attempts from ${wait.key}: retry in ${wait.seconds} s`, wait.seconds);
     }
-    const now = clock.now();
-    const holder = this.activeAttempt();
-    if (holder && holder.session !== session) {
-      this.waiting = { session, at: now };
-      throw new PairingError(`another pair-setup is in progress (for at most ${Math.ceil((holder.deadline - now) / 1000)} s more)`, TLV_ERROR.Busy);
-    }
-    if (!holder) {
-      const waiting = this.waiting;
-      if (this.expired === session && waiting && waiting.session !== session && !waiting.session.closed && now - waiting.at <= this.options.timeoutMs) {
-        throw new PairingError('this connection\'s pair-setup ran out of time while another sender waited: that one goes first', TLV_ERROR.Busy);
-      }
-      // A new attempt; its deadline counts from this M1.
-      this.attempt = { session, deadline: now + this.options.timeoutMs };
-      if (waiting?.session === session || waiting?.session.closed) this.waiting = undefined;
-      this.expired = undefined;
-    }
-    // else: the holder repeats M1 (its sender lost M2, or tries again): a retry of the same
-    // attempt, with a fresh key and the same deadline.
-
-    const transient = (flags & PAIR_FLAG.Transient) !== 0;
-    const srp = new SrpServer({ password: this.options.setupCode(transient), username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
-    session.set(PROGRESS, { step: 'M2', srp, method, transient });
+    const answer = this.lock.request(session, peer.address);
+    if (answer.kind === 'busy') throw new PairingError(answer.reason, TLV_ERROR.Busy);
+    // A retry of the holder's attempt keeps its deadline (and a random PIN stays until spent).
+    const code = rule.kind === 'random' ? this.randomPin(peer) : rule.code;
+    const srp = new SrpServer({ password: code, username: SRP_PAIR_SETUP_USERNAME, random: this.options.random, crypto: this.crypto });
+    session.set(PROGRESS, { step: 'M2', srp, method, transient, kind: rule.kind, keys });
     return {
       body: encodeTlv8([
         [TLV.State, encodeTlvUint(PAIR_STATE.M2)],
@@ -226,9 +229,28 @@ export class PairSetup {
     };
   }
 
+  /** A fixed code past its budget, or a count the store cannot take, is refused before any work. */
+  private checkBudget(): void {
+    if (!this.triesSaved()) {
+      throw new PairingError(`the failed-attempt count cannot be stored (${this.triesUnsaved}); pairing is refused until it can`, TLV_ERROR.Busy);
+    }
+    // A person may have reset the count in the store meanwhile (`pairings reset-tries`).
+    if (this.failures > 0) this.failures = this.loadFailures();
+    const max = this.options.limits.pairingMaxFailures;
+    if (this.failures >= max) {
+      throw new PairingError(`${this.failures} failed attempts with the configured PIN or password (at most ${max}); reset with \`pairings reset-tries\` or at the receiver's screen`, TLV_ERROR.MaxTries);
+    }
+  }
+
+  private randomPin(peer: PairingPeer): string {
+    const { randomPin } = this.options;
+    if (!randomPin) throw new PairingError('a random PIN is configured but nothing shows it', TLV_ERROR.Unavailable);
+    return randomPin(peer);
+  }
+
   private m3(items: Map<number, Uint8Array>, session: ConnectionState): PairingReply {
     const progress = this.progressOf(session, 'M2');
-    const { srp, method, transient } = progress;
+    const { srp, method, transient, kind, keys } = progress;
     const clientKey = readItem(items, TLV.PublicKey, 'PublicKey (A)', TLV_ERROR.Authentication, { min: 1, max: 384 });
     const proof = readItem(items, TLV.Proof, 'Proof (M1)', TLV_ERROR.Authentication, { min: 1, max: 64 });
     let serverProof: Uint8Array;
@@ -236,7 +258,7 @@ export class PairSetup {
       srp.computeSharedSecret(clientKey);
       serverProof = srp.verifyClientProof(proof);
     } catch (error) {
-      if (error instanceof PairingError && error.tlvError === TLV_ERROR.Authentication) this.recordFailure();
+      if (error instanceof PairingError && error.tlvError === TLV_ERROR.Authentication) this.recordFailure(kind, keys);
       throw error;
     }
     const sessionKey = srp.sessionKey.slice();
@@ -246,7 +268,7 @@ export class PairSetup {
       [TLV.Proof, serverProof],
     ];
     if (method === PAIR_METHOD.PairSetupWithAuth) reply.push([TLV.EncryptedData, this.deviceProof(sessionKey)]);
-    this.recordSuccess();
+    this.recordSuccess(kind, keys);
     if (transient) {
       // spec 5.3: transient pairing ends here; K is the EncryptionKey.
       this.end(session, 'paired');
@@ -255,7 +277,7 @@ export class PairSetup {
       return { body: encodeTlv8(reply), secure: createControlChannel(sessionKey, this.crypto), transient: true };
     }
     session.set(PROGRESS, { step: 'M4', sessionKey });
-    this.progressed(session);
+    this.lock.progressed(session);
     return { body: encodeTlv8(reply) };
   }
 
@@ -320,18 +342,13 @@ export class PairSetup {
     if (!progress || progress.step !== step) {
       throw new PairingError(`pair-setup step out of order: expected the reply to ${step}${progress ? `, connection is after ${progress.step}` : ', no pair-setup started'}`, TLV_ERROR.Unknown);
     }
-    if (this.attempt?.session !== session) {
+    if (!this.lock.heldBy(session)) {
       throw new PairingError(`pair-setup timed out (${this.options.timeoutMs} ms without progress) and another sender started one`, TLV_ERROR.Unknown);
     }
-    if (this.options.clock.now() > this.attempt.deadline) {
+    if (!this.lock.holds(session)) {
       throw new PairingError(`pair-setup timed out (${this.options.timeoutMs} ms without progress)`, TLV_ERROR.Unknown);
     }
     return progress as Extract<SetupProgress, { step: S }>;
-  }
-
-  /** A step made progress: the attempt's deadline moves on. */
-  private progressed(session: ConnectionState): void {
-    if (this.attempt?.session === session) this.attempt.deadline = this.options.clock.now() + this.options.timeoutMs;
   }
 
   /** Drops the connection's keys and step, leaving the attempt (if it holds one) in place. */
@@ -343,45 +360,36 @@ export class PairSetup {
     session.delete(PROGRESS);
   }
 
-  /** Forgets the connection's pair-setup and ends its attempt if it holds one. */
+  /** Forgets the connection's pair-setup and ends its attempt if it holds one (the lock tells of abandoned ones). */
   private end(session: ConnectionState, outcome: PairSetupOutcome): void {
     this.forgetProgress(session);
-    if (this.attempt?.session === session) {
-      this.attempt = undefined;
-      this.options.onEnded?.(outcome);
+    if (outcome === 'abandoned' || this.lock.release(session)) this.options.onEnded?.(outcome);
+  }
+
+  private recordFailure(kind: SetupCodeKind, keys: readonly string[]): void {
+    // A public code is no secret: a wrong proof with it is a broken sender, not a guess.
+    if (kind === 'public') return;
+    this.window.record(keys);
+    if (kind === 'random') {
+      // The PIN is spent: guessing it again is no use.
+      this.options.pinSpent?.();
+      this.options.log('warn', `pair-setup proof failed (wrong PIN?) from ${keys.join(', ')}; the next attempt gets another PIN`);
+      return;
     }
-  }
-
-  /** The attempt holding the receiver, if it still does (its connection open, its deadline not passed). */
-  private activeAttempt(): Attempt | undefined {
-    const attempt = this.attempt;
-    if (!attempt) return undefined;
-    if (!attempt.session.closed && this.options.clock.now() <= attempt.deadline) return attempt;
-    // Its connection closed, or it ran out of time: the receiver is free again.
-    this.end(attempt.session, 'abandoned');
-    this.expired = attempt.session;
-    return undefined;
-  }
-
-  /** Seconds the next attempt must still wait (0: none). */
-  private backoffSeconds(): number {
-    if (this.failures < BACKOFF_AFTER) return 0;
-    const delay = Math.min(2 ** (this.failures - BACKOFF_AFTER), MAX_BACKOFF_SECONDS) * 1000;
-    const left = this.lastFailureAt + delay - this.options.clock.now();
-    return left > 0 ? Math.ceil(left / 1000) : 0;
-  }
-
-  private recordFailure(): void {
     this.failures++;
-    this.lastFailureAt = this.options.clock.now();
     this.saveFailures();
-    this.options.log('warn', `pair-setup proof failed (wrong PIN?): ${this.failures} failed attempts`);
+    this.options.log('warn', `pair-setup proof failed (wrong PIN?) from ${keys.join(', ')}: ${this.failures} failed attempts (at most ${this.options.limits.pairingMaxFailures})`);
   }
 
-  private recordSuccess(): void {
+  private recordSuccess(kind: SetupCodeKind, keys: readonly string[]): void {
+    if (kind === 'public') return;
+    this.window.clear(keys);
+    if (kind === 'random') {
+      this.options.pinSpent?.();
+      return;
+    }
     if (this.failures === 0 && this.triesUnsaved === undefined) return;
     this.failures = 0;
-    this.lastFailureAt = -Infinity;
     this.saveFailures();
   }
 
@@ -391,7 +399,7 @@ export class PairSetup {
       bytes = this.options.store.get(TRIES_KEY);
     } catch (error) {
       this.storeFailed('read', error);
-      return 0;
+      return this.failures;
     }
     if (!bytes || bytes.length !== 4) return 0;
     return ((bytes[0] << 24) | (bytes[1] << 16) | (bytes[2] << 8) | bytes[3]) >>> 0;
@@ -410,7 +418,6 @@ export class PairSetup {
       if (this.triesUnsaved !== undefined) return false;
       this.triesUnsaved = before;
       this.failures = Math.max(this.failures, stored);
-      if (this.failures >= BACKOFF_AFTER) this.lastFailureAt = Math.max(this.lastFailureAt, this.options.clock.now());
     }
     this.saveFailures();
     return this.triesUnsaved === undefined;

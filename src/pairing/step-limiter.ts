@@ -1,12 +1,20 @@
-// How often costly pairing steps may run (issue 15): pair-setup M1 makes an SRP key (a 3072-bit
-// modular exponentiation: ~10 ms on a desktop, far more on a board) and pair-verify M1 an X25519
-// key and a signature. Without a limit one connection pipelining a thousand M1s keeps the
-// receiver busy for seconds. Every later step needs an M1 before it, so limiting M1s bounds them.
+// How often costly pairing steps may run: pair-setup M1 makes an SRP key (a 3072-bit modular
+// exponentiation: ~10 ms on a desktop, far more on a board) and pair-verify M1 an X25519 key and a
+// signature (~5 ms). Every later step needs an M1 before it, so limiting M1s bounds them.
 //
-// Two token buckets, each refilled at its rate per second and holding at most one second's worth:
-// one per connection, one per remote address (all its connections together). A step that finds
-// either empty is refused before any work, with a TLV Backoff error and RetryDelay (HAP 5.6:
-// TLV error codes), and counted; the log gets one line per LOG_INTERVAL_MS with the count.
+// Token buckets, each refilled at its rate per second and holding at most one second's worth
+// (at least one token):
+//   per connection  pairingStepsPerSecondPerConnection (one socket pipelining M1s)
+//   per address     its fair share: pairingStepsPerSecond over the addresses that asked within
+//                   the last ACTIVE_MS, at most pairingStepsPerSecondPerAddress
+//   the receiver    pairingStepsPerSecond, all addresses together (its CPU budget for pairing)
+// A step that finds any empty is refused before any work, with a TLV Backoff error and
+// RetryDelay (HAP 5.6: TLV error codes), and counted; the log gets one line per LOG_INTERVAL_MS.
+//
+// Why shares: with 64 addresses flooding, each address's bucket refills at 1/65 of the budget once
+// a 65th address asks, so the flood together takes at most 64/65 of it and the rest gathers in
+// the receiver's bucket, where only an address below its share can take it: the newcomer is
+// served within a few of its retries, however hard the others push.
 
 import { StateKey, type ConnectionState } from '../connection-state';
 import { CountedLog } from '../counted-log';
@@ -14,10 +22,13 @@ import type { Clock, Logger } from '../platform';
 
 /** At most one log line about refused steps per this many milliseconds. */
 const LOG_INTERVAL_MS = 10_000;
-/** Addresses remembered at most; buckets that are full again (idle a second) are dropped first. */
+/** Addresses remembered at most; ones idle longest are dropped first. */
 const MAX_ADDRESSES = 1024;
+/** An address that asked within this long shares the budget (counts among those asking). */
+const ACTIVE_MS = 1000;
 
 interface StepLimits {
+  readonly pairingStepsPerSecond: number;
   readonly pairingStepsPerSecondPerAddress: number;
   readonly pairingStepsPerSecondPerConnection: number;
 }
@@ -26,87 +37,121 @@ class Bucket {
   private tokens: number;
   private at: number;
 
-  constructor(
-    private readonly perSecond: number,
-    now: number,
-  ) {
-    this.tokens = perSecond;
+  /** A bucket that starts full at `perSecond`. */
+  constructor(perSecond: number, now: number) {
+    this.tokens = Math.max(1, perSecond);
     this.at = now;
   }
 
-  private refill(now: number): void {
-    this.tokens = Math.min(this.perSecond, this.tokens + ((now - this.at) * this.perSecond) / 1000);
+  /** Refills at `perSecond` (which may change between calls: a share) up to a second's worth, at least one. */
+  private refill(now: number, perSecond: number): void {
+    this.tokens = Math.min(Math.max(1, perSecond), this.tokens + ((now - this.at) * perSecond) / 1000);
     this.at = now;
   }
 
-  /** Milliseconds until a token is there (0: there is one now). */
-  waitMs(now: number): number {
-    this.refill(now);
-    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 1000) / this.perSecond);
+  /** Milliseconds until a token is there at `perSecond` (0: there is one now). */
+  waitMs(now: number, perSecond: number): number {
+    this.refill(now, perSecond);
+    return this.tokens >= 1 ? 0 : Math.ceil(((1 - this.tokens) * 1000) / perSecond);
   }
 
   take(): void {
     this.tokens -= 1;
   }
-
-  full(now: number): boolean {
-    this.refill(now);
-    return this.tokens >= this.perSecond;
-  }
 }
 
 const CONNECTION_BUCKET = new StateKey<Bucket>('pairing-steps');
+
+/** An address's bucket, and when it last asked. */
+interface AddressEntry {
+  readonly bucket: Bucket;
+  seen: number;
+}
 
 /** What `PairingStepLimiter.admit` decided: go, or wait this many seconds (at least 1). */
 type StepAdmission = { readonly ok: true } | { readonly ok: false; readonly retryDelaySeconds: number; readonly reason: string };
 
 export class PairingStepLimiter {
-  private readonly addresses = new Map<string, Bucket>();
+  /** In order of their last ask, the longest idle first. */
+  private readonly addresses = new Map<string, AddressEntry>();
+  private readonly receiver: Bucket;
   private readonly refusals = new CountedLog(LOG_INTERVAL_MS);
+  /** Steps admitted and refused since start (diagnostics and tests). */
+  served = 0;
+  refused = 0;
 
   constructor(
     private readonly limits: StepLimits,
     private readonly clock: Clock,
     private readonly log: Logger,
-  ) {}
-
-  /** Takes a token from the connection's and the address's bucket, or says how long to wait. */
-  admit(address: string, session: ConnectionState, step: string): StepAdmission {
-    const now = this.clock.now();
-    let connection = session.get(CONNECTION_BUCKET);
-    if (!connection) {
-      connection = new Bucket(this.limits.pairingStepsPerSecondPerConnection, now);
-      session.set(CONNECTION_BUCKET, connection);
-    }
-    const byAddress = this.addressBucket(address, now);
-    const connectionWait = connection.waitMs(now);
-    const addressWait = byAddress.waitMs(now);
-    if (connectionWait === 0 && addressWait === 0) {
-      connection.take();
-      byAddress.take();
-      return { ok: true };
-    }
-    const limit = addressWait >= connectionWait ? 'pairingStepsPerSecondPerAddress' : 'pairingStepsPerSecondPerConnection';
-    const reason = `${step}: more than limits.${limit} (${this.limits[limit]})`;
-    this.refused(address, now, reason);
-    return { ok: false, retryDelaySeconds: Math.max(1, Math.ceil(Math.max(connectionWait, addressWait) / 1000)), reason };
+  ) {
+    this.receiver = new Bucket(limits.pairingStepsPerSecond, clock.now());
   }
 
-  private addressBucket(address: string, now: number): Bucket {
-    let bucket = this.addresses.get(address);
-    if (bucket) return bucket;
-    if (this.addresses.size >= MAX_ADDRESSES) {
-      for (const [key, candidate] of this.addresses) if (candidate.full(now)) this.addresses.delete(key);
-      // Still full of busy addresses: forget the oldest (a refill is the worst that happens).
-      if (this.addresses.size >= MAX_ADDRESSES) this.addresses.delete(this.addresses.keys().next().value as string);
+  /** Takes a token from the connection's, the address's and the receiver's bucket, or says how long to wait. */
+  admit(address: string, session: ConnectionState, step: string): StepAdmission {
+    const now = this.clock.now();
+    const { limits } = this;
+    let connection = session.get(CONNECTION_BUCKET);
+    if (!connection) {
+      connection = new Bucket(limits.pairingStepsPerSecondPerConnection, now);
+      session.set(CONNECTION_BUCKET, connection);
     }
-    bucket = new Bucket(this.limits.pairingStepsPerSecondPerAddress, now);
-    this.addresses.set(address, bucket);
-    return bucket;
+    const share = this.shareOf(address, now);
+    const byAddress = this.addressEntry(address, now, share).bucket;
+    const waits: [keyof StepLimits | 'share', number][] = [
+      ['pairingStepsPerSecondPerConnection', connection.waitMs(now, limits.pairingStepsPerSecondPerConnection)],
+      [share < limits.pairingStepsPerSecondPerAddress ? 'share' : 'pairingStepsPerSecondPerAddress', byAddress.waitMs(now, share)],
+      ['pairingStepsPerSecond', this.receiver.waitMs(now, limits.pairingStepsPerSecond)],
+    ];
+    const [limit, longest] = waits.reduce((a, b) => (b[1] > a[1] ? b : a));
+    if (longest === 0) {
+      connection.take();
+      byAddress.take();
+      this.receiver.take();
+      this.served++;
+      return { ok: true };
+    }
+    this.refused++;
+    const reason =
+      limit === 'share'
+        ? `${step}: more than this address's share (${share.toFixed(2)} a second: limits.pairingStepsPerSecond ${limits.pairingStepsPerSecond} over ${this.activeCount(now)} addresses asking)`
+        : `${step}: more than limits.${limit} (${limits[limit]})`;
+    this.noteRefusal(address, now, reason);
+    return { ok: false, retryDelaySeconds: Math.max(1, Math.ceil(longest / 1000)), reason };
+  }
+
+  /** Steps a second `address` may take now: the budget over the addresses asking (it among them), at most the per-address limit. */
+  private shareOf(address: string, now: number): number {
+    const entry = this.addresses.get(address);
+    const active = this.activeCount(now) + (entry && now - entry.seen < ACTIVE_MS ? 0 : 1);
+    return Math.min(this.limits.pairingStepsPerSecondPerAddress, this.limits.pairingStepsPerSecond / active);
+  }
+
+  /** Addresses that asked within ACTIVE_MS. */
+  private activeCount(now: number): number {
+    let count = 0;
+    for (const entry of this.addresses.values()) if (now - entry.seen < ACTIVE_MS) count++;
+    return count;
+  }
+
+  /** The address's entry, marked as asking now (moved to the end: the most recent). */
+  private addressEntry(address: string, now: number, share: number): AddressEntry {
+    let entry = this.addresses.get(address);
+    if (entry) {
+      this.addresses.delete(address);
+    } else {
+      // Still full of addresses: forget the one idle longest (a refill is the worst that happens).
+      if (this.addresses.size >= MAX_ADDRESSES) this.addresses.delete(this.addresses.keys().next().value as string);
+      entry = { bucket: new Bucket(share, now), seen: now };
+    }
+    entry.seen = now;
+    this.addresses.set(address, entry);
+    return entry;
   }
 
   /** Logs the first refusal at once, then one line per LOG_INTERVAL_MS with the count. */
-  private refused(address: string, now: number, reason: string): void {
+  private noteRefusal(address: string, now: number, reason: string): void {
     const count = this.refusals.note(now);
     if (count === 0) return;
     this.log('warn', `${count === 1 ? `a costly pairing step from ${address} refused` : `${count} costly pairing steps refused in the last ${LOG_INTERVAL_MS / 1000} s, the last from ${address}`} (Backoff): ${reason}`);

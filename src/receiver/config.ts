@@ -6,6 +6,7 @@ import { DEFAULT_DIALECT, isDialectName, type DialectName } from '../dialect';
 import { receiverNameProblem } from '../discovery/dnssd-names';
 import { CONTROL_PORT } from '../discovery/services';
 import { MIRROR_PORT } from '../mirror';
+import { RANDOM_PIN, TRANSIENT_SETUP_CODE } from '../pairing/setup-code';
 import { NTP_RECEIVER_PORT } from '../timing';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
@@ -49,9 +50,16 @@ export interface ReceiverConfig {
   protocolVersion: string;
   /** Password senders must give; empty for none (spec 5.2). */
   password: string;
-  /** Pairing PIN (spec 5.3: default 3939). */
+  /**
+   * Pairing PIN: 4 to 8 digits, or "random" for one drawn per pair-setup attempt and shown on
+   * the screen and in the log (src/pairing/setup-code.ts). Default: random where a PIN is
+   * required and no password given (3939 is the spec's public code, no secret), else 3939.
+   */
   pin: string;
-  /** Whether senders must enter the PIN shown on the device (flag PINRequired). */
+  /**
+   * Whether senders must pair with the PIN (or password) before anything else (flag
+   * PINRequired); transient pairing, which uses the public 3939, is then refused.
+   */
   pinRequired: boolean;
   /**
    * The device's RSA-1024 private key (PEM, PKCS#1 or PKCS#8) for certificate authentication
@@ -108,7 +116,8 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     sourceVersion: '220.68',
     protocolVersion: '1.1',
     password: '',
-    pin: '3939',
+    // A required PIN that everyone knows protects nothing: without one given, a random one.
+    pin: overrides.pinRequired && !overrides.password ? RANDOM_PIN : TRANSIENT_SETUP_CODE,
     pinRequired: false,
     port: CONTROL_PORT,
     mirrorPort: MIRROR_PORT,
@@ -153,7 +162,7 @@ function validateConfig(config: ReceiverConfig): void {
   validatePort('audioPort', config.audioPort, 'UDP');
   validatePort('audioControlPort', config.audioControlPort, 'UDP');
   if (!isDialectName(config.dialect)) throw new ConfigError(`dialect "${String(config.dialect)}" is not one of vendor, apple`);
-  if (!/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits`);
+  if (config.pin !== RANDOM_PIN && !/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits, or ${RANDOM_PIN}`);
   if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {
     throw new ConfigError('authKey and authCertificate go together: give both (device key and its certificate) or neither');
   }

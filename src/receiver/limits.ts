@@ -91,6 +91,27 @@ export interface ReceiverLimits {
   /** The same for one connection (a single socket pipelining M1s). */
   pairingStepsPerSecondPerConnection: number;
   /**
+   * Most costly pairing steps the whole receiver starts per second, all addresses together (its
+   * CPU budget for pairing). While more addresses ask than it holds, each gets a fair share (the
+   * budget over the addresses asking): a flood from many addresses slows pairing down, and a
+   * sender on another address still gets its share (src/pairing/step-limiter.ts).
+   */
+  pairingStepsPerSecond: number;
+  /**
+   * Wrong PINs one sender identity or one address may give (within the decay) before each of its
+   * pair-setup attempts must wait, 2^(n - this) s, at most a minute (Backoff with RetryDelay).
+   */
+  pairingFailuresBeforeBackoff: number;
+  /** One wrong PIN of a sender identity or address is forgotten per this many milliseconds. */
+  pairingFailureDecayMs: number;
+  /**
+   * Wrong proofs of a fixed PIN or password, all senders and restarts together, after which
+   * pairing with it is refused (MaxTries, HAP 5.6.2) until a person resets the count
+   * (`vendorplay-receiver pairings reset-tries`, or the reset on the receiver's screen). A random
+   * PIN is never locked out: each wrong proof spends it.
+   */
+  pairingMaxFailures: number;
+  /**
    * Most paired senders kept (pair-setup M5 and POST /pair-add, /pairings). Past it a new sender
    * is answered MaxPeers; an admin removes one (POST /pair-remove) or a person runs
    * `vendorplay-receiver pairings remove ID`. At most 255 (the record's count is one byte).
@@ -219,6 +240,13 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   // A desktop makes an SRP key in ~10 ms: 16 a second from one address is a sixth of a core.
   pairingStepsPerSecondPerAddress: 16,
   pairingStepsPerSecondPerConnection: 8,
+  // A pair-verify's steps cost about 5 ms of a desktop core, a pair-setup's more: a sixth of a core.
+  pairingStepsPerSecond: 32,
+  // A person mistyping a few times is not slowed; a guesser is, to about one guess a minute.
+  pairingFailuresBeforeBackoff: 5,
+  pairingFailureDecayMs: 60_000,
+  // HAP 5.6.2: 100 wrong proofs of a fixed code.
+  pairingMaxFailures: 100,
   // 1570 bytes of record at most: fits an ESP32 NVS blob (src/pairing/peers.ts).
   maxPairings: 16,
   // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).

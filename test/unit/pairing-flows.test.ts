@@ -67,8 +67,8 @@ function errorOf(items: Map<number, Uint8Array>): number | undefined {
 
 const clientRandom = seededRandom(77);
 
-test('a wrong PIN is answered Authentication, counted, and the next attempt pairs transiently and encrypts the connection', async () => {
-  const { receiver, store, log } = setup({ pinRequired: true });
+test('a wrong password is answered Authentication, counted, and the next attempt pairs transiently and encrypts the connection', async () => {
+  const { receiver, store, log } = setup({ pinRequired: true, password: '4711' });
   const sender = new MemorySender(receiver);
   // spec 5.2: with a PIN required, nothing but pairing and information until paired.
   assert.equal((await sender.request('GET', '/server-info')).head.status, 403);
@@ -87,7 +87,7 @@ test('a wrong PIN is answered Authentication, counted, and the next attempt pair
   // The next attempt on the same connection starts afresh and works (octet-stream is echoed).
   const again = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }), 'HTTP', 'application/octet-stream');
   assert.equal(again.head.headers.get('Content-Type'), 'application/octet-stream');
-  const right = srpClientStep(again.body, '3939', clientRandom);
+  const right = srpClientStep(again.body, '4711', clientRandom);
   const m4 = itemsOf(await sender.pairing('/pair-setup', right.m3), 4);
   assert.equal(errorOf(m4), undefined);
   assert.deepEqual(m4.get(TLV.Proof), right.expectedProof);
@@ -236,22 +236,27 @@ test('a body that is not TLV8, or has no State, is 400 on every pairing endpoint
   assert.equal((await sender.pairing('/pair-setup', pairSetupM1(), 'RTSP')).head.status, 200);
 });
 
-test('after 100 failed attempts pair-setup answers MaxTries; past 10 each attempt waits (Backoff with RetryDelay), even after a restart', async () => {
+test('past pairingMaxFailures stored failures of a fixed PIN, pair-setup with it answers MaxTries across restarts, transient pairing on an open receiver still works, and a reset (the store record gone, or resetTries) lets it pair', async () => {
   const store = new MemoryStore();
   store.put(TRIES_KEY, new Uint8Array([0, 0, 0, 100]));
   const exhausted = setup({}, store).receiver;
   const sender = new MemorySender(exhausted);
   assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', pairSetupM1()), 2)), TLV_ERROR.MaxTries);
+  // 3939 is public: a lock-out of the fixed PIN does not reach transient pairing.
+  const m2 = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
+  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srpClientStep(m2.body, '3939', clientRandom).m3), 4)), undefined);
+  // `pairings reset-tries` deletes the record: the running receiver reads it again at the next M1.
+  store.delete(TRIES_KEY);
+  const other = new MemorySender(exhausted, 50002);
+  assert.equal(errorOf(itemsOf(await other.pairing('/pair-setup', pairSetupM1()), 2)), undefined);
+  assert.equal(exhausted.pairing.setup.failedAttempts, 0);
 
-  store.put(TRIES_KEY, new Uint8Array([0, 0, 0, 12]));
-  const clock = new ManualClock();
-  const waiting = setup({}, store, clock).receiver;
-  const again = new MemorySender(waiting);
-  const backoff = itemsOf(await again.pairing('/pair-setup', pairSetupM1()), 2);
-  assert.equal(errorOf(backoff), TLV_ERROR.Backoff);
-  assert.deepEqual(backoff.get(TLV.RetryDelay), new Uint8Array([4])); // 2^(12-10) s
-  clock.advance(4000);
-  assert.equal(errorOf(itemsOf(await again.pairing('/pair-setup', pairSetupM1()), 2)), undefined);
+  store.put(TRIES_KEY, new Uint8Array([0, 0, 0, 100]));
+  const again = setup({}, store).receiver;
+  assert.equal(errorOf(itemsOf(await new MemorySender(again).pairing('/pair-setup', pairSetupM1()), 2)), TLV_ERROR.MaxTries);
+  again.pairing.setup.resetTries();
+  assert.equal(store.get(TRIES_KEY), undefined, 'the reset is stored');
+  assert.equal(errorOf(itemsOf(await new MemorySender(again).pairing('/pair-setup', pairSetupM1()), 2)), undefined);
 });
 
 test('with a PIN required, only pairing, OPTIONS and /info are served before pairing: 403 on HTTP, 470 on RTSP', async () => {
@@ -339,13 +344,18 @@ test('transient pair-setup takes the fixed code 3939 whatever the PIN (spec 5.3)
   assert.deepEqual(itemsOf(await normal.pairing('/pair-setup', srpClientStep(n2.body, '1234', clientRandom).m3), 4).get(TLV.Error), undefined);
 });
 
-test('with a PIN required, transient pair-setup takes the PIN, not 3939 (the PIN is what a person reads off the screen)', async () => {
-  const { receiver } = setup({ pin: '1234', pinRequired: true });
+test('with a PIN required, transient pair-setup (the public 3939) is refused Unavailable before it takes the lock, and not counted', async () => {
+  const { receiver, log } = setup({ pin: '1234', pinRequired: true });
   const sender = new MemorySender(receiver, 50001);
-  const m2 = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
-  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srpClientStep(m2.body, '3939', clientRandom).m3), 4)), TLV_ERROR.Authentication);
-  const again = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
-  assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srpClientStep(again.body, '1234', clientRandom).m3), 4)), undefined);
+  const refused = itemsOf(await sender.pairing('/pair-setup', pairSetupM1({ transient: true })), 2);
+  assert.equal(errorOf(refused), TLV_ERROR.Unavailable);
+  assert.equal(refused.has(TLV.PublicKey), false, 'no SRP key made');
+  assert.ok(log.lines.some((line) => /transient pairing uses the public code 3939 and this receiver requires a PIN/.test(line.message)), 'a clear log line');
+  assert.equal(receiver.pairing.setup.failedAttempts, 0);
+  // It held nothing: another sender pairs with the PIN at once.
+  const other = new MemorySender(receiver, 50002);
+  const m2 = await other.pairing('/pair-setup', pairSetupM1());
+  assert.equal(errorOf(itemsOf(await other.pairing('/pair-setup', srpClientStep(m2.body, '1234', clientRandom).m3), 4)), undefined);
 });
 
 test('RTSP POST /auth-setup answers 501 without a device key and certificate, and the features say so', async () => {

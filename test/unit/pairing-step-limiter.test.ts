@@ -7,10 +7,10 @@ import { ConnectionState } from '../../src/connection-state';
 import { PairingStepLimiter } from '../../src/pairing/step-limiter';
 import { ManualClock, recordingLogger } from '../support/memory-ports';
 
-function limiter(perAddress: number, perConnection: number) {
+function limiter(perAddress: number, perConnection: number, perSecond = 1_000_000) {
   const clock = new ManualClock();
   const log = recordingLogger();
-  const limits = { pairingStepsPerSecondPerAddress: perAddress, pairingStepsPerSecondPerConnection: perConnection };
+  const limits = { pairingStepsPerSecond: perSecond, pairingStepsPerSecondPerAddress: perAddress, pairingStepsPerSecondPerConnection: perConnection };
   return { clock, log, limiter: new PairingStepLimiter(limits, clock, log) };
 }
 
@@ -82,14 +82,12 @@ test('refusals are logged once at once, then once per ten seconds with their cou
   assert.match(log.lines[1].message, /^3 costly pairing steps refused in the last 10 s, the last from 10\.0\.0\.9 \(Backoff\)/);
 });
 
-test('past 1024 remembered addresses, a busy one is forgotten to make room (its bucket starts full)', () => {
+test('past 1024 remembered addresses, the one that asked longest ago is forgotten to make room (its bucket starts full)', () => {
   const { limiter: steps } = limiter(1, 1);
-  const oldest = new ConnectionState();
-  assert.equal(steps.admit('addr-0', oldest, 'M1').ok, true);
-  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false, 'remembered: its bucket is empty');
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, true);
   for (let i = 1; i < 1024; i++) steps.admit(`addr-${i}`, new ConnectionState(), 'M1');
-  // 1024 addresses, all busy: addr-0 is still remembered.
-  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false);
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false, 'remembered: its bucket is empty, and it asked last');
   steps.admit('addr-1024', new ConnectionState(), 'M1');
-  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, true, 'forgotten, then a fresh bucket');
+  assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false, 'still remembered');
+  assert.equal(steps.admit('addr-1', new ConnectionState(), 'M1').ok, true, 'addr-1 asked longest ago: forgotten, then a fresh bucket');
 });

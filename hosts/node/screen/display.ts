@@ -62,6 +62,11 @@ export class VirtualScreen implements Display {
   private nowPlayingVersion = 0;
   private artworkVersion = 0;
   private readonly listeners = new Set<(snapshot: ScreenSnapshot) => void>();
+  /**
+   * What the screen's "reset wrong PINs" does: the host wires it to the receiver's pair-setup
+   * (resetTries), which a person at the receiver uses after a lock-out.
+   */
+  onResetPairingTries: (() => void) | undefined;
 
   /**
    * `log` gets what the screen shows as log lines too: the PIN at info (a person may need it).
@@ -105,6 +110,14 @@ export class VirtualScreen implements Display {
     this.pin = undefined;
     this.log?.('info', 'screen: pairing PIN hidden');
     this.changed();
+  }
+
+  /** A person at the screen asked for the count of wrong PINs to be reset; false where nothing is wired to it. */
+  resetPairingTries(): boolean {
+    if (!this.onResetPairingTries) return false;
+    this.log?.('info', 'screen: the count of wrong PINs reset by a person at the screen');
+    this.onResetPairingTries();
+    return true;
   }
 
   showNowPlaying(playing: NowPlaying | undefined): void {

@@ -21,6 +21,8 @@ export const PAGE_PATHS = {
   playerReport: '/player/report',
   /** hls.js (its UMD build, which defines the global `Hls`), for HLS where the browser plays none itself. */
   hlsLibrary: '/hls.js',
+  /** POST: a person at the screen resets the receiver's count of wrong PINs (204; 503 where nothing is wired). */
+  resetPairingTries: '/pairing/reset-tries',
 } as const;
 
 /** The query parameter of a player report that names the page (its event stream's token). */

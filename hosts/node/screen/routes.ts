@@ -9,6 +9,7 @@
 //   GET /photo/N.jpg    picture N while it is the one shown (N counts pictures since start)
 //   GET /artwork/N      cover art N of what audio plays, while it is the one shown (JPEG or PNG)
 //   GET /mirror         WebSocket (mirror-upgrade.ts); a plain GET is told to upgrade (426)
+//   POST /pairing/reset-tries   the page's own: resets the count of wrong PINs (204)
 //
 // With a player (a profile that plays video: player.ts):
 //   GET /hls.js                        hls.js, for HLS where the browser plays none itself
@@ -59,6 +60,7 @@ export function screenRoutes(context: RouteContext): Route[] {
       methods: READ,
       handle: (exchange) => answerText(exchange, 426, 'a WebSocket stream: the page opens it\n', { Upgrade: 'websocket', Connection: 'Upgrade' }),
     },
+    { path: PAGE_PATHS.resetPairingTries, methods: ['POST'], ownPageOnly: true, handle: (exchange) => resetPairingTries(exchange, screen) },
     { path: '/favicon.ico', methods: READ, handle: ({ response }) => response.writeHead(204, COMMON_HEADERS).end() },
     ...(player ? playerRoutes(player) : []),
   ];
@@ -97,6 +99,13 @@ function servePageFile(exchange: Exchange, file: string, type: string, log: Logg
     return;
   }
   answer(exchange, 200, found.type, found.body);
+}
+
+/** A person at the screen resets the count of wrong PINs (a lock-out of pairing with a fixed PIN). */
+function resetPairingTries(exchange: Exchange, screen: VirtualScreen): void {
+  exchange.request.resume();
+  if (screen.resetPairingTries()) answerText(exchange, 204, '');
+  else answerText(exchange, 503, 'no receiver is wired to this screen\n');
 }
 
 function serveHlsLibrary(exchange: Exchange): void {

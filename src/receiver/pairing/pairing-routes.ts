@@ -7,7 +7,8 @@
 // PairingError, a RequestError the router answers 400.
 
 import { HEADER, STATUS } from '../../http';
-import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice, type CryptoKernels, PairingsAdmin, PairingStepLimiter, decodeTlv8, PAIR_STATE, TLV, TLV_ERROR, PairSetup, setupCodeFor, PairVerify, PeerStore, RECORD_MAX_PEERS, parseRsaPrivateKey, type PairingReply, errorReply, tlvErrorName } from '../../pairing';
+import { authSetupReply, AUTH_SETUP_BODY_BYTES, type AuthSetupDevice, type CryptoKernels, PairingsAdmin, PairingStepLimiter, decodeTlv8, PAIR_STATE, TLV, TLV_ERROR, PairSetup, type PairingPeer, setupCodeFor, PairVerify, PeerStore, RECORD_MAX_PEERS, parseRsaPrivateKey, type PairingReply, errorReply, tlvErrorName, RANDOM_PIN, TRANSIENT_SETUP_CODE } from '../../pairing';
+import { PairingPin } from './pairing-pin';
 import type { Clock, Display, Logger, RandomSource, Store } from '../../platform';
 import { describeError } from '../../errors';
 import { ConfigError, type ReceiverConfig } from '../config';
@@ -25,7 +26,7 @@ interface PairingContext {
   readonly log: Logger;
   readonly random: RandomSource;
   readonly store: Store;
-  /** Where the PIN is shown (POST /pair-pin-start), when there is a screen. */
+  /** Where the PIN is shown (POST /pair-pin-start, a random PIN's M1), when there is a screen. */
   readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
   /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
@@ -55,6 +56,8 @@ export interface PairingService {
   readonly setup: PairSetup;
   readonly verify: PairVerify;
   readonly admin: PairingsAdmin;
+  /** The budget of costly steps (its served and refused counts). */
+  readonly limiter: PairingStepLimiter;
   /** The receiver's pairing identifier (pair-setup M6, pair-verify M2). */
   readonly identifier: string;
   /** The device key and certificate when configured (spec 5.5, 5.6). */
@@ -90,15 +93,14 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const peers = new PeerStore(ports.store, log, config.limits.maxPairings);
   const limiter = new PairingStepLimiter(config.limits, clock, log);
   const admin = new PairingsAdmin(peers, log);
-  // The PIN is on the screen while its deadline is armed.
-  const hidePin = () => {
-    if (timers.cancel('pairingPin')) display?.hidePin();
-  };
+  const pin = new PairingPin({ config, clock, timers, log, random: ports.random, display });
   const setup = new PairSetup({
     identifier,
     identity,
-    // spec 5.2-5.3: the password, the PIN, or 3939 for transient pairing (setupCodeFor).
+    // spec 5.2-5.3: the password, 3939 for transient pairing, a random or the fixed PIN (setupCodeFor).
     setupCode: (transient) => setupCodeFor(config, transient),
+    randomPin: (peer) => pin.forAttempt(peer.label),
+    pinSpent: () => pin.spent(),
     device,
     peers,
     store: ports.store,
@@ -106,12 +108,11 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     clock,
     log,
     timeoutMs: config.limits.pairingTimeoutMs,
-    // An abandoned pair-setup leaves the PIN up: the next sender's user may be typing it.
-    onEnded: (outcome) => {
-      if (outcome !== 'abandoned') hidePin();
-    },
+    limits: config.limits,
+    onEnded: (outcome) => pin.ended(outcome),
     crypto: ports.crypto,
   });
+  announcePin(config, log);
   const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
 
   // Where no PIN or password is asked, a sender that pairs transiently and then goes on in the
@@ -121,7 +122,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow(), open);
   // Every route is POST and open (see the file's head).
   const routes: Omit<Route, 'method' | 'open'>[] = [
-    { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state)) },
+    { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state, pairingPeer(request))) },
     { path: '/pair-verify', costly: true, maxBodyBytes: MAX_PAIR_VERIFY_BYTES, handler: (request) => step(request, 'pair-verify M1', () => verify.handle(request.body, request.state)) },
     ...PAIRING_MANAGEMENT_PATHS.map((path) => ({ path, maxBodyBytes: MAX_MANAGEMENT_BYTES, handler: (request: Request) => manage(admin, log, request) })),
     {
@@ -130,10 +131,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
       // spec 5.2: the sender asks the receiver to show the PIN its user must type. It stays up
       // until the pair-setup ends or pairingTimeoutMs passes.
       handler: (request): Response => {
-        const pin = config.pin;
-        timers.set('pairingPin', clock.now() + config.limits.pairingTimeoutMs, () => display?.hidePin());
-        if (display) display.showPin(pin);
-        else log('info', `${peerOf(request)} asks for the PIN; no display: the PIN is the configured one`);
+        pin.start(peerOf(request));
         return { status: STATUS.ok };
       },
     },
@@ -141,7 +139,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     { path: '/auth-setup', maxBodyBytes: 1024, handler: (request) => authSetup(device, ports, request) },
   ];
   for (const route of routes) router.add({ method: 'POST', open: true, ...route });
-  return { peers, setup, verify, admin, identifier, device };
+  return { peers, setup, verify, admin, limiter, identifier, device };
 }
 
 /** A pairing step's reply: 200 with the TLV8 body (a failed step too: its Error item says so, logged here). */
@@ -199,6 +197,23 @@ function isM1(body: Uint8Array): boolean {
   } catch {
     return false;
   }
+}
+
+/** Says at start how senders pair where a PIN is required, and warns where that PIN is the public one. */
+function announcePin(config: Readonly<ReceiverConfig>, log: Logger): void {
+  if (config.password !== '' || !config.pinRequired) return;
+  if (config.pin === TRANSIENT_SETUP_CODE) {
+    log('warn', `the PIN required is ${TRANSIENT_SETUP_CODE}, the spec's public code: anyone can pair; give another PIN, or none for a random one per pairing`);
+  } else if (config.pin === RANDOM_PIN) {
+    log('info', 'a PIN is required: each pairing gets a random one, shown on the screen and in this log');
+  }
+}
+
+/** Who asks, for pair-setup's failure window: its address, and its identity where the request names one. */
+function pairingPeer(request: Request): PairingPeer {
+  const { headers } = request.head;
+  const identity = headers.get(HEADER.dacpId) ?? headers.get(HEADER.clientInstance) ?? request.sessionId;
+  return { address: request.remoteAddress, label: peerOf(request), ...(identity ? { identity } : {}) };
 }
 
 function peerOf(request: Request): string {

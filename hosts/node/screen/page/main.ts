@@ -4,6 +4,7 @@
 
 import { startMirror } from './mirror';
 import { showNowPlaying } from './now-playing';
+import { startResetTries } from './reset-tries';
 import { startScreen } from './screen';
 import { followVideoCommand, startVideo } from './video';
 
@@ -13,3 +14,4 @@ startScreen((state, client) => {
   showNowPlaying(state.nowPlaying);
 });
 startMirror();
+startResetTries();
