@@ -65,6 +65,11 @@ export class MessageAssembler<K extends MessageKind> {
     return this.parser.buffered + (this.channel?.buffered ?? 0);
   }
 
+  /** Bytes of an over-limit body the parser still drops after a non-fatal 413 (MessageParser.discarding). */
+  get discarding(): number {
+    return this.parser.discarding;
+  }
+
   /** The head of the message being read, between its `head` and `message` events. */
   get current(): MessageHeadOf<K> | undefined {
     return this.head;

@@ -199,6 +199,11 @@ export class MessageParser<K extends MessageKind = MessageKind> {
     return this.len - this.pos;
   }
 
+  /** Bytes of an over-limit body still to drop after a non-fatal 413 (0 when none is being dropped). */
+  get discarding(): number {
+    return this.state === DISCARD ? this.remaining : 0;
+  }
+
   /**
    * The unparsed bytes, as a view; the parser is finished afterwards. For a connection that
    * changes mode: after a 101, or after the `end` of POST /stream (spec 4.4).

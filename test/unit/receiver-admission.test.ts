@@ -60,6 +60,31 @@ test('a refused body trickled one byte per 100 s is closed by the body-rate dead
   assert.ok(log.lines.some((line) => line.level === 'warn' && /the body of a refused request arrived slower than 1024 bytes\/s/.test(line.message)));
 });
 
+test('the over-limit body a 413 drops keeps the rate too: GET /server-info with Content-Length 65536, a byte now and then', () => {
+  const { clock, accept } = setup();
+  const trickler = from(ATTACKERS[0]);
+  accept(trickler);
+  trickler.send('GET /server-info HTTP/1.1\r\nHost: frame\r\nContent-Length: 65536\r\n\r\n');
+  assert.deepEqual(statuses(trickler), [413]);
+  assert.equal(trickler.closed, false, 'the 413 keeps the connection while its body is dropped');
+  clock.advance(9_999);
+  trickler.send('x');
+  assert.equal(trickler.closed, false);
+  clock.advance(1);
+  assert.equal(trickler.closed, true);
+});
+
+test('once a dropped body is over, the connection is idle again: no body deadline left behind', () => {
+  const { clock, accept } = setup();
+  const sender = from(ATTACKERS[0]);
+  accept(sender);
+  sender.send('GET /server-info HTTP/1.1\r\nContent-Length: 3000\r\n\r\n' + 'x'.repeat(3000));
+  clock.advance(60_000);
+  assert.equal(sender.closed, false);
+  sender.send(SERVER_INFO);
+  assert.deepEqual(statuses(sender), [413, 200]);
+});
+
 test('a refused body that keeps the rate is read past and the connection serves the next request', () => {
   const { clock, accept } = setup();
   const sender = from(ATTACKERS[0]);

@@ -155,6 +155,8 @@ export class ReceiverConnection implements SansIoConnection {
   private readonly timers: Record<TimerName, number | undefined> = { head: undefined, body: undefined, idle: undefined, turn: undefined, write: undefined };
   /** When the body of the current request started (its head was read), and its bytes so far. */
   private bodyStartedAt: number | undefined;
+  /** The body on the clock is an over-limit one the parser drops after its 413 (no head is current then). */
+  private droppingBody = false;
   private bodyBytes = 0;
   /** Requests answered since this connection's turn began (fairness, maxRequestsPerTurn). */
   private requestsThisTurn = 0;
@@ -336,6 +338,7 @@ export class ReceiverConnection implements SansIoConnection {
       case 'request':
         if (this.answering || this.state.held) return 'busy';
         if (this.outputFull) return 'unread-answers';
+        if (this.droppingBody) return 'refused-body';
         if (this.assembler.current) return this.route ? 'body' : 'refused-body';
         if (this.assembler.buffered > 0) return 'head';
         return this.state.encrypted ? 'encrypted-idle' : 'idle';
@@ -402,7 +405,7 @@ export class ReceiverConnection implements SansIoConnection {
     }
     if (this.timers.body !== undefined && now >= this.timers.body) {
       const head = this.assembler.current;
-      const refused = head !== undefined && !this.route;
+      const refused = this.droppingBody || (head !== undefined && !this.route);
       const why = `${refused ? 'the body of a refused request' : 'request body'} arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
       // A refused request has had its answer: its connection only closes.
       if (head && !refused) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
@@ -510,6 +513,7 @@ export class ReceiverConnection implements SansIoConnection {
       switch (event.type) {
         case 'head':
           this.headStartedAt = undefined;
+          this.droppingBody = false;
           this.begin(event.head);
           break;
         case 'chunk':
@@ -523,6 +527,11 @@ export class ReceiverConnection implements SansIoConnection {
           this.bodyStartedAt = undefined;
           this.requestsThisTurn++;
           this.refuseMessage(event.error);
+          // A 413 whose body is dropped keeps the connection: the body keeps the rate a read one must.
+          if (this.assembler.discarding > 0 && this.modeState.kind === 'request') {
+            this.droppingBody = true;
+            this.startBodyClock();
+          }
           break;
       }
     }
@@ -543,6 +552,10 @@ export class ReceiverConnection implements SansIoConnection {
       // A handler is at work: the sender is waiting for us, not the other way round.
       this.timers.idle = undefined;
       return;
+    }
+    if (this.droppingBody && this.assembler.discarding === 0) {
+      this.droppingBody = false;
+      this.bodyStartedAt = undefined;
     }
     this.timers.idle = this.now + limits.idleTimeoutMs;
     if (this.bodyStartedAt !== undefined) {
