@@ -21,10 +21,12 @@ import { MemorySender } from '../support/memory-sender';
 import { PairVerifyClient, newSenderIdentity, openPairSetupM6, pairSetupM1, pairSetupM5, replyItems, srpClientStep } from '../support/pairing-client';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
+/** A password: a secret every pair-setup takes, transient ones too (a required PIN refuses transient pairing). */
+const PASSWORD = '4711';
 
 function receiverWith(crypto: CryptoKernels, store = new MemoryStore()): Receiver {
   const clock = new ManualClock();
-  return new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, pinRequired: true, profile: 'photo-frame' }), {
+  return new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, pinRequired: true, password: PASSWORD, profile: 'photo-frame' }), {
     clock,
     random: seededRandom(21),
     store,
@@ -61,7 +63,7 @@ export function registerPairingFlowTests(crypto: CryptoKernels): void {
     const wrong = srpClientStep(m2.body, '0000', clientRandom);
     assert.deepEqual(stateItems((await sender.pairing('/pair-setup', wrong.m3)).body, 4).get(TLV.Error), Uint8Array.of(TLV_ERROR.Authentication));
     const again = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }));
-    const right = srpClientStep(again.body, '3939', clientRandom);
+    const right = srpClientStep(again.body, PASSWORD, clientRandom);
     const m4 = stateItems((await sender.pairing('/pair-setup', right.m3)).body, 4);
     assert.equal(m4.get(TLV.Error), undefined);
     assert.deepEqual(m4.get(TLV.Proof), right.expectedProof);
@@ -77,7 +79,7 @@ export function registerPairingFlowTests(crypto: CryptoKernels): void {
     const senderId = newSenderIdentity('6E5A4B0C-0A44-4B5E-9C0D-2F3E4A5B6C7D', clientRandom);
     const sender = new MemorySender(receiver);
     const m2 = await sender.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup }), 'RTSP');
-    const srp = srpClientStep(m2.body, '3939', clientRandom);
+    const srp = srpClientStep(m2.body, PASSWORD, clientRandom);
     assert.deepEqual(stateItems((await sender.pairing('/pair-setup', srp.m3, 'RTSP')).body, 4).get(TLV.Proof), srp.expectedProof);
     const m6 = await sender.pairing('/pair-setup', pairSetupM5(srp.sessionKey, senderId), 'RTSP');
     stateItems(m6.body, 6);

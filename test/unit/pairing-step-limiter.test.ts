@@ -91,3 +91,40 @@ test('past 1024 remembered addresses, the one that asked longest ago is forgotte
   assert.equal(steps.admit('addr-0', new ConnectionState(), 'M1').ok, false, 'still remembered');
   assert.equal(steps.admit('addr-1', new ConnectionState(), 'M1').ok, true, 'addr-1 asked longest ago: forgotten, then a fresh bucket');
 });
+
+test('a flood from 64 addresses gets no more than the receiver\'s budget, and a bystander on a 65th is served within a few of its retries', () => {
+  const BUDGET = 32;
+  const { clock, limiter: steps } = limiter(16, 8, BUDGET);
+  const flooders = Array.from({ length: 64 }, (_, i) => ({ address: `10.0.1.${i}`, connections: Array.from({ length: 4 }, () => new ConnectionState()) }));
+  const TICK_MS = 20;
+  let tick = 0;
+  /** Every flooding address asks once per tick, on its connections in turn: as fast as its limits let it. */
+  const flood = () => {
+    for (const flooder of flooders) steps.admit(flooder.address, flooder.connections[tick % 4], 'pair-verify M1');
+    tick++;
+    clock.advance(TICK_MS);
+  };
+  for (let t = 0; t < 3000; t += TICK_MS) flood();
+  const servedBefore = steps.served;
+  assert.ok(servedBefore <= BUDGET + (3000 / 1000) * BUDGET, `the flood got ${servedBefore} steps in 3 s: more than the budget`);
+
+  // The bystander asks, and asks again after each RetryDelay it is given, while the flood goes on.
+  const bystander = new ConnectionState();
+  let asks = 0;
+  let servedToOthers = 0;
+  for (;;) {
+    asks++;
+    const before = steps.served;
+    const answer = steps.admit('192.0.2.7', bystander, 'pair-verify M1');
+    if (answer.ok) break;
+    assert.ok(asks < 10, `the bystander was refused ${asks} times: ${answer.reason}`);
+    for (let waited = 0; waited < answer.retryDelaySeconds * 1000; waited += TICK_MS) flood();
+    servedToOthers += steps.served - before;
+  }
+  const seconds = (tick * TICK_MS) / 1000;
+  const figures = `bystander served at its ask ${asks}, after ${servedToOthers} steps served to the flood; ${steps.served} served and ${steps.refused} refused in ${seconds} s`;
+  assert.ok(asks <= 4, figures);
+  assert.ok(servedToOthers <= 3 * BUDGET, figures);
+  assert.ok(steps.served <= BUDGET + seconds * BUDGET, figures);
+  assert.ok(steps.served >= (seconds - 1) * BUDGET, `the budget is used, not starved: ${figures}`);
+});
