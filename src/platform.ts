@@ -73,11 +73,20 @@ export interface Advertiser {
   withdraw(service: ServiceRecord): void;
 }
 
-/** Small records (pairing identity and peers). Writes are atomic: a record is whole or absent. */
+/**
+ * Small records (pairing identity and peers). Writes are atomic: a record is whole or absent. A
+ * write of the bytes the record already holds may be skipped (flash wears, a flush is slow).
+ */
 export interface Store {
   get(key: string): Uint8Array | undefined;
+  /** Durable once it returns: a crash or power cut right after keeps it (pairings, identity). */
   put(key: string, value: Uint8Array): void;
   delete(key: string): void;
+  /**
+   * Like put, for a record a crash may lose at little cost (the group id): whole or absent, but
+   * not flushed to the medium, so the write is cheap. Hosts that cannot tell the two leave it out.
+   */
+  putUnflushed?(key: string, value: Uint8Array): void;
 }
 
 export type LogLevel = 'error' | 'warn' | 'info' | 'debug';

@@ -7,6 +7,7 @@
 // Store's promise, so a record is one entry: a value over the limit is refused with an error
 // that names it, never split across entries that could be torn apart.
 
+import { equal } from '../../src/bytes';
 import type { Store } from '../../src/platform';
 
 /** What this file uses of Moddable's `Preference` (its static methods). */
@@ -51,6 +52,9 @@ export function preferenceStore(preference: PreferenceBackend, domain = PREFEREN
       if (value.length > PREFERENCE_VALUE_MAX) {
         throw new StoreError(`store record "${key}" is ${value.length} bytes; a preference (ESP32 NVS) holds at most ${PREFERENCE_VALUE_MAX}`);
       }
+      // Flash wears and an NVS commit is slow: a record that holds these bytes is not written.
+      const stored = preference.get(domain, key);
+      if (stored instanceof ArrayBuffer && equal(new Uint8Array(stored), value)) return;
       // A copy of exactly the record's bytes (the view may be part of a larger buffer).
       preference.set(domain, key, value.slice().buffer);
     },

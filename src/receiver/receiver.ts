@@ -52,6 +52,7 @@ import { registerStopRoute } from './media/stop-route';
 import { registerVideoRoutes } from './video/video-routes';
 import type { VideoSession } from './video/video-session';
 import { RECEIVER_TIMERS, TimerTable, type SansIoTimers } from './timers';
+import { DeferredWrites } from './deferred-writes';
 import { Sessions } from './session/sessions';
 import { registerSessionRoutes } from './session/session-routes';
 import { PictureBudget } from './media/picture-budget';
@@ -88,6 +89,8 @@ function busyResponse(serverHeader: string, wallTime: number): Uint8Array {
 
 /** Store key of the group id (spec 2.1 gid), kept across restarts. */
 const GID_KEY = 'gid';
+/** The gid record: the activity it belongs to and the gid. */
+const gidRecord = (activity: Activity, gid: string): Uint8Array => utf8Encode(`${activity} ${gid}`);
 
 /** The ports a receiver uses. The advertiser is optional (`--no-mdns`). */
 export interface ReceiverPorts {
@@ -148,6 +151,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   readonly router = new Router();
   /** The features' deadlines (slideshow, video, the pairing PIN): one table, one host timer. */
   readonly timers = new TimerTable(RECEIVER_TIMERS);
+  /** Records that change with every request (the gid), written together off the request path. */
+  readonly deferredWrites: DeferredWrites;
   /** Reverse connections of every sender (spec 1.6), by session and purpose. */
   readonly reverse = new ReverseRegistry();
   /** Events to senders over their reverse connections (spec 6). */
@@ -204,6 +209,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
     this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, { display: display !== undefined, player: ports.player !== undefined, mirroring: ports.videoDecoder !== undefined && ports.udp !== undefined, audio: ports.audioSink !== undefined && ports.audioSockets !== undefined })));
     // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
+    this.deferredWrites = new DeferredWrites(ports.store, this.timers, () => clock.now(), log);
     this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;
     this.connectionContext = {
@@ -377,7 +383,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     const next = changeActivity(this.activityState, activity, () => this.randomUuid());
     if (next === this.activityState) return;
     this.activityState = next;
-    this.keepGid(activity, next.gid);
+    this.deferredWrites.write(GID_KEY, gidRecord(activity, next.gid));
     this.ports.log('info', `activity: ${activity} (gid ${next.gid})`);
     this.published = this.services();
     for (const service of this.published) this.ports.advertiser?.update(service);
@@ -507,6 +513,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.sessions.endAll('receiver stopping');
     this.reverse.closeAll('receiver stopping');
     for (const connection of [...this.connections]) connection.close('receiver stopping');
+    this.deferredWrites.flush();
   }
 
   /**
@@ -520,10 +527,11 @@ export class Receiver implements InfoContext, SansIoTimers {
     return kept === activity && /^[0-9A-F]{8}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{4}-[0-9A-F]{12}$/i.test(gid ?? '') ? gid : undefined;
   }
 
-  /** Keeps the group id for the next start; a failed write costs only a new gid then, so it is logged. */
+  /** Keeps the start's group id for the next start; a failed write costs only a new gid then, so it is logged. */
   private keepGid(activity: Activity, gid: string): string {
     try {
-      this.ports.store.put(GID_KEY, utf8Encode(`${activity} ${gid}`));
+      const { store } = this.ports;
+      (store.putUnflushed ?? store.put).call(store, GID_KEY, gidRecord(activity, gid));
     } catch (error) {
       this.ports.log('warn', `group id not kept (the next start makes a new one): ${describeError(error)}`);
     }

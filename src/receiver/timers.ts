@@ -31,6 +31,8 @@ export const RECEIVER_TIMERS = [
   'sessionTiming',
   /** The playing audio stream's next deadline: frames due to the sink, a retransmit request, a gap to fill. */
   'audioPlayout',
+  /** Records kept for the next start (the group id) are written, at most once per STORE_WRITE_DELAY_MS. */
+  'storeWrite',
 ] as const;
 
 type ReceiverTimer = (typeof RECEIVER_TIMERS)[number];

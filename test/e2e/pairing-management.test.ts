@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { execFileSync, spawnSync } from 'node:child_process';
 import { generateKeyPairSync } from 'node:crypto';
-import { existsSync, mkdirSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { HttpClient, PairMethods, type PairingData } from 'hap-controller';
@@ -183,6 +183,47 @@ describe('pairing management with hap-controller and the pairings command', () =
     assert.equal(absent.status, 1);
     assert.match(absent.stderr, /no data directory/);
     assert.equal(existsSync(nowhere), false);
+  });
+});
+
+describe('records kept across a kill -9 and a stop', () => {
+  test('a pairing answered 200 at M6 survives a SIGKILL at once: the restarted receiver lists it and pair-verifies it', async () => {
+    const dataDir = freshDataDir();
+    try {
+      const first = await ReceiverProcess.start({ dataDir, args: ['--pin', PIN, '--no-screen'] });
+      const client = new PinClient(first.deviceId, '127.0.0.1', first.port);
+      await client.pairSetup(PIN, PairMethods.PairSetup);
+      first.child.kill('SIGKILL');
+      assert.deepEqual(await first.stop(), { code: null, signal: 'SIGKILL' });
+      const paired = client.getLongTermData()!;
+      const pairedId = Buffer.from(paired.iOSDevicePairingID, 'hex').toString('utf8');
+      const listed = pairingsCommand('list', '--data-dir', dataDir);
+      assert.equal(listed.status, 0, listed.stderr);
+      assert.match(listed.stdout, new RegExp(`^1 pairing in ${dataDir}\n${pairedId}  admin  ${paired.iOSDeviceLTPK}\n$`));
+      const second = await ReceiverProcess.start({ dataDir, args: ['--pin', PIN, '--no-screen'] });
+      try {
+        const pairings = await new PinClient(second.deviceId, '127.0.0.1', second.port, paired).listPairings();
+        assert.deepEqual(pairingsIn(pairings as Map<number, Buffer>), [[pairedId, 1]]);
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  test('a gid changed just before SIGTERM is written by the stop (it waits off the request path otherwise)', async () => {
+    const dataDir = freshDataDir();
+    try {
+      const receiver = await ReceiverProcess.start({ dataDir, args: ['--no-screen', '--activity-signal'] });
+      receiver.child.kill('SIGUSR2');
+      const line = await receiver.waitForLog(/activity: receivingVideo \(gid [0-9A-F-]+\)/i);
+      const gid = /gid ([0-9A-F-]+)/i.exec(line)![1];
+      assert.deepEqual(await receiver.stop(), { code: 0, signal: null });
+      assert.equal(readFileSync(path.join(dataDir, 'gid'), 'utf8'), `receivingVideo ${gid}`);
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });
 

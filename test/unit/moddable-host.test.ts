@@ -64,6 +64,20 @@ test('refuses a key over 15 characters and a record over 4000 bytes (ESP32 NVS),
   assert.ok(new StoreError('x') instanceof Error);
 });
 
+test('a record that holds the bytes put is not written again (flash wears); other bytes are', () => {
+  const preferences = memoryPreferences();
+  let sets = 0;
+  const counting: PreferenceBackend = { ...preferences, set: (domain, key, value) => (sets++, preferences.set(domain, key, value)) };
+  const store = preferenceStore(counting);
+  store.put('gid', new Uint8Array([1, 2, 3]));
+  store.put('gid', new Uint8Array([9, 1, 2, 3]).subarray(1));
+  assert.equal(sets, 1);
+  store.put('gid', new Uint8Array([1, 2, 4]));
+  store.put('gid', new Uint8Array([1, 2]));
+  assert.equal(sets, 3);
+  assert.deepEqual([...(store.get('gid') ?? [])], [1, 2]);
+});
+
 test('reads a value that is not bytes as no record', () => {
   const preferences = memoryPreferences();
   preferences.values.set('vendorplay/identity', 'text');

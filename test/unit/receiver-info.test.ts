@@ -207,7 +207,7 @@ test('audio requests a receiver without an audio output does not serve get 501 n
   assert.match(options.head, /\r\nPublic: GET, OPTIONS, SETUP, RECORD, FLUSH, TEARDOWN, GET_PARAMETER, SET_PARAMETER, POST\r\n/);
 });
 
-test('gid survives a restart and changes only with the activity (spec 2.1)', () => {
+test('gid survives a restart and changes only with the activity (spec 2.1); a change is kept at the storeWrite deadline or at stop', () => {
   const store = new MemoryStore();
   const first = makeReceiver({}, store, 1).receiver;
   const gidOf = (receiver: Receiver) => txtOf(receiver.services()[0].txt).gid;
@@ -219,8 +219,11 @@ test('gid survives a restart and changes only with the activity (spec 2.1)', () 
   first.setActivity('idle');
   const idle = gidOf(first);
   assert.notEqual(idle, receiving);
+  assert.equal(gidOf(makeReceiver({}, store, 6).receiver), initial, 'not written on the request path');
+  first.handleTimeout(first.timers.deadline('storeWrite')!);
   assert.equal(gidOf(makeReceiver({}, store, 3).receiver), idle, 'the idle one is kept');
   first.setActivity('receivingVideo');
+  first.stop();
   const restarted = gidOf(makeReceiver({}, store, 5).receiver);
   assert.notEqual(restarted, gidOf(first), 'stopped while receiving, a start (idle) is another activity: another gid');
   assert.notEqual(gidOf(makeReceiver({}, new MemoryStore(), 4).receiver), idle, 'another device has its own');
