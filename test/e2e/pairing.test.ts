@@ -7,7 +7,7 @@
 // client connects to 127.0.0.1.
 
 import assert from 'node:assert/strict';
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { X509Certificate, verify as rsaVerify } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -27,11 +27,13 @@ import { PAIR_METHOD, TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { nodeRandom } from '../../hosts/node/io/ports';
-import { PairVerifyClient, pairSetupM1, srpClientStep, type SenderIdentity } from '../support/pairing-client';
-import { freshDataDir, PROMPT_MS, ReceiverProcess, until } from './receiver-process';
+import { newSenderIdentity, openPairSetupM6, PairVerifyClient, pairSetupM1, pairSetupM5, srpClientStep, type SenderIdentity } from '../support/pairing-client';
+import { freshDataDir, PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until } from './receiver-process';
 import { SocketSender } from './socket-sender';
 
 const PIN = '3939';
+/** The PIN of the receiver that requires one: a secret (3939 is the spec's public code). */
+const REQUIRED_PIN = '4821';
 /**
  * The stale-pairing check's pairingTimeoutMs: it waits this long. Every pair-setup that must fit
  * in it is our own client's (one SRP step, tens of ms on a quiet machine, a second or so on a busy
@@ -99,7 +101,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
 
   const args = () => [
     '--pin',
-    PIN,
+    REQUIRED_PIN,
     '--pin-required',
     '--auth-key',
     path.join(keyDir, 'key.pem'),
@@ -136,7 +138,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
       assert.equal((await socket.request('GET', '/info', { protocol: 'RTSP' })).head.status, 200);
       // spec 5.2: the sender asks for the PIN; the receiver shows it on its (virtual) screen.
       assert.equal((await socket.request('POST', '/pair-pin-start', { protocol: 'RTSP' })).head.status, 200);
-      await receiver.waitForLog(new RegExp(`PIN ${PIN}\\b`));
+      await receiver.waitForLog(new RegExp(`PIN ${REQUIRED_PIN}\\b`));
     } finally {
       socket.close();
     }
@@ -146,7 +148,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
     const wrong = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
     await assert.rejects(wrong.pairSetup('1234', PairMethods.PairSetup), (error: { statusCode?: number }) => error.statusCode === TLV_ERROR.Authentication);
     const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
-    await client.pairSetup(PIN, PairMethods.PairSetup);
+    await client.pairSetup(REQUIRED_PIN, PairMethods.PairSetup);
     paired = client.getLongTermData()!;
     assert.ok(paired);
     // The receiver identifies itself by its device id and signs with its TXT pk.
@@ -184,18 +186,15 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
     }
   });
 
-  test('hap-controller: transient pair-setup M1 to M4; our client then uses the connection encrypted with K', async () => {
+  test('transient pair-setup (the public 3939) is refused Unavailable where a PIN is required, with a log line; hap-controller gets the error', async () => {
     const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
-    await client.pairSetup(PIN, PairMethods.PairSetup, PairingTypeFlags.kPairingFlag_Transient);
-    // hap-controller closes the connection after M4; our client shows the connection after M4 is encrypted.
+    await assert.rejects(client.pairSetup(PIN, PairMethods.PairSetup, PairingTypeFlags.kPairingFlag_Transient), (error: { statusCode?: number }) => error.statusCode === TLV_ERROR.Unavailable);
     const socket = await SocketSender.connect(receiver.port);
     try {
-      const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }), contentType: 'application/pairing+tlv8' });
-      const step = srpClientStep(m2.body, PIN, nodeRandom);
-      const m4 = items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4);
-      assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
-      socket.encrypt(createSenderChannel(step.sessionKey));
-      assert.equal((await socket.request('GET', '/server-info')).head.status, 200);
+      const m2 = items(await socket.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }), contentType: 'application/pairing+tlv8' }), 2);
+      assert.deepEqual(m2.get(TLV.Error), new Uint8Array([TLV_ERROR.Unavailable]));
+      await receiver.waitForLog(/transient pairing uses the public code 3939 and this receiver requires a PIN: refused/);
+      assert.equal((await socket.request('GET', '/server-info')).head.status, 403, 'nothing served');
     } finally {
       socket.close();
     }
@@ -204,8 +203,8 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
   test('Pair Setup with Auth: M4 carries the device signature and certificate; hap-controller (its default method) pairs', async () => {
     const socket = await SocketSender.connect(receiver.port);
     try {
-      const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1({ method: PAIR_METHOD.PairSetupWithAuth, transient: true }) });
-      const step = srpClientStep(m2.body, PIN, nodeRandom);
+      const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1({ method: PAIR_METHOD.PairSetupWithAuth }) });
+      const step = srpClientStep(m2.body, REQUIRED_PIN, nodeRandom);
       const m4 = items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4);
       const sealed = m4.get(TLV.EncryptedData)!;
       const sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(step.sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, sealed));
@@ -217,7 +216,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
       socket.close();
     }
     const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
-    await client.pairSetup(PIN);
+    await client.pairSetup(REQUIRED_PIN);
     assert.ok(client.getLongTermData());
   });
 
@@ -302,6 +301,23 @@ describe('pairing as senders do it against a receiver started with --pin 1234', 
     const normal = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
     await normal.pairSetup(OWN_PIN, PairMethods.PairSetup);
     assert.ok(normal.getLongTermData());
+  });
+
+  test('hap-controller: transient pair-setup M1 to M4 with 3939; our client then uses the connection encrypted with K', async () => {
+    const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await client.pairSetup(PIN, PairMethods.PairSetup, PairingTypeFlags.kPairingFlag_Transient);
+    // hap-controller closes the connection after M4; our client shows the connection after M4 is encrypted.
+    const socket = await SocketSender.connect(receiver.port);
+    try {
+      const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }), contentType: 'application/pairing+tlv8' });
+      const step = srpClientStep(m2.body, PIN, nodeRandom);
+      const m4 = items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4);
+      assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
+      socket.encrypt(createSenderChannel(step.sessionKey));
+      assert.equal((await socket.request('GET', '/server-info')).head.status, 200);
+    } finally {
+      socket.close();
+    }
   });
 
   test('the PIN stays on the screen when a sender gives up mid-way and the next one starts (M1), until it pairs', async () => {
@@ -391,5 +407,134 @@ describe('an interrupted pair-setup (pairingTimeoutMs 5 s)', () => {
       next.close();
       silent.close();
     }
+  });
+});
+
+/** One pair-setup attempt with a wrong PIN over its own socket: M1, then M3 answered Authentication. */
+async function wrongGuess(port: number): Promise<void> {
+  const socket = await SocketSender.connect(port);
+  try {
+    const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1() });
+    assert.equal(items(m2, 2).get(TLV.Error), undefined, 'the guess gets its M2');
+    const m4 = items(await socket.request('POST', '/pair-setup', { body: srpClientStep(m2.body, '0000', nodeRandom).m3 }), 4);
+    assert.deepEqual(m4.get(TLV.Error), new Uint8Array([TLV_ERROR.Authentication]));
+  } finally {
+    socket.close();
+  }
+}
+
+/** A pair-setup M1's Error item (undefined: it got its M2), over its own socket. */
+async function m1Error(port: number): Promise<number | undefined> {
+  const socket = await SocketSender.connect(port);
+  try {
+    return items(await socket.request('POST', '/pair-setup', { body: pairSetupM1() }), 2).get(TLV.Error)?.[0];
+  } finally {
+    socket.close();
+  }
+}
+
+describe('--pin-required alone: a random PIN per pairing, read from the log and the screen page', () => {
+  let receiver: ReceiverProcess;
+  let dataDir: string;
+
+  before(async () => {
+    dataDir = freshDataDir();
+    receiver = await ReceiverProcess.start({ dataDir, args: ['--pin-required'] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('the M1 draws a PIN, shown on the screen page (/state) and logged; pair-setup with it pairs, and pair-verify then encrypts', async () => {
+    await receiver.waitForLog(/a PIN is required: each pairing gets a random one/);
+    const socket = await SocketSender.connect(receiver.port);
+    let sender: SenderIdentity;
+    let paired: { id: string; publicKey: Uint8Array };
+    try {
+      const m2 = await socket.request('POST', '/pair-setup', { body: pairSetupM1() });
+      assert.equal(items(m2, 2).get(TLV.Error), undefined);
+      const logged = await receiver.waitForLog(new RegExp(`pairing PIN for 127\\.0\\.0\\.1:${socket.localPort}: (\\d{4})`));
+      const pin = /: (\d{4})$/.exec(logged)![1];
+      assert.notEqual(pin, PIN, 'not the public code (1 in 10,000 by chance)');
+      const state = (await (await fetch(new URL('state', receiver.screenUrl))).json()) as { pin: string | null };
+      assert.equal(state.pin, pin, 'the screen page shows the PIN the log says');
+      const step = srpClientStep(m2.body, pin, nodeRandom);
+      assert.equal(items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4).get(TLV.Error), undefined);
+      sender = newSenderIdentity('E2E-RANDOM-PIN-SENDER', nodeRandom);
+      const m6 = await socket.request('POST', '/pair-setup', { body: pairSetupM5(step.sessionKey, sender) });
+      items(m6, 6);
+      paired = openPairSetupM6(step.sessionKey, m6.body);
+    } finally {
+      socket.close();
+    }
+    assert.equal(paired.id, receiver.deviceId);
+    const verified = await SocketSender.connect(receiver.port);
+    try {
+      const client = new PairVerifyClient(sender, paired, nodeRandom);
+      const v2 = await verified.request('POST', '/pair-verify', { body: client.m1() });
+      assert.equal(items(await verified.request('POST', '/pair-verify', { body: client.m3(v2.body) }), 4).get(TLV.Error), undefined);
+      verified.encrypt(client.channel());
+      assert.equal((await verified.request('GET', '/server-info')).head.status, 200);
+    } finally {
+      verified.close();
+    }
+  });
+
+  test('transient pairing with the public 3939 is refused (Unavailable), and a plain request stays 403', async () => {
+    const socket = await SocketSender.connect(receiver.port);
+    try {
+      const m2 = items(await socket.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }) }), 2);
+      assert.deepEqual(m2.get(TLV.Error), new Uint8Array([TLV_ERROR.Unavailable]));
+      assert.equal((await socket.request('GET', '/server-info')).head.status, 403);
+    } finally {
+      socket.close();
+    }
+  });
+});
+
+describe('a fixed PIN locked out after pairingMaxFailures wrong proofs', () => {
+  let receiver: ReceiverProcess;
+  let dataDir: string;
+  const LOCKED_PIN = '2468';
+  const args = ['--pin', LOCKED_PIN, '--limit', 'pairingMaxFailures=2'];
+
+  before(async () => {
+    dataDir = freshDataDir();
+    receiver = await ReceiverProcess.start({ dataDir, args });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  test('stays locked across a restart; `pairings reset-tries` clears it on the running receiver, and so does the screen page\'s reset', async () => {
+    await wrongGuess(receiver.port);
+    await wrongGuess(receiver.port);
+    assert.equal(await m1Error(receiver.port), TLV_ERROR.MaxTries);
+    await receiver.stop();
+    receiver = await ReceiverProcess.start({ dataDir, args });
+    assert.equal(await m1Error(receiver.port), TLV_ERROR.MaxTries, 'the count survives a restart');
+
+    const reset = spawnSync(process.execPath, [RECEIVER_COMMAND, 'pairings', 'reset-tries', '--data-dir', dataDir], { encoding: 'utf8', timeout: 20_000 });
+    assert.equal(reset.status, 0, reset.stderr);
+    assert.match(reset.stdout, /^reset the count of wrong PINs in .* \(it was 2\); pairing with the PIN is allowed again\n$/);
+    const client = new PinClient(receiver.deviceId, '127.0.0.1', receiver.port);
+    await client.pairSetup(LOCKED_PIN, PairMethods.PairSetup);
+    assert.ok(client.getLongTermData(), 'pairs with the PIN after the reset');
+
+    await wrongGuess(receiver.port);
+    await wrongGuess(receiver.port);
+    assert.equal(await m1Error(receiver.port), TLV_ERROR.MaxTries);
+    const origin = new URL(receiver.screenUrl!).origin;
+    const refused = await fetch(new URL('pairing/reset-tries', receiver.screenUrl), { method: 'POST', headers: { 'Sec-Fetch-Site': 'cross-site', Origin: 'http://example.com' } });
+    assert.equal(refused.status, 403, 'another site in the same browser may not reset it');
+    assert.equal(await m1Error(receiver.port), TLV_ERROR.MaxTries);
+    const pressed = await fetch(new URL('pairing/reset-tries', receiver.screenUrl), { method: 'POST', headers: { 'Sec-Fetch-Site': 'same-origin', Origin: origin } });
+    assert.equal(pressed.status, 204);
+    await receiver.waitForLog(/the failed-attempt count \(2\) was reset; pairing is allowed/);
+    assert.equal(await m1Error(receiver.port), undefined);
   });
 });
