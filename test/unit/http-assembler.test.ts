@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { concat, latin1Decode, latin1Encode } from '../../src/bytes';
-import { ChannelError, MessageAssembler, type AssembledEvent } from '../../src/http/assembler';
+import { BODY_FIRST_CAPACITY, ChannelError, MessageAssembler, type AssembledEvent } from '../../src/http/assembler';
 import type { SecureChannel } from '../../src/http/secure-channel';
 import type { MessageHead } from '../../src/http/message';
 
@@ -75,6 +75,38 @@ test('whole bodies, by length and chunked, are the same however the bytes are sp
     }
     assert.deepEqual(events, ['head', 'message hello', 'head', 'message abcde'], `pieces of ${size}`);
   }
+});
+
+test('a body of declared length holds what arrived, not the declared length: 16 MB declared, 10 bytes sent', () => {
+  const assembler = new MessageAssembler('request', { maxBodyBytes: 32 * 1024 * 1024 });
+  assembler.receive(bytes(`PUT /photo HTTP/1.1\r\nContent-Length: ${16 * 1024 * 1024}\r\n\r\n0123456789`));
+  assert.equal(assembler.next()?.type, 'head');
+  assert.equal(assembler.next(), null);
+  assert.equal(assembler.bodyCapacity, BODY_FIRST_CAPACITY, 'the first buffer, not 16 MB');
+  assert.ok(assembler.bodyCapacity <= 64 * 1024);
+});
+
+test('a body of declared length grows by doubling up to it: the same bytes, at most twice what arrived held, the last buffer is the body', () => {
+  const length = 300_001;
+  const body = new Uint8Array(length).map((_, i) => (i * 7) & 0xff);
+  const assembler = new MessageAssembler('request', { maxBodyBytes: 1024 * 1024 });
+  assembler.receive(bytes(`PUT /photo HTTP/1.1\r\nContent-Length: ${length}\r\n\r\n`));
+  assert.equal(assembler.next()?.type, 'head');
+  const capacities: number[] = [];
+  let message: AssembledEvent<MessageHead> | null = null;
+  for (let at = 0; at < length; at += 1000) {
+    assembler.receive(body.subarray(at, at + 1000));
+    message = assembler.next();
+    if (message) break;
+    const arrived = Math.min(length, at + 1000);
+    assert.ok(assembler.bodyCapacity <= Math.max(BODY_FIRST_CAPACITY, 2 * arrived), `${assembler.bodyCapacity} held for ${arrived} arrived`);
+    if (capacities.at(-1) !== assembler.bodyCapacity) capacities.push(assembler.bodyCapacity);
+  }
+  assert.deepEqual(capacities, [65_536, 131_072, 262_144, length], "doubled, then capped at the length");
+  assert.ok(message?.type === 'message');
+  assert.deepEqual(message.body, body);
+  assert.equal(message.body.buffer.byteLength, length, 'grown to the length at the end: no copy');
+  assert.equal(assembler.bodyCapacity, 0, 'handed over');
 });
 
 test('a streamed body comes as chunks and the message has an empty body; a skipped one not at all', () => {
