@@ -16,6 +16,7 @@ import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, loadOrCreateDeviceId, isProfileName, PROFILES } from '../../src/receiver';
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
+import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
 
 /** The screen page's port when --screen-port is not given. */
 const SCREEN_PORT = 7080;
@@ -59,6 +60,12 @@ Options:
   --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: ${SCREEN_PORT};
                          0 picks a free one); start-up stops if it is taken
   --no-screen            no virtual screen: a receiver without a display (no photos)
+  --media-allow CIDR     also fetch video from this address range (repeatable, or a comma list:
+                         127.0.0.0/8,::1). Video URLs are fetched by the receiver, which never
+                         fetches from loopback, link-local, multicast or its own addresses;
+                         private LAN ranges (10/8, 172.16/12, 192.168/16, fc00::/7) are allowed
+                         (a NAS on the home network)
+  --media-block-private  do not fetch video from private LAN ranges either
   --mirror-size WxH@HZ   the display screen mirroring is sent for (default: 1920x1080@60); the
                          screen page decodes it with WebCodecs (H.264) and scales it to the window
   --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
@@ -99,6 +106,8 @@ export interface CommandLine {
   audioOut: string | undefined;
   /** --record-audio FILE: realtime audio written there as a WAV. */
   recordAudio: string | undefined;
+  /** --media-allow, --media-block-private: where video may be fetched from. */
+  mediaDestinations: MediaDestinationRules;
 }
 
 function parsePort(name: string, text: string | undefined, fallback: number): number {
@@ -176,6 +185,8 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
         'no-mdns-unicast': { type: 'boolean' },
         'screen-port': { type: 'string' },
         'no-screen': { type: 'boolean' },
+        'media-allow': { type: 'string', multiple: true },
+        'media-block-private': { type: 'boolean' },
         'mirror-size': { type: 'string' },
         profile: { type: 'string' },
         dialect: { type: 'string' },
@@ -248,7 +259,19 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     record: values.record,
     audioOut: audioDevice(values['audio-out']),
     recordAudio: values['record-audio'],
+    mediaDestinations: { allow: parseMediaAllow(values['media-allow'] ?? []), privateRanges: !values['media-block-private'] },
   };
+}
+
+/** --media-allow ranges: CIDR or bare addresses, each option one or a comma list. */
+function parseMediaAllow(settings: string[]): AddressRange[] {
+  return settings.flatMap((setting) =>
+    setting.split(',').map((text) => {
+      const range = parseAddressRange(text.trim());
+      if (!range) throw new ConfigError(`--media-allow ${JSON.stringify(text)} is not an address range (CIDR, e.g. 127.0.0.0/8 or fd00::/8, or one address)`);
+      return range;
+    }),
+  );
 }
 
 /**

@@ -19,6 +19,7 @@ import { consoleLogger, fileStore, fsCause, nodeClock, nodeRandom, recordsOthers
 import { VirtualScreen } from './screen/display';
 import { PageDecoder } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
+import { MediaDestinations } from './screen/media-destinations';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
 import { listen } from './io/tcp';
@@ -239,7 +240,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   // decoded and shown by the page (WebCodecs) where the profile offers it: the receiver's
   // VideoDecoder port (the one wiring point for the mirroring listener).
   const display = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
-  const player = display && profilePlaysVideo(config.profile) ? new PagePlayer(log, undefined, config.limits) : undefined;
+  const player = display && profilePlaysVideo(config.profile) ? new PagePlayer({ log, mediaLimits: config.limits, destinations: new MediaDestinations(commandLine.mediaDestinations) }) : undefined;
   const screenDecoder =
     display && profileMirrors(config.profile)
       ? new PageDecoder({ geometry: commandLine.mirrorGeometry, now: () => nodeClock.now(), log, maxQueueBytes: config.limits.mirrorDisplayQueueBytes })

@@ -15,6 +15,8 @@ import { Receiver } from '../../src/receiver/receiver';
 import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
+import { MediaDestinations } from '../../hosts/node/screen/media-destinations';
+import { parseAddressRange } from '../../src/receiver/video/media-destinations';
 import { startScreenServer } from '../../hosts/node/screen/server';
 import { listen } from '../../hosts/node/io/tcp';
 import { launchChromium, VIEWPORT, pictureCentre } from '../support/chromium';
@@ -55,7 +57,8 @@ export async function runVideoBench(): Promise<void> {
   const fixtures = await makeMediaFixtures();
   const media = await MediaServer.start(fixtures.dir);
   const screen = new VirtualScreen('Bench');
-  const player = new PagePlayer();
+  // The media server is on loopback, which the receiver fetches from only when told (--media-allow).
+  const player = new PagePlayer({ destinations: new MediaDestinations({ allow: [parseAddressRange('127.0.0.0/8')!], privateRanges: true }) });
   const screenServer = await startScreenServer({ screen, player, port: 0, log: () => {} });
   const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop' }), {
     clock: nodeClock,

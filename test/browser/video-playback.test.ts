@@ -4,7 +4,8 @@
 // receives the video events over its reverse connection). The clip (made by ffmpeg now, red,
 // green and blue for 2 s each) is served by a loopback media server that counts what it sent,
 // so the access log's bytes can be checked against it. The receiver runs with --dialect apple
-// (the library speaks only that) and --no-mdns; everything is on loopback.
+// (the library speaks only that) and --no-mdns; everything is on loopback, which the receiver
+// fetches from only when told (--media-allow 127.0.0.0/8: ::1 stays refused).
 
 import assert from 'node:assert/strict';
 import { after, before, describe, test } from 'node:test';
@@ -49,7 +50,7 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
   before(async () => {
     fixtures = await makeMediaFixtures();
     media = await MediaServer.start(fixtures.dir);
-    receiver = await ReceiverProcess.start({ args: ['--name', 'Video Room', '--dialect', 'apple'] });
+    receiver = await ReceiverProcess.start({ args: ['--name', 'Video Room', '--dialect', 'apple', '--media-allow', '127.0.0.0/8'] });
     target = `127.0.0.1:${receiver.port}`;
     browser = await launchChromium();
     page = await openPage();
@@ -263,21 +264,27 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     });
   });
 
-  for (const [what, file, domain] of [
-    ['a URL that answers 404', '/missing.mp4', 'http'],
-    ['a file that is not video', '/not-video.mp4', 'media'],
+  // What the server answered stays in the receiver's log: a sender hears `failed` (or `refused`
+  // for a destination the receiver does not fetch from), never a status line.
+  for (const [what, url, domain, comment] of [
+    ['a URL that answers 404', () => media.url('/missing.mp4'), 'VendorPlayReceiver', /^failed: /],
+    ['a loopback address not allowed (::1)', () => media.url(fixtures.mp4).replace('127.0.0.1', '[::1]'), 'VendorPlayReceiver', /^refused: /],
+    ['a file that is not video', () => media.url('/not-video.mp4'), 'media', /./],
   ] as const) {
-    test(`${what}: the video stops and the error log says why (${domain})`, async () => {
-      const play = await runSender(['play', target, media.url(file), '--dialect', 'apple'], 30_000, (output) => untilSaid(output, /event: video stopped/));
+    test(`${what}: the video stops and the error log says why (${domain} ${comment})`, async () => {
+      const served = media.requests;
+      const play = await runSender(['play', target, url(), '--dialect', 'apple'], 30_000, (output) => untilSaid(output, /event: video stopped/));
       // The sender says why, from the error log, and ends with status 1.
       const said = `${play.stdout}${play.stderr}`;
       assert.equal(play.code, 1, said);
-      if (domain === 'http') assert.match(said, /404/);
+      assert.doesNotMatch(said, /404/);
       const [entry] = (await property('playbackErrorLog')).slice(-1);
       assert.ok(entry, 'an error log entry');
       assert.equal(entry.domain, domain);
-      if (domain === 'http') assert.equal(numberOf(entry.status), 404);
-      assert.equal(entry.uri, media.url(file));
+      assert.match(String(entry.comment), comment);
+      assert.notEqual(numberOf(entry.status), 404);
+      assert.equal(entry.uri, url());
+      if (domain === 'VendorPlayReceiver' && comment.source.startsWith('^refused')) assert.equal(media.requests, served, 'nothing fetched');
     });
   }
 });

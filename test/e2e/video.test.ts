@@ -6,10 +6,13 @@
 // /playback-info says not ready, POST /stop brings `stopped`; a load no player takes fails with
 // `stopped` and an error-log entry. Bad bodies are refused with a reason and one log line.
 // (Playback in the page is the screen page's suite.) Network: loopback only; the video URLs are
-// never fetched.
+// never fetched. With the default options a loopback URL is refused when the page fetches it
+// (here a plain fetch of the page's /media path stands in for the page).
 
 import assert from 'node:assert/strict';
 import { randomUUID } from 'node:crypto';
+import http from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { after, before, describe, test } from 'node:test';
 import AirPlay from 'airplay-protocol';
 import { eventServer, ReverseChannel } from '../../sender/wire';
@@ -241,5 +244,51 @@ describe('a video no player takes (no screen page open, --limit videoLoadTimeout
     };
     assert.deepEqual((await errorLog(`X-Apple-Session-ID: ${session}\r\n`)).filter((uri) => uri.endsWith('?mine')), [`${MOVIE}?mine`]);
     assert.deepEqual(await errorLog('X-Apple-Session-ID: 7C1D2E3F-4A5B-4C6D-8E7F-9A0B1C2D3E4F\r\n'), []);
+  });
+});
+
+describe('video URLs inside the receiver, with the default options', BOUND, () => {
+  let receiver: ReceiverProcess;
+  /** A service on loopback that must never be asked. */
+  let inside: http.Server;
+  let insidePort: number;
+  const insideSeen: string[] = [];
+
+  before(async () => {
+    inside = http.createServer((request, response) => {
+      insideSeen.push(`${request.method} ${request.url}`);
+      response.writeHead(200, { 'Content-Type': 'video/mp4' }).end('internal answer');
+    });
+    await new Promise<void>((resolve) => inside.listen(0, '127.0.0.1', resolve));
+    insidePort = (inside.address() as AddressInfo).port;
+    receiver = await ReceiverProcess.start({ args: ['--dialect', 'apple'] });
+  });
+
+  after(async () => {
+    await receiver?.stop();
+    inside?.closeAllConnections();
+    await new Promise((resolve) => inside?.close(resolve));
+  });
+
+  test('POST /play of a loopback URL: the screen page\'s fetch is refused, the inside server sees nothing, the sender hears `refused` and nothing of the URL\'s query', async () => {
+    for (const host of ['127.0.0.1', '0x7f000001', '[::1]']) {
+      const from = receiver.stderr.length;
+      const url = `http://${host}:${insidePort}/admin/movie.mp4?token=s3cr3t`;
+      const run = await send(['play', `127.0.0.1:${receiver.port}`, url, '--dialect', 'apple'], 30_000, async (output) => {
+        await untilMatch(output, /^event: video loading$/m, 'the loading event');
+        // What the screen page does with the item: fetch it at its /media path.
+        const item = /video: item (\d+): /.exec(receiver.stderr.slice(from))?.[1];
+        assert.ok(item, receiver.stderr.slice(from));
+        const page = await fetch(new URL(`media/${item}/0`, receiver.screenUrl), { headers: { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'video' } });
+        assert.equal(page.status, 403, host);
+        assert.match(await page.text(), /^refused: /);
+      });
+      assert.equal(run.code, 1, `${run.stdout}${run.stderr}`);
+      assert.match(run.stderr, /^vendorplay-send: the video failed: VendorPlayReceiver -1: refused: the receiver does not fetch media from that address$/m);
+      assert.doesNotMatch(run.stderr, /s3cr3t/);
+      // The receiver's log says what was refused and why.
+      assert.match(receiver.stderr.slice(from), /video: item \d+: fetch refused: .*loopback/);
+    }
+    assert.deepEqual(insideSeen, [], 'the inside server was never asked');
   });
 });

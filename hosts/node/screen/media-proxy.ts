@@ -19,15 +19,44 @@
 // (Content-Length) cannot be answered by range (Content-Range needs it): its answer goes through
 // as it is, the page cannot seek in it, and the position the receiver reports is where the page
 // really is (its report), not the one asked.
+//
+// Where it fetches from: a sender's URL must not turn the receiver inward. Every fetch (URL 0,
+// each redirect, each URL a playlist names) first resolves its host and checks the addresses
+// (media-destinations.ts: loopback, link-local, multicast, the receiver's own addresses are
+// refused; private LAN ranges allowed unless blocked; `--media-allow` adds ranges), then connects
+// to the address checked. What the sender hears of a fetch (the item's PlayerError, its
+// playbackErrorLog) is FETCH_ERRORS: refused or failed, the same words whatever went wrong, with
+// no status line, redirect target or query of what the server said: a sender must not read
+// internal answers through it, nor tell a closed port from one that answered (a port scanner).
+// The detail goes to the receiver's own log. The page gets 403 or 502 alike.
 
 import http from 'node:http';
 import https from 'node:https';
 import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver';
-import type { PlayerError } from '../../../src/platform';
+import type { Logger, PlayerError } from '../../../src/platform';
+import { MediaDestinations, pinnedLookup } from './media-destinations';
 
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
 export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
 
+/** How an item fetches: its limits, where it may connect, where the detail of a failure is logged. */
+export interface MediaFetching {
+  readonly limits: MediaLimits;
+  readonly destinations: MediaDestinations;
+  readonly log: Logger;
+}
+
+/**
+ * All a sender hears of a fetch that did not work (see the header): the destination is not
+ * allowed, or the fetch failed for any reason at all (no answer, an error status, too many
+ * redirects, a playlist too large), with the status the page gets for each.
+ */
+export const FETCH_ERRORS = {
+  refused: { status: 403, error: { code: -1, domain: 'VendorPlayReceiver', message: 'refused: the receiver does not fetch media from that address' } },
+  failed: { status: 502, error: { code: -1, domain: 'VendorPlayReceiver', message: 'failed: the media could not be fetched' } },
+} as const satisfies Record<string, { status: number; error: PlayerError }>;
+
+type FetchOutcome = keyof typeof FETCH_ERRORS;
 
 /** HLS playlist types (RFC 8216 4), and the path endings that name one when the type does not. */
 /** The HLS playlist type (RFC 8216 4): what a rewritten playlist is served as. */
@@ -122,12 +151,15 @@ export class MediaItem {
    * `playsAs` true when the change is how the page plays the item (a playlist found by its
    * Content-Type), which the pages are told.
    */
+  private readonly limits: MediaLimits;
+
   constructor(
     readonly item: number,
     url: URL,
     private readonly changed: (playsAs: boolean) => void,
-    private readonly limits: MediaLimits = DEFAULT_LIMITS,
+    private readonly fetching: MediaFetching = { limits: DEFAULT_LIMITS, destinations: new MediaDestinations(), log: () => {} },
   ) {
+    this.limits = fetching.limits;
     this.src = this.pathOf(url.href);
   }
 
@@ -169,7 +201,10 @@ export class MediaItem {
    */
   serve(number: number, request: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>): void {
     const url = this.urls.get(number);
-    const fail = (status: number, error: PlayerError) => {
+    /** The fetch did not work: the sender hears `outcome` alone, the receiver's log `detail`. */
+    const fail = (outcome: FetchOutcome, detail: string) => {
+      const { status, error } = FETCH_ERRORS[outcome];
+      this.fetching.log(outcome === 'refused' ? 'warn' : 'info', `video: item ${this.item}: fetch ${outcome}: ${detail}`);
       this.noteError(number, error);
       if (response.headersSent) {
         response.destroy();
@@ -189,13 +224,28 @@ export class MediaItem {
       const value = request.headers[name];
       if (typeof value === 'string') headers[name] = value;
     }
+    /** Whether the answer is still wanted (the page stayed, the item is the one loaded). */
+    const wanted = () => !this.closed && !response.destroyed;
+    // Each hop (URL `number`, then each redirect) is checked where it goes before it connects.
     const fetchFrom = (target: URL, redirects: number): void => {
+      this.fetching.destinations.resolve(target).then(
+        (destination) => {
+          if (!wanted()) return;
+          if ('refused' in destination) fail('refused', `${target.href}: ${destination.refused}`);
+          else connect(target, destination, redirects);
+        },
+        (error: NodeJS.ErrnoException) => {
+          if (wanted()) fail('failed', `${target.href}: cannot resolve ${target.hostname}: ${error.code ?? error.message}`);
+        },
+      );
+    };
+    const connect = (target: URL, destination: { readonly address: string; readonly family: 4 | 6 }, redirects: number): void => {
       const client = target.protocol === 'https:' ? https : http;
       let upstream: http.ClientRequest;
       try {
-        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs });
+        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs, lookup: pinnedLookup(destination) });
       } catch (error) {
-        fail(502, { code: -1, domain: 'network', message: `cannot fetch ${target.href}: ${(error as Error).message}` });
+        fail('failed', `${target.href}: ${(error as Error).message}`);
         return;
       }
       this.active.add(upstream);
@@ -207,9 +257,8 @@ export class MediaItem {
       upstream.on('error', (error) => {
         done();
         response.off('close', pageGone);
-        if (this.closed || response.destroyed) return;
-        const cause = (error as NodeJS.ErrnoException).code ?? error.message;
-        fail(502, { code: -1, domain: 'network', message: `cannot fetch ${target.href}: ${cause}` });
+        if (!wanted()) return;
+        fail('failed', `${target.href} (${destination.address}): ${(error as NodeJS.ErrnoException).code ?? error.message}`);
       });
       upstream.on('response', (answer) => {
         this.requests++;
@@ -218,24 +267,25 @@ export class MediaItem {
           this.changed(false);
         }
         const status = answer.statusCode ?? 502;
+        const said = `${target.href} (${destination.address}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
         const location = answer.headers.location;
         if (status >= 300 && status < 400 && location && status !== 304) {
           answer.resume();
           done();
           response.off('close', pageGone);
           if (redirects >= this.limits.mediaRedirects) {
-            fail(502, { code: status, domain: 'http', message: `more than ${this.limits.mediaRedirects} redirects from ${url}` });
+            fail('failed', `${said}: more than ${this.limits.mediaRedirects} redirects from ${url}`);
             return;
           }
           let next: URL;
           try {
             next = new URL(location, target);
           } catch {
-            fail(502, { code: status, domain: 'http', message: `redirect to a bad URL from ${target.href}` });
+            fail('failed', `${said}: a redirect to a bad URL`);
             return;
           }
           if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-            fail(502, { code: status, domain: 'http', message: `redirect to ${next.protocol} from ${target.href}` });
+            fail('failed', `${said}: a redirect to ${next.protocol}`);
             return;
           }
           fetchFrom(next, redirects + 1);
@@ -245,7 +295,7 @@ export class MediaItem {
           answer.resume();
           answer.on('data', (chunk: Buffer) => (this.bytes += chunk.length));
           answer.on('end', done);
-          fail(status, { code: status, domain: 'http', message: `the media server answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''} for ${target.href}` });
+          fail('failed', said);
           return;
         }
         const type = (answer.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
@@ -338,7 +388,7 @@ export class MediaItem {
     response: http.ServerResponse,
     extraHeaders: Record<string, string>,
     done: () => void,
-    fail: (status: number, error: PlayerError) => void,
+    fail: (outcome: FetchOutcome, detail: string) => void,
   ): void {
     if (number === 0 && !this.playlistSeen) {
       this.playlistSeen = true;
@@ -352,7 +402,7 @@ export class MediaItem {
       if (length > this.limits.mediaPlaylistBytes) {
         answer.destroy();
         done();
-        fail(502, { code: -1, domain: 'media', message: `playlist ${base.href} is larger than ${this.limits.mediaPlaylistBytes} bytes` });
+        fail('failed', `playlist ${base.href} is larger than ${this.limits.mediaPlaylistBytes} bytes`);
         return;
       }
       chunks.push(chunk);

@@ -13,7 +13,8 @@
 // taking it leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
-import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaLimits } from './media-proxy';
+import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaFetching, type MediaLimits } from './media-proxy';
+import { MediaDestinations } from './media-destinations';
 import { DEFAULT_LIMITS } from '../../../src/receiver';
 import { MAX_REPORT_RANGES, type PageVideoReport, type VideoCommand } from './page-protocol';
 
@@ -46,6 +47,16 @@ interface Current {
   startupTime: number | undefined;
 }
 
+export interface PagePlayerOptions {
+  readonly log?: Logger;
+  /** Monotonic milliseconds. */
+  readonly now?: () => number;
+  /** The media proxy's limits (the receiver's `--limit` values). */
+  readonly mediaLimits?: MediaLimits;
+  /** Where the media proxy may fetch from (`--media-allow`, `--media-block-private`); loopback and the like are refused by default. */
+  readonly destinations?: MediaDestinations;
+}
+
 export class PagePlayer implements Player {
   onReport: (report: PlayerReport) => void = () => {};
   private current: Current | undefined;
@@ -53,19 +64,25 @@ export class PagePlayer implements Player {
   private readonly pages: string[] = [];
   private readonly listeners = new Set<() => void>();
 
-  constructor(
-    private readonly log?: Logger,
-    /** Monotonic milliseconds. */
-    private readonly now: () => number = () => performance.now(),
-    /** The media proxy's limits (the receiver's `--limit` values). */
-    private readonly mediaLimits: MediaLimits = DEFAULT_LIMITS,
-  ) {}
+  private readonly log: Logger | undefined;
+  private readonly now: () => number;
+  private readonly fetching: MediaFetching;
+
+  constructor(options: PagePlayerOptions = {}) {
+    this.log = options.log;
+    this.now = options.now ?? (() => performance.now());
+    this.fetching = {
+      limits: options.mediaLimits ?? DEFAULT_LIMITS,
+      destinations: options.destinations ?? new MediaDestinations(),
+      log: options.log ?? (() => {}),
+    };
+  }
 
   load(item: number, url: string, start: StartPosition): void {
     this.current?.media?.close();
     const checked = checkMediaUrl(url);
     const invalid: PlayerError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
-    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, (playsAs) => this.mediaChanged(item, playsAs), this.mediaLimits);
+    const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, (playsAs) => this.mediaChanged(item, playsAs), this.fetching);
     this.current = {
       item,
       url,
