@@ -112,6 +112,45 @@ interface ResourceRecord {
   readonly rdataNameAt: number;
 }
 
+/** An IPv4 address of one of the receiver's interfaces and its netmask, as dotted quads. */
+export interface LinkAddress {
+  readonly address: string;
+  readonly netmask: string;
+}
+
+/**
+ * Whether a query that came by unicast from `source` may be answered (RFC 6762 5.5: "responders
+ * SHOULD check that the source address in the query packet matches the local subnet for that
+ * link ... and silently ignore the packet if not"; 11): it is loopback (127/8) or on the subnet
+ * of one of `links`. A query from elsewhere crossed a router, and answering it makes the receiver
+ * a reflector for anyone who can reach it (a query of about 60 bytes draws up to 1440). An
+ * IPv4-mapped IPv6 source (`::ffff:192.0.2.7`) is read as its IPv4 address; any other IPv6
+ * source, or text that is no address, is not on link.
+ */
+export function isOnLink(source: string, links: readonly LinkAddress[]): boolean {
+  const from = ipv4Number(source.toLowerCase().startsWith('::ffff:') ? source.slice(7) : source);
+  if (from === undefined) return false;
+  if (from >>> 24 === 127) return true;
+  for (const link of links) {
+    const address = ipv4Number(link.address);
+    const mask = ipv4Number(link.netmask);
+    if (address !== undefined && mask !== undefined && ((from ^ address) & mask) >>> 0 === 0) return true;
+  }
+  return false;
+}
+
+/** A dotted-quad IPv4 address as an unsigned 32-bit number, or undefined when it is not one. */
+function ipv4Number(text: string): number | undefined {
+  const parts = text.split('.');
+  if (parts.length !== 4) return undefined;
+  let value = 0;
+  for (const part of parts) {
+    if (!/^[0-9]{1,3}$/.test(part) || Number(part) > 255) return undefined;
+    value = value * 256 + Number(part);
+  }
+  return value;
+}
+
 /**
  * Reads a DNS message's header, questions and any OPT record (RFC 1035 4.1, RFC 6891). Throws a
  * DiscoveryError naming the offset for a message that is cut short or whose names loop.

@@ -5,7 +5,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { utf8Decode, utf8Encode } from '../../src/bytes';
 import { DiscoveryError } from '../../src/discovery/error';
-import { answerQuery, DNS_TYPES, readQuery, type Zone } from '../../src/discovery/mdns-unicast';
+import { answerQuery, DNS_TYPES, isOnLink, readQuery, type LinkAddress, type Zone } from '../../src/discovery/mdns-unicast';
 import { txtBytes } from '../../src/discovery/txt-bytes';
 import { RECEIVER_NAME_MAX } from '../../src/discovery/dnssd-names';
 import type { DialectName } from '../../src/dialect';
@@ -354,4 +354,15 @@ test('a query from port 5353 (QU) gets every record, compressed, without the que
   assert.equal(read.pointers, 5, 'the names of TXT, SRV and A, and the names in the PTR and SRV data');
   // Header 12, PTR 42 (its name written whole), TXT 392, SRV 29, A 16.
   assert.equal(reply.length, 491);
+});
+
+const LINKS: LinkAddress[] = [
+  { address: '192.168.1.20', netmask: '255.255.255.0' },
+  { address: '10.4.0.9', netmask: '255.255.240.0' },
+];
+
+test('a unicast query is answered only from on-link sources: a subnet of an interface or loopback (RFC 6762 5.5, 11)', () => {
+  for (const source of ['192.168.1.1', '192.168.1.255', '10.4.15.200', '127.0.0.1', '127.9.9.9', '::ffff:192.168.1.7', '::FFFF:10.4.0.1']) assert.equal(isOnLink(source, LINKS), true, source);
+  for (const source of ['192.168.2.1', '10.4.16.1', '8.8.8.8', '0.0.0.0', '::1', 'fe80::1', '2001:db8::1', '::ffff:8.8.8.8', '192.168.1', '192.168.1.256', 'example', '']) assert.equal(isOnLink(source, LINKS), false, source);
+  assert.equal(isOnLink('192.168.1.1', []), false, 'no interfaces: only loopback');
 });

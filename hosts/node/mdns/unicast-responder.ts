@@ -12,10 +12,14 @@
 // What it costs: another responder on the same host (avahi) no longer gets unicast queries to
 // that address while the receiver runs, so those for its own services (ssh, printers) go
 // unanswered until the receiver stops; multicast is unaffected. --no-mdns-unicast turns this off.
+//
+// Only queries from on-link sources are answered (RFC 6762 5.5, 11; isOnLink): one that crossed a
+// router is dropped, counted in one log line per interval, so the receiver reflects nothing.
 
 import dgram from 'node:dgram';
 import { networkInterfaces } from 'node:os';
-import { answerQuery, MDNS_PORT, type ZoneService } from '../../../src/discovery/mdns-unicast';
+import { answerQuery, isOnLink, MDNS_PORT, type LinkAddress, type ZoneService } from '../../../src/discovery/mdns-unicast';
+import { CountedLog } from '../../../src/counted-log';
 import type { Logger } from '../../../src/platform';
 import { describeError } from '../../../src/errors';
 
@@ -51,6 +55,52 @@ function ipv4Bytes(address: string): Uint8Array {
   return Uint8Array.from(address.split('.').map(Number));
 }
 
+/** The IPv4 addresses and netmasks of every interface (loopback too): the subnets a query may come from. */
+function linkAddresses(): LinkAddress[] {
+  return Object.values(networkInterfaces()).flatMap((infos) => (infos ?? []).filter((info) => info.family === 'IPv4').map(({ address, netmask }) => ({ address, netmask })));
+}
+
+/** Off-link queries dropped: one log line per this interval at most, with the count. */
+export const OFF_LINK_LOG_INTERVAL_MS = 10_000;
+
+interface QueryAnswererOptions {
+  services(): readonly ZoneService[];
+  /** The subnets a query may come from (the interfaces' addresses, looked at again each poll). */
+  links(): readonly LinkAddress[];
+  log: Logger;
+  /** Monotonic milliseconds, for the off-link log line's interval. */
+  now(): number;
+}
+
+/**
+ * What a responder socket does with a datagram that came to `local`: the reply's bytes, or
+ * undefined for none (off-link source, not ours, unreadable).
+ */
+export function unicastQueryAnswerer(options: QueryAnswererOptions): (message: Uint8Array, from: { address: string; port: number }, local: string) => Uint8Array | undefined {
+  const { log } = options;
+  const offLink = new CountedLog(OFF_LINK_LOG_INTERVAL_MS);
+  return (message, from, local) => {
+    if (!isOnLink(from.address, options.links())) {
+      const count = offLink.note(options.now());
+      if (count > 0) log('warn', `mdns: ${count === 1 ? 'a unicast query' : `${count} unicast queries`} from off the local subnets dropped (RFC 6762 5.5), the last from ${from.address}:${from.port}`);
+      return undefined;
+    }
+    const services = options.services();
+    if (services.length === 0) return undefined;
+    let reply: Uint8Array | undefined;
+    try {
+      reply = answerQuery(message, { services, ipv4: ipv4Bytes(local) }, { port: from.port });
+    } catch (error) {
+      log('debug', `mdns: unicast query from ${from.address}:${from.port} not read: ${describeError(error)}`);
+      return undefined;
+    }
+    if (!reply) return undefined;
+    const kind = from.port === MDNS_PORT ? 'unicast' : 'legacy unicast';
+    log('debug', `mdns: ${kind} query from ${from.address}:${from.port} answered (${reply.length} bytes)`);
+    return reply;
+  };
+}
+
 /** Starts answering on every matching address, and follows addresses that come and go. */
 export function startUnicastResponder(options: UnicastResponderOptions): UnicastResponder {
   const { log } = options;
@@ -58,6 +108,8 @@ export function startUnicastResponder(options: UnicastResponderOptions): Unicast
   /** Addresses whose socket failed: said once in the log, not tried again every poll. */
   const failed = new Set<string>();
   let closed = false;
+  let links = linkAddresses();
+  const answer = unicastQueryAnswerer({ services: options.services, links: () => links, log, now: () => performance.now() });
 
   const open = (address: string): void => {
     // reuseAddr: ciao's sockets hold 0.0.0.0:5353 with SO_REUSEADDR, and so must this one.
@@ -70,18 +122,8 @@ export function startUnicastResponder(options: UnicastResponderOptions): Unicast
       if (sockets.get(address) === socket) sockets.delete(address);
     });
     socket.on('message', (message, from) => {
-      const services = options.services();
-      if (services.length === 0) return;
-      let reply: Uint8Array | undefined;
-      try {
-        reply = answerQuery(message, { services, ipv4: ipv4Bytes(address) }, { port: from.port });
-      } catch (error) {
-        log('debug', `mdns: unicast query from ${from.address}:${from.port} not read: ${describeError(error)}`);
-        return;
-      }
+      const reply = answer(message, from, address);
       if (!reply) return;
-      const kind = from.port === MDNS_PORT ? 'unicast' : 'legacy unicast';
-      log('debug', `mdns: ${kind} query from ${from.address}:${from.port} answered (${reply.length} bytes)`);
       socket.send(reply, from.port, from.address, (error) => {
         if (error) log('debug', `mdns: reply to ${from.address}:${from.port} not sent: ${error.message}`);
       });
@@ -91,6 +133,7 @@ export function startUnicastResponder(options: UnicastResponderOptions): Unicast
 
   const refresh = (): void => {
     if (closed) return;
+    links = linkAddresses();
     const wanted = new Set(unicastAddresses(options.interfaces));
     for (const [address, socket] of sockets) {
       if (wanted.has(address)) continue;
