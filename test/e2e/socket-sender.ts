@@ -47,12 +47,13 @@ export class SocketSender {
     socket.on('error', end);
   }
 
-  static connect(port: number): Promise<SocketSender> {
+  /** Connects to the receiver on 127.0.0.1, from `localAddress` when given (any 127.x address is a sender of its own). */
+  static connect(port: number, localAddress?: string): Promise<SocketSender> {
     return within(
       PROMPT_MS,
       `connect to 127.0.0.1:${port}`,
       new Promise((resolve, reject) => {
-        const socket = net.connect({ port, host: '127.0.0.1' }, () => resolve(new SocketSender(socket)));
+        const socket = net.connect({ port, host: '127.0.0.1', localAddress }, () => resolve(new SocketSender(socket)));
         socket.once('error', reject);
       }),
     );
