@@ -18,7 +18,7 @@ import AirPlay from 'airplay-protocol';
 import { eventServer, ReverseChannel } from '../../sender/wire';
 import { decodeBinaryPlist, encodeBinaryPlist } from '../../src/plist/binary';
 import { isPlistDict, real, type PlistDict } from '../../src/plist/value';
-import { exchange, RawClient, ReceiverProcess, until, within, runSender as send } from './receiver-process';
+import { exchange, RawClient, RECEIVER_COMMAND, ReceiverProcess, runCommand, until, within, runSender as send } from './receiver-process';
 
 const BOUND = { timeout: 60_000 };
 /** Never fetched (no screen page is open); the discard port, on loopback. */
@@ -290,5 +290,31 @@ describe('video URLs inside the receiver, with the default options', BOUND, () =
       assert.match(receiver.stderr.slice(from), /video: item \d+: fetch refused: .*loopback/);
     }
     assert.deepEqual(insideSeen, [], 'the inside server was never asked');
+  });
+
+  test('--media-allow adds ranges (repeatable, comma lists), a bad range stops start-up in one line, and --help says private ranges are allowed', async () => {
+    const help = await runCommand(RECEIVER_COMMAND, ['--help']);
+    assert.equal(help.code, 0);
+    assert.match(help.stdout, /--media-allow CIDR +also fetch video from this address range[^]*never\n +fetches from loopback, link-local, multicast or its own addresses;\n +private LAN ranges \(10\/8, 172\.16\/12, 192\.168\/16, fc00::\/7\) are allowed/);
+    assert.match(help.stdout, /--media-block-private +do not fetch video from private LAN ranges either/);
+    const bad = await runCommand(RECEIVER_COMMAND, ['--media-allow', '10.0.0.0/8,localhost']);
+    assert.equal(bad.code, 2);
+    assert.deepEqual(bad.stderr.split('\n').filter(Boolean), ['vendorplay-receiver: --media-allow "localhost" is not an address range (CIDR, e.g. 127.0.0.0/8 or fd00::/8, or one address) (see --help)']);
+    const allowing = await ReceiverProcess.start({ args: ['--dialect', 'apple', '--media-allow', '10.0.0.0/8,127.0.0.1', '--media-allow', 'fd00::/8'] });
+    try {
+      const from = allowing.stderr.length;
+      const url = `http://127.0.0.1:${insidePort}/allowed.mp4`;
+      const run = await send(['play', `127.0.0.1:${allowing.port}`, url, '--dialect', 'apple', '--stop-after', '3'], 30_000, async (output) => {
+        await untilMatch(output, /^event: video loading$/m, 'the loading event');
+        const item = /video: item (\d+): /.exec(allowing.stderr.slice(from))?.[1];
+        const page = await fetch(new URL(`media/${item}/0`, allowing.screenUrl), { headers: { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'video' } });
+        assert.equal(page.status, 200);
+        assert.equal(await page.text(), 'internal answer');
+      });
+      assert.equal(run.code, 0, `${run.stdout}${run.stderr}`);
+      assert.deepEqual(insideSeen, ['GET /allowed.mp4']);
+    } finally {
+      await allowing.stop();
+    }
   });
 });
