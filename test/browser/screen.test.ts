@@ -363,4 +363,11 @@ describe('the virtual screen page', () => {
     }
     assert.ok(worst <= 12, `the backdrop varies by ${worst} at ${where} (rgb(${backdrop.join(',')}) at the corner)`);
   });
+
+  test('the status line\'s "reset wrong PINs" button resets the receiver\'s count: the page\'s own POST passes the screen\'s origin check', async () => {
+    await page.click('#reset-tries');
+    await receiver.waitForLog(/screen: the count of wrong PINs reset by a person at the screen/);
+    await receiver.waitForLog(/pair-setup: the failed-attempt count \(\d+\) was reset; pairing is allowed/);
+    await page.waitForSelector('#reset-tries:text("wrong PINs reset")', { timeout: PAGE_MS });
+  });
 });
