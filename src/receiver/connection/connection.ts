@@ -406,7 +406,7 @@ export class ReceiverConnection implements SansIoConnection {
     if (this.timers.body !== undefined && now >= this.timers.body) {
       const head = this.assembler.current;
       const refused = this.droppingBody || (head !== undefined && !this.route);
-      const why = `${refused ? 'the body of a refused request' : 'request body'} arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${now - (this.bodyStartedAt ?? now)} ms)`;
+      const why = `${refused ? 'the body of a refused request' : 'request body'} arrived slower than ${limits.minBodyBytesPerSecond} bytes/s (limits.minBodyBytesPerSecond; ${this.bodyBytes} bytes in ${Math.round(now - (this.bodyStartedAt ?? now))} ms)`;
       // A refused request has had its answer: its connection only closes.
       if (head && !refused) this.answer(head, { status: STATUS.requestTimeout, reason: why, close: true }, undefined);
       else {

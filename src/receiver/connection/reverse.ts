@@ -200,7 +200,7 @@ export class ReverseConnection {
         this.lastActivity = now;
         return;
       }
-      const why = `silent for ${now - this.lastActivity} ms and its address has no other connection (limits.reverseIdleTimeoutMs)`;
+      const why = `silent for ${Math.round(now - this.lastActivity)} ms and its address has no other connection (limits.reverseIdleTimeoutMs)`;
       this.options.log('info', `${this.peer} reverse connection (${this.purpose ?? 'no purpose'}) closed: ${why}`);
       this.close(why);
       return;
