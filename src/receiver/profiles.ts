@@ -74,6 +74,8 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
       maxSessions: 2,
       // GET /info replies kept (about 4 KB each; 64 filled 250 KB of the simulator's heap).
       infoRepliesKept: 2,
+      // Answers a peer leaves unread, per connection: two GET /info replies, not 64 KB of heap each.
+      maxUnsentAnswerBytes: 8 * 1024,
     },
   },
   speaker: {
@@ -83,7 +85,7 @@ export const PROFILES: Readonly<Record<ProfileName, Profile>> = {
     publishesRaop: true,
     model: 'VendorSpeaker1,1',
     // The information request and pairing only: a few connections.
-    limits: { ...BOARD_PAIRING_RATES, ...limitsOnItsBoard('speaker'), maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2, infoRepliesKept: 2 },
+    limits: { ...BOARD_PAIRING_RATES, ...limitsOnItsBoard('speaker'), maxConnections: 8, maxConnectionsPerAddress: 4, maxSessions: 2, infoRepliesKept: 2, maxUnsentAnswerBytes: 8 * 1024 },
   },
   'media-board': {
     name: 'media-board',
