@@ -485,6 +485,9 @@ describe('where the media proxy fetches from', () => {
     assert.equal(await answeredPage.text(), await closedPage.text());
     assert.deepEqual(answered.reports.at(-1)?.error, FETCH_ERRORS.failed.error);
     assert.deepEqual(closed.reports.at(-1)?.error, FETCH_ERRORS.failed.error);
+    // Nor in what the access log is made of: nothing counted for either.
+    const counts = ({ bytes, requests, serverAddress, state }: PlayerReport) => ({ bytes, requests, serverAddress, state });
+    assert.deepEqual(answered.reports.map(counts), closed.reports.map(counts));
     for (const reports of [answered.reports, closed.reports]) {
       for (const secret of ['404', 'Not Found', 'internal build', 'ECONNREFUSED']) assert.ok(!told(reports).includes(secret), `${secret} in ${told(reports)}`);
     }

@@ -27,8 +27,9 @@
 // to the address checked. What the sender hears of a fetch (the item's PlayerError, its
 // playbackErrorLog) is FETCH_ERRORS: refused or failed, the same words whatever went wrong, with
 // no status line, redirect target or query of what the server said: a sender must not read
-// internal answers through it, nor tell a closed port from one that answered (a port scanner).
-// The detail goes to the receiver's own log. The page gets 403 or 502 alike.
+// internal answers through it, nor tell a closed port from one that answered (a port scanner):
+// an error answer is not counted either (requests, bytes, s-ip of the access log). The detail
+// goes to the receiver's own log. The page gets 403 or 502 alike.
 
 import http from 'node:http';
 import https from 'node:https';
@@ -261,13 +262,21 @@ export class MediaItem {
         fail('failed', `${target.href} (${destination.address}): ${(error as NodeJS.ErrnoException).code ?? error.message}`);
       });
       upstream.on('response', (answer) => {
+        const status = answer.statusCode ?? 502;
+        const said = `${target.href} (${destination.address}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
+        if (status >= 400) {
+          // Not counted (requests, bytes, s-ip): an error answer must read to the sender as a
+          // closed port does, in the access log as in the error log.
+          answer.resume();
+          answer.on('end', done);
+          fail('failed', said);
+          return;
+        }
         this.requests++;
         if (this.serverAddress === undefined && answer.socket.remoteAddress) {
           this.serverAddress = answer.socket.remoteAddress;
           this.changed(false);
         }
-        const status = answer.statusCode ?? 502;
-        const said = `${target.href} (${destination.address}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
         const location = answer.headers.location;
         if (status >= 300 && status < 400 && location && status !== 304) {
           answer.resume();
@@ -289,13 +298,6 @@ export class MediaItem {
             return;
           }
           fetchFrom(next, redirects + 1);
-          return;
-        }
-        if (status >= 400) {
-          answer.resume();
-          answer.on('data', (chunk: Buffer) => (this.bytes += chunk.length));
-          answer.on('end', done);
-          fail('failed', said);
           return;
         }
         const type = (answer.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
