@@ -7,6 +7,7 @@ import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
 import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
 import { mdnsResponder } from './mdns';
+import { pairingLock } from './pairing-lock';
 import { receiverConnection } from './receiver';
 import { sessionSetup } from './session';
 
@@ -29,6 +30,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   mirrorPacketReader,
   mirrorSession,
   sessionSetup,
+  pairingLock,
   ...AUDIO_CAMPAIGNS,
 ] as unknown as Campaign<never>[];
 
