@@ -399,7 +399,7 @@ describe('where the media proxy fetches from', () => {
     assert.deepEqual(insideSeen, [], 'the inside service was never asked');
   });
 
-  test('an allowed address is fetched, and a name is connected at the address checked, resolved once (no DNS rebinding)', async () => {
+  test('an allowed address is fetched; a name is connected at the addresses checked, resolved once (no DNS rebinding), each tried in turn; one inside address refuses the name', async () => {
     const { src } = load(`http://127.0.0.2:${outsidePort}/clip.mp4`);
     assert.equal(await (await fetch(src)).text(), 'video');
     // A name that answers the outside to the check and the inside after: the fetch goes to the outside.
@@ -423,13 +423,20 @@ describe('where the media proxy fetches from', () => {
       const second = load(`http://media.rebind.test:${outsidePort}/clip.mp4?again`, pinned, pinnedServer);
       assert.equal((await fetch(second.src)).status, 403);
       assert.deepEqual(second.reports.at(-1)?.error, FETCH_ERRORS.refused.error);
+      // A name with several addresses: each checked, and tried in turn (the first here is closed).
+      const twoAddresses = new PagePlayer({ destinations: new MediaDestinations(allowing('127.0.0.2/32', '127.0.0.3/32'), async () => [{ address: '127.0.0.3', family: 4 }, { address: '127.0.0.2', family: 4 }]) });
+      const twoServer = await startScreenServer({ screen: new VirtualScreen('Two'), player: twoAddresses, port: 0, log: () => {} });
+      try {
+        const both = load(`http://two.test:${outsidePort}/clip.mp4`, twoAddresses, twoServer);
+        assert.equal(await (await fetch(both.src)).text(), 'video');
+        assert.equal(both.reports.at(-1)?.serverAddress, '127.0.0.2');
+      } finally {
+        twoAddresses.stop();
+        await twoServer.close();
+      }
       // A name with any inside address is refused whole.
-      const mixed = new PagePlayer({ destinations: new MediaDestinations(allowing('127.0.0.2/32'), async () => [{ address: '127.0.0.2', family: 4 }, { address: '::1', family: 6 }]) });
-      item++;
-      mixed.load(item, `http://both.test:${outsidePort}/clip.mp4`, { seconds: 0 });
       const verdict = await new MediaDestinations(allowing('127.0.0.2/32'), async () => [{ address: '127.0.0.2', family: 4 }, { address: '::1', family: 6 }]).resolve(new URL(`http://both.test:${outsidePort}/`));
       assert.deepEqual(verdict, { refused: 'both.test is ::1: loopback (::1/128)' });
-      mixed.stop();
     } finally {
       pinned.stop();
       await pinnedServer.close();
@@ -516,7 +523,7 @@ describe('where the media proxy fetches from', () => {
     // An address of the receiver's own in a range otherwise allowed (private).
     const ownLan = new MediaDestinations(DEFAULT_MEDIA_DESTINATION_RULES, undefined, () => ['192.168.77.5']);
     assert.deepEqual(await ownLan.resolve(new URL('http://192.168.77.5:8080/')), { refused: '192.168.77.5: an address of the receiver itself' });
-    assert.deepEqual(await ownLan.resolve(new URL('http://192.168.77.6:8080/')), { address: '192.168.77.6', family: 4 });
+    assert.deepEqual(await ownLan.resolve(new URL('http://192.168.77.6:8080/')), { addresses: [{ address: '192.168.77.6', family: 4 }] });
     const blocked = new MediaDestinations({ allow: [], privateRanges: false }, undefined, () => []);
     assert.ok('refused' in (await blocked.resolve(new URL('http://192.168.77.6:8080/'))));
   });

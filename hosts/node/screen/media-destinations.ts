@@ -14,8 +14,14 @@ import { checkDestination, DEFAULT_MEDIA_DESTINATION_RULES, type MediaDestinatio
 /** A name's addresses, as dns.lookup with `all` gives them. */
 export type Resolver = (hostname: string) => Promise<readonly { readonly address: string; readonly family: number }[]>;
 
-/** Where a URL may be fetched from: the checked address to connect to, or why it is refused (for the log). */
-export type Destination = { readonly address: string; readonly family: 4 | 6 } | { readonly refused: string };
+/** One address to connect to, checked. */
+export interface CheckedAddress {
+  readonly address: string;
+  readonly family: 4 | 6;
+}
+
+/** Where a URL may be fetched from: the checked addresses to connect to (in the resolver's order), or why it is refused (for the log). */
+export type Destination = { readonly addresses: readonly CheckedAddress[] } | { readonly refused: string };
 
 const resolveBySystem: Resolver = (hostname) => systemLookup(hostname, { all: true, verbatim: true });
 
@@ -47,19 +53,19 @@ export class MediaDestinations {
       const verdict = checkDestination(address, this.rules, own);
       if (!verdict.allowed) return { refused: `${literal ? address : `${host} is ${address}`}: ${verdict.why}` };
     }
-    const first = addresses[0];
-    return { address: first.address, family: first.family === 6 ? 6 : 4 };
+    return { addresses: addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 })) };
   }
 }
 
 /**
- * A lookup for http.request that answers the checked address whatever name it is asked about:
+ * A lookup for http.request that answers the checked addresses whatever name it is asked about:
  * the connection goes where the check said (the name still goes in Host and TLS SNI).
  */
-export function pinnedLookup(destination: { readonly address: string; readonly family: 4 | 6 }): LookupFunction {
+export function pinnedLookup(addresses: readonly CheckedAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
-    // Node asks for every address (`all`) when it tries several (autoSelectFamily).
-    if (options.all) (callback as unknown as (error: null, addresses: { address: string; family: number }[]) => void)(null, [{ address: destination.address, family: destination.family }]);
-    else callback(null, destination.address, destination.family);
+    // Node asks for every address (`all`) when it tries them in turn (autoSelectFamily): a
+    // dual-stack server whose IPv6 does not answer is reached over IPv4.
+    if (options.all) (callback as unknown as (error: null, all: CheckedAddress[]) => void)(null, [...addresses]);
+    else callback(null, addresses[0].address, addresses[0].family);
   };
 }

@@ -35,7 +35,7 @@ import http from 'node:http';
 import https from 'node:https';
 import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver';
 import type { Logger, PlayerError } from '../../../src/platform';
-import { MediaDestinations, pinnedLookup } from './media-destinations';
+import { MediaDestinations, pinnedLookup, type CheckedAddress } from './media-destinations';
 
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
 export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
@@ -233,18 +233,19 @@ export class MediaItem {
         (destination) => {
           if (!wanted()) return;
           if ('refused' in destination) fail('refused', `${target.href}: ${destination.refused}`);
-          else connect(target, destination, redirects);
+          else connect(target, destination.addresses, redirects);
         },
         (error: NodeJS.ErrnoException) => {
           if (wanted()) fail('failed', `${target.href}: cannot resolve ${target.hostname}: ${error.code ?? error.message}`);
         },
       );
     };
-    const connect = (target: URL, destination: { readonly address: string; readonly family: 4 | 6 }, redirects: number): void => {
+    const connect = (target: URL, addresses: readonly CheckedAddress[], redirects: number): void => {
+      const where = addresses.map(({ address }) => address).join(' ');
       const client = target.protocol === 'https:' ? https : http;
       let upstream: http.ClientRequest;
       try {
-        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs, lookup: pinnedLookup(destination) });
+        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs, lookup: pinnedLookup(addresses) });
       } catch (error) {
         fail('failed', `${target.href}: ${(error as Error).message}`);
         return;
@@ -259,11 +260,11 @@ export class MediaItem {
         done();
         response.off('close', pageGone);
         if (!wanted()) return;
-        fail('failed', `${target.href} (${destination.address}): ${(error as NodeJS.ErrnoException).code ?? error.message}`);
+        fail('failed', `${target.href} (${where}): ${(error as NodeJS.ErrnoException).code ?? error.message}`);
       });
       upstream.on('response', (answer) => {
         const status = answer.statusCode ?? 502;
-        const said = `${target.href} (${destination.address}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
+        const said = `${target.href} (${answer.socket.remoteAddress ?? where}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
         if (status >= 400) {
           // Not counted (requests, bytes, s-ip): an error answer must read to the sender as a
           // closed port does, in the access log as in the error log.
