@@ -157,6 +157,20 @@ test('32 idle encrypted connections from each of 8 addresses admit a 9th address
   assert.equal(paired.filter((connection) => connection.closed).length, 1);
 });
 
+test('an idle encrypted connection is closed after idleTimeoutMs, as a plain one is', () => {
+  const { receiver, clock, accept } = setup({ idleTimeoutMs: 30_000 });
+  const channel = { open: (bytes: Uint8Array) => [bytes], seal: (bytes: Uint8Array) => bytes, dispose: () => {} };
+  receiver.router.add({ protocol: 'HTTP', method: 'POST', path: '/secure-me', handler: () => ({ status: 200, secure: channel }) });
+  const paired = from(ATTACKERS[0]);
+  const connection = accept(paired)!;
+  paired.send('POST /secure-me HTTP/1.1\r\nContent-Length: 0\r\n\r\n');
+  assert.equal(connection.mode, 'encrypted');
+  clock.advance(29_999);
+  assert.equal(paired.closed, false);
+  clock.advance(1);
+  assert.equal(paired.closed, true);
+});
+
 test('with the receiver full, the victim comes from the address holding the most connections', () => {
   const { accept } = setup({ maxConnections: 4 });
   const few = from('192.0.2.50', 1);
