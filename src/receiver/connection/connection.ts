@@ -365,16 +365,6 @@ export class ReceiverConnection implements SansIoConnection {
     return next;
   }
 
-  /**
-   * True while nothing is under way: no request being read or answered, no bytes held, not a
-   * reverse connection (those carry a sender's session), nothing held on it (ConnectionState
-   * hold: a video's /play connection). Such a connection may make room for a new one at the
-   * connection limit.
-   */
-  get idle(): boolean {
-    return this.modeState.kind === 'request' && !this.answering && !this.assembler.current && this.assembler.buffered === 0 && !this.state.held;
-  }
-
   handleTimeout(now: number): void {
     const mode = this.modeState;
     if (mode.kind === 'reverse') {
