@@ -8,7 +8,7 @@
 // The window is memory only: the permanent budget of failures of a fixed PIN is the
 // pair-setup's stored count (pair-setup.ts), which survives restarts.
 
-import type { Clock } from '../platform';
+import type { TimeSource } from '../platform';
 
 /** Longest wait between attempts of one key once backing off. */
 export const MAX_BACKOFF_SECONDS = 60;
@@ -41,7 +41,7 @@ export class FailureWindow {
 
   constructor(
     private readonly limits: FailureWindowLimits,
-    private readonly clock: Clock,
+    private readonly clock: Pick<TimeSource, 'now'>,
   ) {}
 
   /** The failures of `key` now, after leaking (a fraction counts towards the next whole one). */

@@ -13,7 +13,7 @@
 // without a place) and at most MAX_WAITERS places, so a client with many connections cannot push
 // everyone else back: a sender waits for at most one attempt per address ahead of it.
 
-import type { Clock } from '../platform';
+import type { TimeSource } from '../platform';
 
 /** Most connections waiting for the lock at once. */
 export const MAX_WAITERS = 16;
@@ -40,7 +40,7 @@ export class PairSetupLock<S extends { readonly closed: boolean }> {
   /** `abandoned` is told of an attempt whose connection closed or whose deadline passed. */
   constructor(
     private readonly timeoutMs: number,
-    private readonly clock: Clock,
+    private readonly clock: Pick<TimeSource, 'now'>,
     private readonly abandoned: (session: S) => void,
   ) {}
 

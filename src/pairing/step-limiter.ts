@@ -76,9 +76,8 @@ export class PairingStepLimiter {
   private readonly addresses = new Map<string, AddressEntry>();
   private readonly receiver: Bucket;
   private readonly refusals = new CountedLog(LOG_INTERVAL_MS);
-  /** Steps admitted and refused since start (diagnostics and tests). */
-  served = 0;
-  refused = 0;
+  private servedCount = 0;
+  private refusedCount = 0;
 
   constructor(
     private readonly limits: StepLimits,
@@ -86,6 +85,16 @@ export class PairingStepLimiter {
     private readonly log: Logger,
   ) {
     this.receiver = new Bucket(limits.pairingStepsPerSecond, clock.now());
+  }
+
+  /** Steps admitted since start (diagnostics and tests). */
+  get served(): number {
+    return this.servedCount;
+  }
+
+  /** Steps refused since start. */
+  get refused(): number {
+    return this.refusedCount;
   }
 
   /** Takes a token from the connection's, the address's and the receiver's bucket, or says how long to wait. */
@@ -109,10 +118,10 @@ export class PairingStepLimiter {
       connection.take();
       byAddress.take();
       this.receiver.take();
-      this.served++;
+      this.servedCount++;
       return { ok: true };
     }
-    this.refused++;
+    this.refusedCount++;
     const reason =
       limit === 'share'
         ? `${step}: more than this address's share (${share.toFixed(2)} a second: limits.pairingStepsPerSecond ${limits.pairingStepsPerSecond} over ${this.activeCount(now)} addresses asking)`

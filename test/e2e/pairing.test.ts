@@ -448,7 +448,7 @@ describe('--pin-required alone: a random PIN per pairing, read from the log and 
   });
 
   test('the M1 draws a PIN, shown on the screen page (/state) and logged; pair-setup with it pairs, and pair-verify then encrypts', async () => {
-    await receiver.waitForLog(/a PIN is required: each pairing gets a random one/);
+    await receiver.waitForLog(/a PIN is required: each pairing gets a random PIN, shown on the screen and in this log/);
     const socket = await SocketSender.connect(receiver.port);
     let sender: SenderIdentity;
     let paired: { id: string; publicKey: Uint8Array };

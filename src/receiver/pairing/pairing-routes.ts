@@ -199,13 +199,13 @@ function isM1(body: Uint8Array): boolean {
   }
 }
 
-/** Says at start how senders pair where a PIN is required, and warns where that PIN is the public one. */
+/** Says at start how senders pair where a PIN is asked, and warns where a required PIN is the public one. */
 function announcePin(config: Readonly<ReceiverConfig>, log: Logger): void {
-  if (config.password !== '' || !config.pinRequired) return;
-  if (config.pin === TRANSIENT_SETUP_CODE) {
+  if (config.password !== '') return;
+  if (config.pin === RANDOM_PIN) {
+    log('info', `${config.pinRequired ? 'a PIN is required: ' : ''}each pairing gets a random PIN, shown on the screen and in this log`);
+  } else if (config.pinRequired && config.pin === TRANSIENT_SETUP_CODE) {
     log('warn', `the PIN required is ${TRANSIENT_SETUP_CODE}, the spec's public code: anyone can pair; give another PIN, or none for a random one per pairing`);
-  } else if (config.pin === RANDOM_PIN) {
-    log('info', 'a PIN is required: each pairing gets a random one, shown on the screen and in this log');
   }
 }
 
