@@ -254,6 +254,31 @@ test('eight silent reverse connections from eight addresses: a ninth address sti
   assert.deepEqual(statuses(greedy), [503]);
 });
 
+test('a flood of refused POST /reverse is one warning per 10 s with a count, not a line each', () => {
+  const { clock, receiver, accept, log } = setup();
+  for (const [i, address] of ATTACKERS.entries()) {
+    const connection = from(address);
+    accept(connection);
+    connection.send(reverseRequest(i + 1));
+  }
+  assert.equal(receiver.reverse.size, 8);
+  const refusedLines = () => log.lines.filter((line) => line.level === 'warn' && /POST \/reverse refused/.test(line.message)).map((line) => line.message);
+  // Every address holds one: each newcomer from them is refused (no address holds more than another).
+  for (let i = 0; i < 50; i++) {
+    const greedy = from(ATTACKERS[i % 8], 51000 + i);
+    accept(greedy);
+    greedy.send(reverseRequest(200 + i));
+    assert.deepEqual(statuses(greedy), [503]);
+  }
+  assert.equal(refusedLines().length, 1, 'the first refusal at once, the rest counted');
+  clock.advance(10_000);
+  const late = from(ATTACKERS[0], 52000);
+  accept(late);
+  late.send(reverseRequest(300));
+  assert.equal(refusedLines().length, 2);
+  assert.match(refusedLines()[1], /^50 POST \/reverse refused in the last 10 s, the last from 192\.0\.2\.101:52000: 8 reverse connections open$/);
+});
+
 test('a silent reverse connection whose address has no other connection is closed after reverseIdleTimeoutMs; one whose sender is still there stays', () => {
   const { clock, accept } = setup({ reverseIdleTimeoutMs: 60_000, idleTimeoutMs: 600_000 });
   const orphan = from(ATTACKERS[0]);

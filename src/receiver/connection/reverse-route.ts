@@ -20,12 +20,18 @@ interface ReverseRouteContext {
   now(): number;
 }
 
-/** At most one log line about reverse connections closed to make room per this many ms. */
+/** At most one log line about reverse connections closed to make room, and one about those refused, per this many ms. */
 const ROOM_LOG_INTERVAL_MS = 10_000;
 
 export function registerReverseRoute(router: Router, context: ReverseRouteContext): void {
   const { log, reverse } = context;
   const madeRoom = new CountedLog(ROOM_LOG_INTERVAL_MS);
+  // A flood of POST /reverse from one address must not flood the log too.
+  const refusals = new CountedLog(ROOM_LOG_INTERVAL_MS);
+  const refused = (newcomer: string, why: string) => {
+    const count = refusals.note(context.now());
+    if (count > 0) log('warn', `${count === 1 ? `${newcomer} POST /reverse refused` : `${count} POST /reverse refused in the last ${ROOM_LOG_INTERVAL_MS / 1000} s, the last from ${newcomer}`}: ${why}`);
+  };
   const makeRoom = (victim: ReverseConnection, why: string, newcomer: string) => {
     const count = madeRoom.note(context.now());
     if (count > 0) log('info', `${count === 1 ? `${victim.peer} reverse connection` : `${count} reverse connections`} closed to make room for ${newcomer}: ${why}`);
@@ -57,7 +63,7 @@ export function registerReverseRoute(router: Router, context: ReverseRouteContex
         // An address competes with itself: its silent one quiet longest makes room.
         const quietest = own.filter((connection) => connection.silent).sort((a, b) => a.lastActivity - b.lastActivity)[0];
         if (!quietest) {
-          log('warn', `${newcomer} POST /reverse refused: its address has ${own.length} reverse connections open, none silent`);
+          refused(newcomer, `its address has ${own.length} reverse connections open, none silent`);
           return { ...refuse(STATUS.serviceUnavailable, `${perAddress} reverse connections of this address are open (limits.maxReverseConnectionsPerAddress)`), close: true };
         }
         makeRoom(quietest, `the silent one quiet longest of its address (limits.maxReverseConnectionsPerAddress ${perAddress})`, newcomer);
@@ -67,7 +73,7 @@ export function registerReverseRoute(router: Router, context: ReverseRouteContex
         if (victim) makeRoom(victim, `silent, of an address holding more reverse connections (limits.maxReverseConnections ${limit})`, newcomer);
       }
       if (reverse.size >= limit) {
-        log('warn', `${request.remoteAddress}:${request.remotePort} POST /reverse refused: ${limit} reverse connections open`);
+        refused(newcomer, `${limit} reverse connections open`);
         return { ...refuse(STATUS.serviceUnavailable, `${limit} reverse connections are open (limits.maxReverseConnections)`), close: true };
       }
       return {
