@@ -138,6 +138,27 @@ function removeStaleTemporaries(directory: string): string[] {
 }
 
 /**
+ * Flushes `directory`'s entries (a rename in it) to the disk. Where the file system cannot (some
+ * refuse fsync on a directory; Windows opens none), the record is written all the same: the
+ * rename is as durable as that file system makes it.
+ */
+function syncDirectory(directory: string): void {
+  let fd: number;
+  try {
+    fd = openSync(directory, 'r');
+  } catch {
+    return;
+  }
+  try {
+    fsyncSync(fd);
+  } catch {
+    // As above.
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/**
  * Whether `file` holds exactly `value` and mode RECORD_MODE (a record of other bytes, another
  * mode, or none is written).
  */
@@ -190,6 +211,9 @@ export function fileStore(directory: string): Store {
         closeSync(fd);
       }
       renameSync(temporary, target);
+      // The rename is an entry of the directory: flushed with it, a power cut right after keeps
+      // the new record, not the old one.
+      if (flush) syncDirectory(directory);
     } catch (error) {
       // A full disk leaves a 0-byte temporary file otherwise. On a read-only
       // disk there is none to remove; the write's own error is the one to report.
