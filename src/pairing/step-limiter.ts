@@ -5,16 +5,19 @@
 // Token buckets, each refilled at its rate per second and holding at most one second's worth
 // (at least one token):
 //   per connection  pairingStepsPerSecondPerConnection (one socket pipelining M1s)
-//   per address     its fair share: pairingStepsPerSecond over the addresses that asked within
-//                   the last ACTIVE_MS, at most pairingStepsPerSecondPerAddress
+//   per address     its fair share: pairingStepsPerSecond over one more than the addresses that
+//                   asked within the last ACTIVE_MS, at most pairingStepsPerSecondPerAddress
 //   the receiver    pairingStepsPerSecond, all addresses together (its CPU budget for pairing)
 // A step that finds any empty is refused before any work, with a TLV Backoff error and
 // RetryDelay (HAP 5.6: TLV error codes), and counted; the log gets one line per LOG_INTERVAL_MS.
+// A step refused only by the receiver's bucket still spends its connection's and address's turn.
 //
-// Why shares: with 64 addresses flooding, each address's bucket refills at 1/65 of the budget once
-// a 65th address asks, so the flood together takes at most 64/65 of it and the rest gathers in
-// the receiver's bucket, where only an address below its share can take it: the newcomer is
-// served within a few of its retries, however hard the others push.
+// Why shares, and one spare: with 64 addresses flooding, each address's bucket refills at 1/65 of
+// the budget, so the flood together takes at most 64/65 of it and the rest gathers in the
+// receiver's bucket. A flooder's turn is spent even when the receiver's bucket refuses it, so it
+// cannot hold a token to take each step the moment it frees: an address that has not asked lately
+// (its bucket full) finds a step there at its first ask, however hard the others push, and is
+// served at its share from then on.
 
 import { StateKey, type ConnectionState } from '../connection-state';
 import { CountedLog } from '../counted-log';
@@ -108,33 +111,41 @@ export class PairingStepLimiter {
     }
     const share = this.shareOf(address, now);
     const byAddress = this.addressEntry(address, now, share).bucket;
-    const waits: [keyof StepLimits | 'share', number][] = [
+    const own: [keyof StepLimits | 'share', number][] = [
       ['pairingStepsPerSecondPerConnection', connection.waitMs(now, limits.pairingStepsPerSecondPerConnection)],
       [share < limits.pairingStepsPerSecondPerAddress ? 'share' : 'pairingStepsPerSecondPerAddress', byAddress.waitMs(now, share)],
-      ['pairingStepsPerSecond', this.receiver.waitMs(now, limits.pairingStepsPerSecond)],
     ];
-    const [limit, longest] = waits.reduce((a, b) => (b[1] > a[1] ? b : a));
+    let [limit, longest] = own[0][1] >= own[1][1] ? own[0] : own[1];
     if (longest === 0) {
+      // The address's turn, spent whether or not the receiver has a step to give: an address
+      // refused here does not keep a token to pounce on the next step that frees (see the header).
       connection.take();
       byAddress.take();
-      this.receiver.take();
-      this.servedCount++;
-      return { ok: true };
+      const receiverWait = this.receiver.waitMs(now, limits.pairingStepsPerSecond);
+      if (receiverWait === 0) {
+        this.receiver.take();
+        this.servedCount++;
+        return { ok: true };
+      }
+      [limit, longest] = ['pairingStepsPerSecond', Math.max(receiverWait, byAddress.waitMs(now, share))];
     }
     this.refusedCount++;
     const reason =
       limit === 'share'
-        ? `${step}: more than this address's share (${share.toFixed(2)} a second: limits.pairingStepsPerSecond ${limits.pairingStepsPerSecond} over ${this.activeCount(now)} addresses asking)`
+        ? `${step}: more than this address's share (${share.toFixed(2)} a second: limits.pairingStepsPerSecond ${limits.pairingStepsPerSecond} over ${this.activeCount(now)} addresses asking and a spare)`
         : `${step}: more than limits.${limit} (${limits[limit]})`;
     this.noteRefusal(address, now, reason);
     return { ok: false, retryDelaySeconds: Math.max(1, Math.ceil(longest / 1000)), reason };
   }
 
-  /** Steps a second `address` may take now: the budget over the addresses asking (it among them), at most the per-address limit. */
+  /**
+   * Steps a second `address` may take now: the budget over the addresses asking (it among them)
+   * and one spare share (see the header), at most the per-address limit.
+   */
   private shareOf(address: string, now: number): number {
     const entry = this.addresses.get(address);
-    const active = this.activeCount(now) + (entry && now - entry.seen < ACTIVE_MS ? 0 : 1);
-    return Math.min(this.limits.pairingStepsPerSecondPerAddress, this.limits.pairingStepsPerSecond / active);
+    const asking = this.activeCount(now) + (entry && now - entry.seen < ACTIVE_MS ? 0 : 1);
+    return Math.min(this.limits.pairingStepsPerSecondPerAddress, this.limits.pairingStepsPerSecond / (asking + 1));
   }
 
   /** Addresses that asked within ACTIVE_MS. */

@@ -5,6 +5,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { ConnectionState } from '../../src/connection-state';
 import { PairingStepLimiter } from '../../src/pairing/step-limiter';
+import { makeRng } from '../support/arbitrary';
 import { ManualClock, recordingLogger } from '../support/memory-ports';
 
 function limiter(perAddress: number, perConnection: number, perSecond = 1_000_000) {
@@ -92,15 +93,23 @@ test('past 1024 remembered addresses, the one that asked longest ago is forgotte
   assert.equal(steps.admit('addr-1', new ConnectionState(), 'M1').ok, true, 'addr-1 asked longest ago: forgotten, then a fresh bucket');
 });
 
-test('a flood from 64 addresses gets no more than the receiver\'s budget, and a bystander on a 65th is served within a few of its retries', () => {
+test('a flood from 64 addresses gets no more than the receiver\'s budget, and a bystander on a 65th is served at every ask', () => {
   const BUDGET = 32;
   const { clock, limiter: steps } = limiter(16, 8, BUDGET);
+  const rng = makeRng(64);
   const flooders = Array.from({ length: 64 }, (_, i) => ({ address: `10.0.1.${i}`, connections: Array.from({ length: 4 }, () => new ConnectionState()) }));
-  const TICK_MS = 20;
+  const TICK_MS = 5;
   let tick = 0;
-  /** Every flooding address asks once per tick, on its connections in turn: as fast as its limits let it. */
+  /**
+   * Each flooding address asks again as soon as it is answered, with a round trip's jitter: about
+   * every other tick, in an order that changes, on its connections in turn.
+   */
   const flood = () => {
-    for (const flooder of flooders) steps.admit(flooder.address, flooder.connections[tick % 4], 'pair-verify M1');
+    for (let i = flooders.length - 1; i > 0; i--) {
+      const j = rng.int(0, i);
+      [flooders[i], flooders[j]] = [flooders[j], flooders[i]];
+    }
+    for (const flooder of flooders) if (rng.next() < 0.5) steps.admit(flooder.address, flooder.connections[tick % 4], 'pair-verify M1');
     tick++;
     clock.advance(TICK_MS);
   };
@@ -108,23 +117,20 @@ test('a flood from 64 addresses gets no more than the receiver\'s budget, and a 
   const servedBefore = steps.served;
   assert.ok(servedBefore <= BUDGET + (3000 / 1000) * BUDGET, `the flood got ${servedBefore} steps in 3 s: more than the budget`);
 
-  // The bystander asks, and asks again after each RetryDelay it is given, while the flood goes on.
+  // The bystander asks once every 2.5 s (a sender pair-verifies once per connection), at the
+  // flood's every phase: a step the flood never gets to is always there for it.
   const bystander = new ConnectionState();
-  let asks = 0;
-  let servedToOthers = 0;
-  for (;;) {
-    asks++;
-    const before = steps.served;
+  const answers: string[] = [];
+  for (let ask = 0; ask < 6; ask++) {
     const answer = steps.admit('192.0.2.7', bystander, 'pair-verify M1');
-    if (answer.ok) break;
-    assert.ok(asks < 10, `the bystander was refused ${asks} times: ${answer.reason}`);
-    for (let waited = 0; waited < answer.retryDelaySeconds * 1000; waited += TICK_MS) flood();
-    servedToOthers += steps.served - before;
+    answers.push(answer.ok ? 'served' : answer.reason);
+    for (let waited = 0; waited < 2500 + ask * 7; waited += TICK_MS) flood();
   }
   const seconds = (tick * TICK_MS) / 1000;
-  const figures = `bystander served at its ask ${asks}, after ${servedToOthers} steps served to the flood; ${steps.served} served and ${steps.refused} refused in ${seconds} s`;
-  assert.ok(asks <= 4, figures);
-  assert.ok(servedToOthers <= 3 * BUDGET, figures);
+  const figures = `bystander: ${answers.join('; ')}; ${steps.served} steps served and ${steps.refused} refused in ${seconds} s`;
+  assert.deepEqual(answers, Array(6).fill('served'), figures);
   assert.ok(steps.served <= BUDGET + seconds * BUDGET, figures);
-  assert.ok(steps.served >= (seconds - 1) * BUDGET, `the budget is used, not starved: ${figures}`);
+  // Not starved: a flooder refused by the receiver's bucket loses its turn, so a flood that asks
+  // in step wastes some of the budget; most of it is still served.
+  assert.ok(steps.served >= (seconds - 1) * BUDGET * 0.6, `the budget is used, not starved: ${figures}`);
 });
