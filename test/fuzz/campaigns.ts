@@ -2,6 +2,7 @@
 // the portable smoke in test/unit all take them from here. Portable: ECMAScript only.
 
 import { channelOpen, jpeg, mdnsUnicast, plistBinary, plistParameters, plistXml, slideshowAssetReply, tlv8 } from './codecs';
+import { admission } from './admission';
 import { AUDIO_CAMPAIGNS } from './audio';
 import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
@@ -25,6 +26,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   mdnsUnicast,
   mdnsResponder,
   receiverConnection,
+  admission,
   mirrorAvcC,
   mirrorStreamRequest,
   mirrorPacketReader,

@@ -37,6 +37,7 @@ const COUNTS: Readonly<Record<string, number>> = {
   'mdns-unicast': 5000,
   'mdns-responder': 1000,
   'receiver-connection': 1500,
+  admission: 3000,
   'session-setup': 5000,
   'pairing-lock': 8000,
   'mirror-avcc': 10_000,
