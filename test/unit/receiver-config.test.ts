@@ -73,6 +73,14 @@ test('the edges that work: port 0 (any free port) and 65535, PINs of 4 and 8 dig
   assert.equal(makeConfig({ pin: '12345678' }).pin, '12345678');
 });
 
+test('the PIN: 3939 by default, random where a PIN is required and none or no password given, "random" taken as asked', () => {
+  assert.equal(makeConfig({ pinRequired: true }).pin, 'random', 'a required PIN everyone knows protects nothing');
+  assert.equal(makeConfig({ pinRequired: true, pin: '4821' }).pin, '4821');
+  assert.equal(makeConfig({ pinRequired: true, password: 'secret' }).pin, '3939', 'the password is the secret');
+  assert.equal(makeConfig({ pin: 'random' }).pin, 'random');
+  assertThrowsKind(() => makeConfig({ pin: 'Random' }), ConfigError, /pin must be 4 to 8 digits, or random/);
+});
+
 test('a frozen configuration and its limits cannot change, and are validated first', () => {
   const config = freezeConfig(makeConfig());
   assert.ok(Object.isFrozen(config));
