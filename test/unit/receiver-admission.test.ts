@@ -337,7 +337,47 @@ test('a peer that never reads stops being parsed once its unsent answers pass th
   assert.equal(peer.closed, false);
   clock.advance(1);
   assert.equal(peer.closed, true, 'closed at the write deadline');
-  assert.ok(log.lines.some((line) => line.level === 'warn' && /its peer took none of \d+ bytes of answers for 30000 ms \(limits\.writeTimeoutMs\)/.test(line.message)));
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /its peer took none of \d+ bytes of answers (here and the host.s full buffer )?for 30000 ms \(limits\.writeTimeoutMs\)/.test(line.message)));
+});
+
+test('a peer that reads nothing after its last answer filled the host\'s buffer is closed at the write deadline, though no answer waits in the connection', () => {
+  const { clock, log, accept } = setup({ writeTimeoutMs: 30_000, idleTimeoutMs: 120_000 });
+  // One answer's size, from a peer that reads.
+  const probe = from('192.0.2.50');
+  accept(probe);
+  probe.send(SERVER_INFO);
+  const answerBytes = probe.written.length;
+  // Five pipelined requests; the host's buffer (the kernel's, on Node) takes all five answers
+  // and is full with the last: nothing is left in the connection's own queue.
+  const peer = new NeverReading(5 * answerBytes - 1);
+  const connection = accept(peer)!;
+  peer.send(SERVER_INFO.repeat(5));
+  for (let i = 0; i < 10; i++) clock.advance(0); // the turns the receiver gives it
+  assert.deepEqual(statuses(peer), [200, 200, 200, 200, 200]);
+  assert.equal(connection.unsent, 0, 'every answer went to the host');
+  assert.equal(connection.occupation, 'unread-answers', 'a connection whose peer takes nothing may make room first');
+  clock.advance(29_999);
+  assert.equal(peer.closed, false);
+  clock.advance(1);
+  assert.equal(peer.closed, true, 'closed at the write deadline, not at the idle one 90 s later');
+  assert.ok(log.lines.some((line) => line.level === 'warn' && /its peer took none of 0 bytes of answers here and the host's full buffer for 30000 ms \(limits\.writeTimeoutMs\)/.test(line.message)));
+});
+
+test('a peer whose host buffer drains is not closed by the write deadline', () => {
+  const { clock, accept } = setup({ writeTimeoutMs: 30_000, idleTimeoutMs: 120_000 });
+  const peer = new NeverReading(10);
+  const connection = accept(peer)!;
+  peer.send(SERVER_INFO);
+  assert.equal(connection.occupation, 'unread-answers');
+  clock.advance(20_000);
+  // The peer reads: the host drains.
+  peer.taken = -Infinity;
+  peer.onDrain();
+  assert.equal(connection.occupation, 'idle');
+  clock.advance(20_000);
+  assert.equal(peer.closed, false, 'the write deadline was lifted with the drain');
+  clock.advance(80_000);
+  assert.equal(peer.closed, true, 'the idle deadline still runs');
 });
 
 test('a peer that reads slowly but steadily is served to the end', () => {

@@ -33,6 +33,12 @@ export interface SansIoConnection {
   readonly wantsRead: boolean;
   /** Set by the driver: called when the connection has something to give outside a driver call (an answer given later). */
   onWake: () => void;
+  /**
+   * The host's write queue became full (true: the peer takes nothing for now) or drained (false).
+   * A connection with a write deadline runs it from here too: a peer that reads nothing may have
+   * filled the host's buffers while the connection's own queue is empty.
+   */
+  hostWriteBlocked?(blocked: boolean, now: number): void;
 }
 
 export class ConnectionDriver {
@@ -47,7 +53,7 @@ export class ConnectionDriver {
   constructor(
     private readonly connection: SansIoConnection,
     private readonly port: Connection,
-    clock: Clock,
+    private readonly clock: Clock,
   ) {
     this.timer = new HostTimer(clock, (now) => {
       if (this.done) return;
@@ -62,6 +68,7 @@ export class ConnectionDriver {
     };
     port.onDrain = () => {
       this.writeBlocked = false;
+      connection.hostWriteBlocked?.(false, clock.now());
       this.service();
     };
     port.onClose = (error) => {
@@ -97,7 +104,10 @@ export class ConnectionDriver {
     while (!this.writeBlocked) {
       const bytes = connection.pollTransmit();
       if (!bytes) break;
-      if (!port.write(bytes)) this.writeBlocked = true;
+      if (!port.write(bytes)) {
+        this.writeBlocked = true;
+        connection.hostWriteBlocked?.(true, this.clock.now());
+      }
     }
     for (let event = connection.pollEvent(); event; event = connection.pollEvent()) {
       if (event.type === 'close') {

@@ -149,6 +149,8 @@ export class ReceiverConnection implements SansIoConnection {
   private readonly outgoing: Outgoing[] = [];
   /** Bytes in `outgoing`: answers the peer has not taken yet (the driver stops taking while the host's buffer is full). */
   private unsentBytes = 0;
+  /** The host's write queue is full (hostWriteBlocked): the peer is taking nothing. */
+  private hostBlocked = false;
   /** What the bytes last handed out release, once the driver has written them. */
   private justSent: (() => void) | undefined;
   private readonly events: ConnectionEvent[] = [];
@@ -294,7 +296,7 @@ export class ReceiverConnection implements SansIoConnection {
     this.unsentBytes -= next.bytes.length;
     if (this.modeState.kind === 'request') {
       // Bytes left: the peer takes them, so the write deadline starts again from now.
-      this.timers.write = this.outgoing.length > 0 ? this.context.now() + this.context.limits.writeTimeoutMs : undefined;
+      this.timers.write = this.outgoing.length > 0 || this.hostBlocked ? this.context.now() + this.context.limits.writeTimeoutMs : undefined;
       // Requests waited for these answers to leave: they are read again at the next turn.
       if (wasFull && !this.outputFull) this.timers.turn = this.now;
     }
@@ -302,9 +304,21 @@ export class ReceiverConnection implements SansIoConnection {
     return next.bytes;
   }
 
+  /**
+   * The host's write queue is full or drained (ConnectionDriver). While it is full the peer takes
+   * nothing: the write deadline runs even when every answer has left this connection's own queue
+   * (a peer that reads nothing fills the host's buffers first: the kernel's on Node).
+   */
+  hostWriteBlocked(blocked: boolean, now: number): void {
+    this.hostBlocked = blocked;
+    if (this.modeState.kind !== 'request') return;
+    if (blocked) this.timers.write ??= now + this.context.limits.writeTimeoutMs;
+    else if (this.outgoing.length === 0) this.timers.write = undefined;
+  }
+
   /** Queues bytes to send; the write deadline runs from the moment something waits to leave. */
   private send(outgoing: Outgoing): void {
-    if (this.outgoing.length === 0 && this.modeState.kind === 'request') this.timers.write = this.context.now() + this.context.limits.writeTimeoutMs;
+    if (this.outgoing.length === 0 && this.modeState.kind === 'request') this.timers.write ??= this.context.now() + this.context.limits.writeTimeoutMs;
     this.outgoing.push(outgoing);
     this.unsentBytes += outgoing.bytes.length;
   }
@@ -337,7 +351,7 @@ export class ReceiverConnection implements SansIoConnection {
         return mode.reverse.silent ? 'silent-reverse' : 'busy';
       case 'request':
         if (this.answering || this.state.held) return 'busy';
-        if (this.outputFull) return 'unread-answers';
+        if (this.outputFull || this.hostBlocked) return 'unread-answers';
         if (this.droppingBody) return 'refused-body';
         if (this.assembler.current) return this.route ? 'body' : 'refused-body';
         if (this.assembler.buffered > 0) return 'head';
@@ -379,7 +393,8 @@ export class ReceiverConnection implements SansIoConnection {
     // Request mode; closed, every timer is clear.
     const { limits } = this.context;
     if (this.timers.write !== undefined && now >= this.timers.write) {
-      const why = `its peer took none of ${this.unsentBytes} bytes of answers for ${limits.writeTimeoutMs} ms (limits.writeTimeoutMs)`;
+      const waiting = this.hostBlocked ? `${this.unsentBytes} bytes of answers here and the host's full buffer` : `${this.unsentBytes} bytes of answers`;
+      const why = `its peer took none of ${waiting} for ${limits.writeTimeoutMs} ms (limits.writeTimeoutMs)`;
       this.context.logClosed('write', `${this.peer} closed: ${why}`);
       // Nobody will read them: they are dropped, not handed to the host on the way out.
       for (const outgoing of this.outgoing.splice(0)) outgoing.sent?.();
