@@ -36,9 +36,9 @@
 //
 // How a pair-setup ends, for whoever shows the PIN (onEnded): `paired` (M6, or M4 when
 // transient), `failed` (a step answered with an error: wrong PIN, bad signature, timed out),
-// or `abandoned` (its connection closed or went quiet and the next M1 took over, or the same
-// connection sent M1 again). A PIN shown for pair-pin-start stays up through an abandoned one:
-// the user may still be typing it into the sender that comes next.
+// or `abandoned` (its connection closed or its deadline passed, found at the next M1). A PIN
+// shown stays up through an abandoned one: the user may still be typing it into the sender that
+// comes next.
 //
 // Every failure of a step is a 200 with State n+1 and an Error item (HomeKit behaviour); a body
 // that is not TLV8 or has no State is a PairingError without tlvError, which the route answers 400.
