@@ -8,6 +8,7 @@ import type { Campaign } from './engine';
 import { httpAssembler, httpRequestParser, httpResponseParser } from './http';
 import { mirrorAvcC, mirrorPacketReader, mirrorSession, mirrorStreamRequest } from './mirror';
 import { mdnsResponder } from './mdns';
+import { pairingCrowd } from './pairing-crowd';
 import { pairingLock } from './pairing-lock';
 import { receiverConnection } from './receiver';
 import { sessionSetup } from './session';
@@ -33,6 +34,7 @@ export const CAMPAIGNS: readonly Campaign<never>[] = [
   mirrorSession,
   sessionSetup,
   pairingLock,
+  pairingCrowd,
   ...AUDIO_CAMPAIGNS,
 ] as unknown as Campaign<never>[];
 

@@ -59,6 +59,8 @@ export class Crowd<M extends Member> {
 
   /** Feeds bytes as a driver does: only while the connection wants to read. Returns whether they went in. */
   feed(member: M, bytes: Uint8Array): boolean {
+    // Closed meanwhile by the receiver (made room for another): the driver hears it first.
+    if (!member.closed && member.connection.mode === 'closed') this.poll(member);
     if (member.closed || !member.connection.wantsRead) return false;
     member.connection.receive(bytes, this.clock.now());
     this.poll(member);

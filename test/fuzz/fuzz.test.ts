@@ -38,6 +38,7 @@ const COUNTS: Readonly<Record<string, number>> = {
   'mdns-responder': 1000,
   'receiver-connection': 1500,
   admission: 3000,
+  'pairing-crowd': 1500,
   'session-setup': 5000,
   'pairing-lock': 8000,
   'mirror-avcc': 10_000,
