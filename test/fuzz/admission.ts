@@ -74,7 +74,7 @@ type Feed = 'request' | 'half-head' | 'head-rest' | 'refused-body' | 'body' | 't
 const FEEDS: readonly Feed[] = ['request', 'request', 'half-head', 'half-head', 'head-rest', 'refused-body', 'refused-body', 'body', 'trickle', 'trickle', 'pair-m1', 'pair-m3', 'pair-m3', 'reverse', 'reverse', 'session', 'burst', 'burst', 'garbage'];
 
 type Action =
-  | { readonly kind: 'open'; readonly address: number; readonly reads: boolean; readonly then?: Feed }
+  | { readonly kind: 'open'; readonly address: number; readonly reads: boolean; readonly hostBuffer: boolean; readonly then?: Feed }
   | { readonly kind: 'feed'; readonly target: number; readonly feed: Feed; readonly size: number }
   | { readonly kind: 'reads'; readonly target: number; readonly reads: boolean }
   | { readonly kind: 'wait'; readonly ms: number }
@@ -85,6 +85,8 @@ interface AdmissionMember extends Member {
   pairing?: { parser: MessageParser<'response'>; m2?: Uint8Array };
   /** The connection is past a transient pair-setup (its bytes are framed now). */
   encrypted: boolean;
+  /** Since when its peer has taken nothing while answers wait (a never-reading peer). */
+  stalledSince?: number;
 }
 
 const request = (target: string, headers = ''): Uint8Array => latin1Encode(`GET ${target} HTTP/1.1\r\n${headers}\r\n`);
@@ -131,7 +133,7 @@ const BLANK_DISPLAY: Display = { showPhoto() {}, clear() {}, showStatus() {}, sh
 function randomAction(rng: Rng): Action {
   const roll = rng.next();
   // A third of the addresses open most connections (they reach their share), the rest now and then.
-  if (roll < 0.35) return { kind: 'open', address: rng.next() < 0.5 ? rng.int(0, 3) : rng.int(0, ADDRESSES.length - 1), reads: rng.next() < 0.7, ...(rng.next() < 0.6 && { then: rng.pick(FEEDS) }) };
+  if (roll < 0.35) return { kind: 'open', address: rng.next() < 0.5 ? rng.int(0, 3) : rng.int(0, ADDRESSES.length - 1), reads: rng.next() < 0.7, hostBuffer: rng.next() < 0.5, ...(rng.next() < 0.6 && { then: rng.pick(FEEDS) }) };
   if (roll < 0.8) return { kind: 'feed', target: rng.int(0, 63), feed: rng.pick(FEEDS), size: rng.int(1, 40) };
   if (roll < 0.85) return { kind: 'reads', target: rng.int(0, 63), reads: rng.next() < 0.5 };
   if (roll < 0.96) {
@@ -171,8 +173,11 @@ function createAdmissionCampaign(): Campaign<Action[]> {
       if (mode === 'reverse') {
         reverse++;
         reverseCounts.set(member.address, (reverseCounts.get(member.address) ?? 0) + 1);
-      } else if (connection.unsent > LIMITS.maxUnsentAnswerBytes && connection.wantsRead) {
-        throw new FuzzFailure(`${context}: a connection of ${member.address} holds ${connection.unsent} bytes of unsent answers (maxUnsentAnswerBytes ${LIMITS.maxUnsentAnswerBytes}) and still wants to read`);
+      } else {
+        if (connection.unsent > LIMITS.maxUnsentAnswerBytes && connection.wantsRead) {
+          throw new FuzzFailure(`${context}: a connection of ${member.address} holds ${connection.unsent} bytes of unsent answers (maxUnsentAnswerBytes ${LIMITS.maxUnsentAnswerBytes}) and still wants to read`);
+        }
+        checkWriteDeadline(member, context);
       }
     }
     if (open !== set.size) throw new FuzzFailure(`${context}: the receiver's set holds ${set.size} connections, ${open} are open`);
@@ -182,6 +187,23 @@ function createAdmissionCampaign(): Campaign<Action[]> {
     if (reverse > LIMITS.maxReverseConnections || owner.reverse.size > LIMITS.maxReverseConnections) throw new FuzzFailure(`${context}: ${reverse} reverse connections open, ${owner.reverse.size} registered (maxReverseConnections ${LIMITS.maxReverseConnections})`);
     for (const [address, count] of reverseCounts) {
       if (count > LIMITS.maxReverseConnectionsPerAddress) throw new FuzzFailure(`${context}: ${address} holds ${count} reverse connections (maxReverseConnectionsPerAddress ${LIMITS.maxReverseConnectionsPerAddress})`);
+    }
+  }
+
+  /**
+   * A peer that takes none of the answers waiting for it (in the connection's queue, or the
+   * host's buffer full) is let go within writeTimeoutMs of the last bytes it took.
+   */
+  function checkWriteDeadline(member: AdmissionMember, context: string): void {
+    const { connection } = member;
+    const now = clock.now();
+    if (member.reads || (connection.unsent === 0 && !member.blocked)) {
+      member.stalledSince = undefined;
+      return;
+    }
+    member.stalledSince = Math.max(member.stalledSince ?? now, member.lastTake ?? 0);
+    if (now - member.stalledSince > LIMITS.writeTimeoutMs) {
+      throw new FuzzFailure(`${context}: a connection of ${member.address} whose peer took nothing since ${member.stalledSince} ms (${connection.unsent} bytes unsent${member.blocked ? ', the host buffer full' : ''}) is still open at ${now} ms (writeTimeoutMs ${LIMITS.writeTimeoutMs})`);
     }
   }
 
@@ -213,7 +235,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
     return candidates.filter((member) => best && less(key(member), best) === 0);
   }
 
-  function open(owner: Receiver, members: AdmissionMember[], addressIndex: number, reads: boolean, then: Feed | undefined): void {
+  function open(owner: Receiver, members: AdmissionMember[], addressIndex: number, reads: boolean, hostBuffer: boolean, then: Feed | undefined): void {
     const address = ADDRESSES[addressIndex];
     const victims = expectedVictims(members, address);
     const before = members.filter((member) => member.connection.mode !== 'closed');
@@ -222,7 +244,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
     const closed = before.filter((member) => member.connection.mode === 'closed');
     for (const member of closed) crowd?.poll(member);
     // In the crowd before any check, so that a failure leaves it matching the receiver.
-    const member = connection && (crowd as Crowd<AdmissionMember>).add({ connection, address, reads, closed: false, encrypted: false });
+    const member = connection && (crowd as Crowd<AdmissionMember>).add({ connection, address, reads, hostBuffer, closed: false, encrypted: false });
     const situation = `open from ${address} with ${before.length} open (${occupations.join(', ')})`;
     if (victims === undefined) {
       if (!connection) throw new FuzzFailure(`${situation}: refused below every limit`);
@@ -327,7 +349,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
       const members = c.members;
       switch (action.kind) {
         case 'open':
-          open(owner, members, action.address, action.reads, action.then);
+          open(owner, members, action.address, action.reads, action.hostBuffer, action.then);
           break;
         case 'feed': {
           const member = nth(members, action.target);

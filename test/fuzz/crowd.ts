@@ -19,7 +19,22 @@ export interface Member {
   closed: boolean;
   /** Given each piece the peer takes, when it reads. */
   onBytes?: (bytes: Uint8Array) => void;
+  /**
+   * How a peer that does not read shows: the driver still writes into the host's buffer until it
+   * is full (HOST_BUFFER_BYTES) and then tells the connection (hostWriteBlocked), as on Node; or,
+   * when false, the answers wait in the connection's own queue.
+   */
+  hostBuffer?: boolean;
+  /** Bytes the host holds for a peer that does not read. */
+  hostBuffered?: number;
+  /** The driver told the connection that the host's buffer is full. */
+  blocked?: boolean;
+  /** When the driver last took bytes from the connection. */
+  lastTake?: number;
 }
+
+/** The host's buffer for a peer that does not read (a socket's send buffer). */
+export const HOST_BUFFER_BYTES = 4096;
 
 /** Deadlines fired in one advance, at most, before time is said to be stuck. */
 const MAX_FIRINGS = 100_000;
@@ -41,8 +56,29 @@ export class Crowd<M extends Member> {
   /** What the driver does after a call: the answers to a reading peer, the close event. */
   poll(member: M): void {
     const { connection } = member;
+    const now = this.clock.now();
     if (member.reads) {
-      for (let bytes = connection.pollTransmit(); bytes; bytes = connection.pollTransmit()) member.onBytes?.(bytes);
+      if (member.blocked) {
+        // The peer reads again: the host's buffer drains.
+        member.blocked = false;
+        member.hostBuffered = 0;
+        connection.hostWriteBlocked(false, now);
+      }
+      for (let bytes = connection.pollTransmit(); bytes; bytes = connection.pollTransmit()) {
+        member.lastTake = now;
+        member.onBytes?.(bytes);
+      }
+    } else if (member.hostBuffer) {
+      while (!member.blocked) {
+        const bytes = connection.pollTransmit();
+        if (!bytes) break;
+        member.lastTake = now;
+        member.hostBuffered = (member.hostBuffered ?? 0) + bytes.length;
+        if (member.hostBuffered >= HOST_BUFFER_BYTES) {
+          member.blocked = true;
+          connection.hostWriteBlocked(true, now);
+        }
+      }
     }
     for (let event = connection.pollEvent(); event; event = connection.pollEvent()) if (event.type === 'close') member.closed = true;
     if (connection.mode === 'closed') member.closed = true;
