@@ -407,7 +407,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
     },
     generate(rng) {
       const actions: Action[] = [];
-      const count = rng.int(3, 8);
+      const count = rng.int(2, 6);
       for (let i = 0; i < count; i++) actions.push(randomAction(rng));
       return { pinRequired: rng.next() < 0.5, actions };
     },
