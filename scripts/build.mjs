@@ -16,7 +16,8 @@
 // 35-60 ms of every start, bundled 12-15 ms. An install that changes node_modules (npm writes
 // node_modules/.package-lock.json) therefore makes the build stale. @homebridge/ciao stays
 // outside: it is loaded only when advertising, with its own dependencies. ws stays outside too:
-// a CommonJS package that requires Node's modules, which an ES module bundle cannot.
+// a CommonJS package that requires Node's modules, which an ES module bundle cannot; so does
+// @homebridge/dbus-native (avahi's D-Bus API), loaded only when advertising through avahi.
 
 import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import path from 'node:path';
@@ -35,7 +36,7 @@ const SOURCE_TREES = ['src', 'hosts/node', 'sender'];
 /** Single files it depends on: this script, and what says which library versions are installed. */
 const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
 /** Loaded from node_modules at run time, not bundled. */
-const EXTERNAL = ['@homebridge/ciao', 'ws'];
+const EXTERNAL = ['@homebridge/ciao', '@homebridge/dbus-native', 'ws'];
 
 /** The commands: output name (dist/NAME.js) -> entry file. */
 export const ENTRIES = {
