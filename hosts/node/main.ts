@@ -15,7 +15,7 @@ import { selectFrameKernel } from './kernels/kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import type { MdnsAdvertiser } from './mdns/advertiser';
 import { runPairingsCommand } from './pairings-command';
-import { consoleLogger, fileStore, fsCause, nodeClock, nodeRandom, recordsOthersCanRead, StoreFileError } from './io/ports';
+import { consoleLogger, fileStore, fsCause, nodeClock, nodeRandom, recordsOthersCanRead, startupPrinter, StoreFileError } from './io/ports';
 import { VirtualScreen } from './screen/display';
 import { PageDecoder } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
@@ -24,6 +24,9 @@ import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
 import { listen } from './io/tcp';
 import { bindUdp, sharedUdpBinder } from './io/udp';
+
+/** Prints one start-up line (stdout, in the log's shape: io/ports.ts startupPrinter). */
+type Say = (message: string) => void;
 
 /** Start-up cannot go on: one line for the person (stderr) and the command's exit status. */
 class StartFailure extends Error {
@@ -132,7 +135,7 @@ async function listenForMirroring(commandLine: CommandLine, opened: Opened, what
     const bound = boundAt(server);
     mirrorPort = bound.port;
     opened.servers.push(server);
-    lines.push(`listening on ${bound.text} (screen mirroring; ${what})\n`);
+    lines.push(`listening on ${bound.text} (screen mirroring; ${what})`);
   }
   if (lines.length === 0) {
     throw new StartFailure(`--mirror-port ${commandLine.config.mirrorPort}: no address to listen on for screen mirroring (see the warnings above)`, 1);
@@ -162,7 +165,7 @@ async function openSessionPorts(commandLine: CommandLine, opened: Opened, log: L
     const bound = boundAt(server);
     eventPort = bound.port;
     opened.servers.push(server);
-    lines.push(`listening on ${bound.text} (session events)\n`);
+    lines.push(`listening on ${bound.text} (session events)`);
   }
   if (lines.length === 0) throw new StartFailure(`--event-port ${config.eventPort}: no address to listen on for session events (see the warnings above)`, 1);
   let socket: dgram.Socket;
@@ -174,7 +177,7 @@ async function openSessionPorts(commandLine: CommandLine, opened: Opened, log: L
   }
   opened.udpSockets.push(socket);
   const timingPort = socket.address().port;
-  lines.push(`sessions keep time on UDP port ${timingPort}\n`);
+  lines.push(`sessions keep time on UDP port ${timingPort}`);
   return { eventPort, timingPort, timingSocket: sharedUdpBinder(socket, log)(0), lines };
 }
 
@@ -203,7 +206,7 @@ async function bindAudioSockets(commandLine: CommandLine, opened: Opened, log: L
  * same one. An address can be unusable for a while (an IPv6 address still tentative just after
  * the link came up): the others are served rather than none. Returns the port.
  */
-async function listenForSenders(commandLine: CommandLine, opened: Opened, log: Logger): Promise<number> {
+async function listenForSenders(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<number> {
   let port = commandLine.config.port;
   let listening = 0;
   for (const address of listenAddresses(commandLine.interfaces)) {
@@ -218,14 +221,14 @@ async function listenForSenders(commandLine: CommandLine, opened: Opened, log: L
     port = bound.port;
     opened.servers.push(server);
     listening++;
-    process.stdout.write(`listening on ${bound.text} (HTTP and RTSP)\n`);
+    say(`listening on ${bound.text} (HTTP and RTSP)`);
   }
   if (listening === 0) throw new StartFailure(`--port ${commandLine.config.port}: no address to listen on (see the warnings above); is the port in use?`, 1);
   return port;
 }
 
 /** The ports on Node and the listeners; then the receiver, started and said on stdout. */
-async function start(commandLine: CommandLine, opened: Opened, log: Logger): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined }> {
+async function start(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined }> {
   const { config, dataDir } = commandLine;
   const { crypto } = selectFrameKernel(log);
   // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
@@ -278,7 +281,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   const sessionPorts = await openSessionPorts(commandLine, opened, log);
   const audioSockets = audioSink ? await bindAudioSockets(commandLine, opened, log) : undefined;
   const alacKernel = audioSink ? selectAlacKernel(log) : undefined;
-  const port = await listenForSenders(commandLine, opened, log);
+  const port = await listenForSenders(commandLine, opened, log, say);
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({
     ...config,
@@ -302,16 +305,16 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger): Pro
   if (display) display.onResetPairingTries = () => receiver.pairing.setup.resetTries();
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.
   new TimerDriver(receiver, nodeClock);
-  for (const line of [...mirrorLines, ...sessionPorts.lines]) process.stdout.write(line);
+  for (const line of [...mirrorLines, ...sessionPorts.lines]) say(line);
   const { screenServer } = opened;
-  if (screenServer) process.stdout.write(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)\n`);
-  if (screenServer && player) process.stdout.write(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it\n`);
-  process.stdout.write(`${audio.line}\n`);
+  if (screenServer) say(`screen on ${screenServer.urls.join(' and ')} (virtual screen page)`);
+  if (screenServer && player) say(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it`);
+  say(audio.line);
   receiver.start();
-  process.stdout.write(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}\n`);
+  say(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}`);
   for (const service of receiver.services()) {
     const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');
-    process.stdout.write(`${commandLine.mdns ? 'advertising' : 'not advertising (--no-mdns)'} "${service.name}" ${service.type} port ${service.port}: ${txt}\n`);
+    say(`${commandLine.mdns ? 'advertising' : 'not advertising (--no-mdns)'} "${service.name}" ${service.type} port ${service.port}: ${txt}`);
   }
   return { receiver, recorder };
 }
@@ -357,13 +360,14 @@ async function main(): Promise<void> {
   const commandLine = readCommandLine();
   if (!commandLine) return;
   const log = consoleLogger(commandLine.logLevel);
+  const say = startupPrinter(commandLine.logLevel);
   for (const { file, mode } of recordsOthersCanRead(commandLine.dataDir, SECRET_KEY_RECORDS)) {
     log('warn', `${file} holds the receiver's secret key and other users can read it (mode ${mode.toString(8).padStart(4, '0')}); make it yours alone: chmod 600 ${file}`);
   }
   const opened = new Opened();
   let started: Awaited<ReturnType<typeof start>>;
   try {
-    started = await start(commandLine, opened, log);
+    started = await start(commandLine, opened, log, say);
   } catch (error) {
     if (!(error instanceof StartFailure)) throw error;
     fail(error);

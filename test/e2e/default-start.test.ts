@@ -19,7 +19,7 @@ import { AUDIO_SERVICE_TYPE } from '../../src/discovery/index';
 import { CONTROL_PORT } from '../../src/discovery/services';
 import { BROWSE, browseEvents, Child, DEBIAN_PYTHON, spawnChild, txtValue, type BrowseEvent } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
-import { PROJECT_ROOT } from './receiver-process';
+import { LOG_PREFIX, PROJECT_ROOT } from './receiver-process';
 
 const AVAHI_BROWSE = path.join(PROJECT_ROOT, 'test/e2e/avahi_browse.sh');
 const MEDIA_TYPE = DIALECTS[DEFAULT_DIALECT].serviceType;
@@ -61,7 +61,7 @@ describe('npm start with no option advertises both services, found by python-zer
     home = mkdtempSync(path.join(tmpdir(), 'vendorplay-home-'));
     receiver = spawnChild('npm start', pair.exec(pair.receiver, 'env', [`HOME=${home}`, 'npm', 'start']));
     await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
-      lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
+      lines.filter((line) => line.replace(LOG_PREFIX, '').startsWith('advertising ')).length >= 2 ? true : undefined,
     );
   });
 

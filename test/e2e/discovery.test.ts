@@ -24,7 +24,7 @@ import { MemoryAudioSink } from '../support/memory-audio-sink';
 import { MemoryUdpSocket, memoryUdp } from '../support/mirror-ports';
 import { BROWSE, browseEvents, Child, DEBIAN_PYTHON, spawnChild, txtValue, type BrowseEvent, type TxtPairs } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
-import { RECEIVER_COMMAND } from './receiver-process';
+import { LOG_PREFIX, RECEIVER_COMMAND } from './receiver-process';
 
 const NAME = 'Test Frame';
 const PORT = 7000;
@@ -83,7 +83,7 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
     );
     // The command prints what it advertises once the receiver has started (and stored its identity).
     await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
-      lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
+      lines.filter((line) => line.replace(LOG_PREFIX, '').startsWith('advertising ')).length >= 2 ? true : undefined,
     );
     browser = spawnChild(
       'browser',

@@ -18,7 +18,7 @@ import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
 import { CONTROL_PORT } from '../../src/discovery/services';
 import { Child, spawnChild } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
-import { PROJECT_ROOT } from './receiver-process';
+import { LOG_PREFIX, PROJECT_ROOT } from './receiver-process';
 
 const STARTUP_MS = 30_000;
 /** npm pack (which runs `prepare`) and npm install from the cache: bounded, generously. */
@@ -80,7 +80,7 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
       home = mkdtempSync(path.join(tmpdir(), 'vendorplay-home-'));
       receiver = spawnChild('installed receiver', pair.exec(pair.receiver, 'env', [`HOME=${home}`, path.join(bin, 'vendorplay-receiver')]));
       await receiver.waitFor('advertisement of both services', STARTUP_MS, (lines) =>
-        lines.filter((line) => line.startsWith('advertising ')).length >= 2 ? true : undefined,
+        lines.filter((line) => line.replace(LOG_PREFIX, '').startsWith('advertising ')).length >= 2 ? true : undefined,
       );
     });
 
@@ -97,13 +97,13 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
     }
 
     it('advertises the media service and answers GET /server-info from the other namespace', () => {
-      assert.ok(receiver!.lines.some((line) => line.startsWith(`advertising "Receiver" ${DIALECTS[DEFAULT_DIALECT].serviceType} port ${CONTROL_PORT}:`)), receiver!.report());
+      assert.ok(receiver!.lines.some((line) => line.replace(LOG_PREFIX, '').startsWith(`advertising "Receiver" ${DIALECTS[DEFAULT_DIALECT].serviceType} port ${CONTROL_PORT}:`)), receiver!.report());
       const info = curl(pair!.sender.namespace, `http://${pair!.receiver.address}:${CONTROL_PORT}/server-info`);
       assert.match(info, /<key>deviceid<\/key>/);
     });
 
     it('serves the screen page and the files it names, and loads the WebAssembly frame kernel', () => {
-      const screenUrl = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(receiver!.lines.join('\n'))?.[1];
+      const screenUrl = /^\S+Z info  screen on (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(receiver!.lines.join('\n'))?.[1];
       assert.ok(screenUrl, receiver!.report());
       assert.match(curl(pair!.receiver.namespace, screenUrl), /<html/i);
       for (const file of ['page.js', 'screen.css']) assert.ok(curl(pair!.receiver.namespace, `${screenUrl}${file}`).length > 0, file);

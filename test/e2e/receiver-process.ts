@@ -46,11 +46,15 @@ export interface StartOptions {
   prefix?: string[];
 }
 
-const LISTENING = /^listening on (\S+):(\d+) \(HTTP and RTSP\)$/;
-const MIRRORING = /^listening on (\S+):(\d+) \(screen mirroring; NTP client on UDP port (\d+)/;
-const SCREEN = /^screen on (http:\/\/127\.0\.0\.1:\d+\/)(?: and \S+)? \(virtual screen page\)$/;
-const PROFILE = /^profile (\S+), dialect (\S+), device id (\S+), data in (.*)$/;
-const SERVICE = /^(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) port (\d+):(.*)$/;
+/** What starts every start-up line (stdout) and log line (stderr): the time to the ms, and the level. */
+export const LOG_PREFIX = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z (?:error|warn |info |debug) /;
+/** A start-up line's pattern: `message` after the prefix of a line at info. */
+const startupLine = (message: RegExp) => new RegExp(String.raw`^\S+Z info  ${message.source.replace(/^\^/, '')}`);
+const LISTENING = startupLine(/listening on (\S+):(\d+) \(HTTP and RTSP\)$/);
+const MIRRORING = startupLine(/listening on (\S+):(\d+) \(screen mirroring; NTP client on UDP port (\d+)/);
+const SCREEN = startupLine(/screen on (http:\/\/127\.0\.0\.1:\d+\/)(?: and \S+)? \(virtual screen page\)$/);
+const PROFILE = startupLine(/profile (\S+), dialect (\S+), device id (\S+), data in (.*)$/);
+const SERVICE = startupLine(/(?:not advertising \(--no-mdns\)|advertising) "(.*)" (\S+) port (\d+):(.*)$/);
 /**
  * The default bound on a wait for something the receiver does at once (a log line, a response, a
  * close). A failure bound, not a speed claim: on a busy machine (two test files, Chromium and
@@ -203,7 +207,7 @@ export class ReceiverProcess {
         lastLength = this.out.length;
         quietSince = Date.now();
       }
-      if (PROFILE.test(this.out.split('\n').find((line) => line.startsWith('profile ')) ?? '') && Date.now() - quietSince >= SETTLE_MS) {
+      if (this.out.split('\n').some((line) => PROFILE.test(line)) && Date.now() - quietSince >= SETTLE_MS) {
         // After a stall of this process, timers run before the pipe is read: let it read what the
         // receiver wrote meanwhile (an I/O phase comes before setImmediate's), then look again.
         await new Promise((resolve) => setImmediate(resolve));

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { clipMessage, formatLogLine, type LogFormat } from './log-lines';
 import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../../src/platform';
 
 export const nodeClock: Clock = {
@@ -20,9 +21,20 @@ export const nodeClock: Clock = {
 
 export const nodeRandom: RandomSource = (length) => new Uint8Array(randomBytes(length));
 
-/** Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`. */
-export function consoleLogger(level: LogLevel, write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
-  return leveledLogger(level, (lineLevel, message) => write(`${new Date().toISOString()} ${lineLevel.padEnd(5)} ${message}`));
+/**
+ * Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`, or JSON
+ * objects (log-lines.ts says the shape, and what is cut below debug).
+ */
+export function consoleLogger(level: LogLevel, format: LogFormat = 'text', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
+  return leveledLogger(level, (lineLevel, message) => write(formatLogLine(format, new Date(), lineLevel, clipMessage(message, level))));
+}
+
+/**
+ * The start-up lines (where it listens, its profile, what it advertises) on stdout, in the log's
+ * shape at info whatever the level: they are what the command says it does, and tools read them.
+ */
+export function startupPrinter(level: LogLevel, format: LogFormat = 'text', write: (line: string) => void = (line) => process.stdout.write(line + '\n')): (message: string) => void {
+  return (message) => write(formatLogLine(format, new Date(), 'info', clipMessage(message, level)));
 }
 
 /** Where the receiver keeps its identity and pairings unless --data-dir says otherwise. */
