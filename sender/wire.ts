@@ -1,10 +1,12 @@
 // The sender's connections to a receiver: a control connection that sends requests and reads
 // responses in order, and reverse connections (spec 1.6: POST /reverse, Upgrade PTTH/1.0) on
 // which the receiver sends requests (POST /event, GET /slideshows/1/assets/1) that the sender
-// answers. The wire is the project's own: src/http's parser and writer.
+// answers. The wire is the project's own: src/http's parser and writer. Where the sender has
+// paired with the receiver, every connection pair-verifies first (Endpoint.verify) and goes on
+// encrypted (spec 5.4); a request refused because the connection is not paired says to pair first.
 
 import net from 'node:net';
-import { HEADER, MessageAssembler, PTTH, writeRequest, writeResponse, type HeadersInit, type Protocol, type RequestHead, type ResponseHead } from '../src/http';
+import { HEADER, MessageAssembler, PTTH, STATUS, writeRequest, writeResponse, type HeadersInit, type Protocol, type RequestHead, type ResponseHead, type SecureChannel } from '../src/http';
 import { decodePlist, isPlistDict, type PlistDict } from '../src/plist';
 import { CONTROL_PORT } from '../src/discovery/services';
 
@@ -16,6 +18,19 @@ export class SendError extends Error {
 export interface Endpoint {
   readonly host: string;
   readonly port: number;
+  /**
+   * Pair-verifies a new connection to this endpoint before its first request (the sender has
+   * paired with the receiver: pairing.ts); without it, connections stay plain.
+   */
+  readonly verify?: (socket: net.Socket) => Promise<VerifiedConnection>;
+}
+
+/** What pair-verify leaves a connection with (spec 5.4). */
+export interface VerifiedConnection {
+  /** The sender's side of the encrypted channel. */
+  readonly channel: SecureChannel;
+  /** Pair-verify's shared secret: a session's event channel is keyed from it too. */
+  readonly encryptionKey: Uint8Array;
 }
 
 export interface Message<H> {
@@ -59,6 +74,61 @@ export function connect(endpoint: Endpoint, timeoutMs: number): Promise<net.Sock
   });
 }
 
+/** A connection to `endpoint`, pair-verified when the endpoint says how. */
+async function openConnection(endpoint: Endpoint, timeoutMs: number): Promise<{ socket: net.Socket; verified: VerifiedConnection | undefined }> {
+  const socket = await connect(endpoint, timeoutMs);
+  try {
+    return { socket, verified: await endpoint.verify?.(socket) };
+  } catch (error) {
+    socket.destroy();
+    throw error;
+  }
+}
+
+/**
+ * One request on a connection nothing else reads yet (pair-verify's steps, before the connection
+ * is handed on): its response, or a SendError. The receiver sends nothing unasked, so no byte
+ * past the response is lost when the listener goes.
+ */
+export function plainExchange(socket: net.Socket, endpoint: Endpoint, method: string, target: string, headers: [string, string][], body: Uint8Array, timeoutMs = 15_000): Promise<Message<ResponseHead>> {
+  const what = `${method} ${target}`;
+  const responses = new MessageAssembler('response', { maxBodyBytes: 64 * 1024 });
+  responses.expectResponseTo(method);
+  return new Promise((resolve, reject) => {
+    const done = (error: Error | undefined, message?: Message<ResponseHead>) => {
+      clearTimeout(timer);
+      socket.off('data', onData);
+      socket.off('close', onClose);
+      socket.off('error', onError);
+      if (error) reject(error);
+      else resolve(message!);
+    };
+    const onData = (data: Buffer) => {
+      responses.receive(new Uint8Array(data));
+      for (let event = responses.next(); event; event = responses.next()) {
+        if (event.type === 'message') return done(undefined, { head: event.head, body: event.body });
+        if (event.type === 'error') return done(new SendError(`${what}: unparseable response: ${event.error.status} ${event.error.reason}`));
+      }
+    };
+    const onClose = () => done(new SendError(`${what}: the receiver closed the connection`));
+    const onError = (error: Error) => done(new SendError(`${what}: connection failed: ${error.message}`));
+    const timer = setTimeout(() => done(new SendError(`${what}: no response from ${describeEndpoint(endpoint)} within ${timeoutMs} ms`)), timeoutMs);
+    socket.on('data', onData);
+    socket.on('close', onClose);
+    socket.on('error', onError);
+    socket.write(writeRequest({ method, target, protocol: 'HTTP', version: '1.1', headers, body }));
+  });
+}
+
+/**
+ * What the sender says to a refusal of an unpaired connection (403, RTSP 470: the receiver wants
+ * a PIN or password first), else undefined.
+ */
+export function pairFirst(endpoint: Endpoint, status: number): string | undefined {
+  if (endpoint.verify || (status !== STATUS.forbidden && status !== STATUS.connectionAuthorizationRequired)) return undefined;
+  return `pair first: vendorplay-send pair ${describeEndpoint(endpoint)}`;
+}
+
 /** Headers every request of this sender carries (session id, user agent), in the sender's dialect. */
 export type CommonHeaders = () => [string, string][];
 
@@ -82,9 +152,19 @@ export class ControlConnection {
     readonly endpoint: Endpoint,
     private readonly common: CommonHeaders,
     private readonly timeoutMs: number,
+    /** Set when the connection is pair-verified and encrypted. */
+    readonly verified: VerifiedConnection | undefined,
   ) {
+    if (verified) this.responses.encrypt(verified.channel);
     socket.on('data', (data: Buffer) => {
-      this.responses.receive(new Uint8Array(data));
+      try {
+        this.responses.receive(new Uint8Array(data));
+      } catch (error) {
+        // A frame that does not open: nothing more on this connection can be trusted.
+        this.end(`encrypted frame rejected: ${(error as Error).message}`);
+        this.close();
+        return;
+      }
       this.pump();
     });
     socket.on('error', (error) => this.end(`connection failed: ${error.message}`));
@@ -92,7 +172,8 @@ export class ControlConnection {
   }
 
   static async open(endpoint: Endpoint, common: CommonHeaders, timeoutMs = 15_000): Promise<ControlConnection> {
-    return new ControlConnection(await connect(endpoint, timeoutMs), endpoint, common, timeoutMs);
+    const { socket, verified } = await openConnection(endpoint, timeoutMs);
+    return new ControlConnection(socket, endpoint, common, timeoutMs, verified);
   }
 
   /**
@@ -119,7 +200,9 @@ export class ControlConnection {
         what,
         resolve: (message) => {
           clearTimeout(timer);
-          resolve(message);
+          const advice = pairFirst(this.endpoint, message.head.status);
+          if (advice) reject(new SendError(`${what}: the receiver answered ${message.head.status} ${message.head.reason}; ${advice}`));
+          else resolve(message);
         },
         reject: (error) => {
           clearTimeout(timer);
@@ -129,7 +212,7 @@ export class ControlConnection {
       this.responses.expectResponseTo(method);
       const all: [string, string | number][] = [...(protocol === 'RTSP' ? [[HEADER.cseq, this.cseq++] as [string, number]] : []), ...this.common(), ...toPairs(headers)];
       const version = protocol === 'RTSP' ? '1.0' : '1.1';
-      this.socket.write(writeRequest({ method, target, protocol, version, headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) }));
+      this.socket.write(this.responses.seal(writeRequest({ method, target, protocol, version, headers: all, body: body ?? (method === 'GET' ? undefined : new Uint8Array(0)) })));
     });
   }
 
@@ -197,6 +280,8 @@ export class ReverseChannel {
   private constructor(
     private readonly socket: net.Socket,
     private readonly options: ReverseOptions,
+    /** The encrypted channel when the connection is pair-verified: the turned-around traffic keeps it. */
+    private readonly channel: SecureChannel | undefined,
   ) {}
 
   get closed(): boolean {
@@ -205,8 +290,8 @@ export class ReverseChannel {
 
   static async open(options: ReverseOptions): Promise<ReverseChannel> {
     const timeoutMs = options.timeoutMs ?? 15_000;
-    const socket = await connect(options.endpoint, timeoutMs);
-    const channel = new ReverseChannel(socket, options);
+    const { socket, verified } = await openConnection(options.endpoint, timeoutMs);
+    const channel = new ReverseChannel(socket, options, verified?.channel);
     await channel.turnAround(timeoutMs);
     return channel;
   }
@@ -219,6 +304,7 @@ export class ReverseChannel {
   private turnAround(timeoutMs: number): Promise<void> {
     const { socket, options } = this;
     const responses = new MessageAssembler('response');
+    if (this.channel) responses.encrypt(this.channel);
     responses.expectResponseTo('POST');
     return new Promise((resolve, reject) => {
       const fail = (reason: string) => {
@@ -231,11 +317,18 @@ export class ReverseChannel {
       let status: number | undefined;
       socket.on('data', (data: Buffer) => {
         if (status === 101) return;
-        responses.receive(new Uint8Array(data));
+        try {
+          responses.receive(new Uint8Array(data));
+        } catch (error) {
+          return fail(`encrypted frame rejected: ${(error as Error).message}`);
+        }
         for (let event = responses.next(); event; event = responses.next()) {
           if (event.type === 'head') {
             status = event.head.status;
-            if (status !== 101) return fail(`answered ${status} ${event.head.reason}, not 101 Switching Protocols`);
+            if (status !== 101) {
+              const advice = pairFirst(options.endpoint, status);
+              return fail(`answered ${status} ${event.head.reason}${advice ? `; ${advice}` : ', not 101 Switching Protocols'}`);
+            }
           } else if (event.type === 'error') {
             return fail(`unparseable answer: ${event.error.status} ${event.error.reason}`);
           } else if (event.type === 'message' && status === 101) {
@@ -244,11 +337,13 @@ export class ReverseChannel {
             socket.removeAllListeners('error');
             socket.removeAllListeners('close');
             // From here on the receiver sends requests; bytes after the 101 already are one.
+            // Plaintext already when the connection is encrypted: the channel opened it.
             const rest = responses.takeRemaining();
+            if (this.channel) this.requests.encrypt(this.channel);
             socket.on('data', (more: Buffer) => this.receive(new Uint8Array(more)));
             socket.on('error', (error) => this.finish(`connection failed: ${error.message}`));
             socket.on('close', () => this.finish('the receiver closed it'));
-            if (rest.length > 0) this.receive(rest);
+            if (rest.length > 0) this.receive(rest, true);
             resolve();
             return;
           }
@@ -262,13 +357,21 @@ export class ReverseChannel {
         [options.purposeHeader, options.purpose],
         ...options.common(),
       ];
-      socket.write(writeRequest({ method: 'POST', target: '/reverse', protocol: 'HTTP', version: '1.1', headers, body: new Uint8Array(0) }));
+      socket.write(responses.seal(writeRequest({ method: 'POST', target: '/reverse', protocol: 'HTTP', version: '1.1', headers, body: new Uint8Array(0) })));
     });
   }
 
-  private receive(bytes: Uint8Array): void {
+  /** Bytes from the receiver (`plaintext`: already opened by the channel, those read with the 101). */
+  private receive(bytes: Uint8Array, plaintext = false): void {
     if (this.closed) return;
-    this.requests.receive(bytes);
+    try {
+      if (plaintext) this.requests.receivePlaintext(bytes);
+      else this.requests.receive(bytes);
+    } catch (error) {
+      this.finish(`encrypted frame rejected: ${(error as Error).message}`);
+      this.socket.destroy();
+      return;
+    }
     for (let event = this.requests.next(); event; event = this.requests.next()) {
       if (event.type === 'message') {
         const request = { head: event.head, body: event.body };
@@ -291,7 +394,7 @@ export class ReverseChannel {
       process.stderr.write(`vendorplay-send: serving ${request.head.method} ${request.head.target} failed: ${(error as Error).message}\n`);
     }
     if (this.closed) return;
-    this.socket.write(writeResponse({ protocol: 'HTTP', version: '1.1', status: answer.status, headers: answer.headers, body: answer.body ?? new Uint8Array(0) }));
+    this.socket.write(this.requests.seal(writeResponse({ protocol: 'HTTP', version: '1.1', status: answer.status, headers: answer.headers, body: answer.body ?? new Uint8Array(0) })));
   }
 
   private finish(reason: string): void {
