@@ -19,10 +19,12 @@ import { NTP_SENDER_PORT } from '../src/timing';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type SetupMode, type VideoCommon } from './video';
 import { sendAudio, type AudioPath } from './audio/audio-command';
+import { optionsHelp, parseArgsOptions, type OptionValues } from '../hosts/node/option-table';
+import { SENDER_OPTIONS } from './options';
 
 const VERSION = '0.1.0';
 
-const HELP = `Usage:
+const USAGE = `Usage:
   vendorplay-send photo HOST:PORT FILE.jpg [--transition NAME]
   vendorplay-send slideshow HOST:PORT DIR [--duration SECONDS] [--theme NAME]
   vendorplay-send play HOST:PORT URL [--start FRACTION | --start-seconds SECONDS]
@@ -59,43 +61,12 @@ Commands:
               sync packet every second, packets sent again when asked, a timing server; then
               --latency frames of silence and TEARDOWN. Ctrl-C ends it early (with TEARDOWN)
 
-Options:
-  --transition NAME     photo transition, e.g. Dissolve (default: none)
-  --duration SECONDS    seconds per slide (default: 3)
-  --theme NAME          slideshow theme key, e.g. Dissolve, Cube (default: Dissolve)
-  --connections N       slideshow connections, 1 to 3 (default: 3)
-  --start FRACTION      play: where to start, 0 to 1 of the duration (default: 0)
-  --start-seconds S     play: where to start, in seconds (sent as Start-Position-Seconds
-                        in a binary plist, as real senders do)
-  --stop-after SECONDS  slideshow, play, audio: stop by itself after this long (default: run until
-                        Ctrl-C; play: until the video ends; audio: to the end of the file)
-  --setup MODE          play: open a session first, as current senders do (RTSP SETUP, an event
-                        channel, RECORD, POST /feedback every 2 s, TEARDOWN at the end): auto
-                        (when the receiver's GET /info has feature bit 38; the default), ntp,
-                        none (a session that keeps no clock), off (the older path, no session)
-  --session UUID        session id to use (default: a random one; stop: none, which stops
-                        whatever is shown)
-  --dialect NAME        vendor (the spec's header names) or apple (default: vendor)
-  --fps N               mirror: frames per second (default: the file's, or 30 for raw H.264)
-  --bind ADDRESS        mirror: local address of the connection and the NTP server (default:
-                        the one the connection gets); senders side by side use 127.0.0.2, .3...
-  --ntp-port PORT       mirror: UDP port the NTP server listens on (default: 7010, spec 4.5)
-  --clock-offset MS     mirror: add MS to the clock served by NTP and to the timestamps
-  --hold SECONDS        mirror: keep the session (heartbeats) this long after the last frame
-  --codec NAME          audio: alac (the default; encoded here, 352 frames a packet) or pcm (L16)
-  --path NAME           audio: session (a session SETUP, then a type 96 stream sealed with
-                        ChaCha20-Poly1305; the default when GET /info has feature bit 38) or
-                        classic (ANNOUNCE, SETUP with a Transport, RECORD; unencrypted)
-  --latency FRAMES      audio: how far behind the sender the receiver plays, in frames at
-                        44100 Hz (default: 22050, half a second)
-  --start-delay MS      audio: wait this long after RECORD before the first packet (default: 0)
-  --volume=DB           audio: SET_PARAMETER volume, 0 (full, the default) to -144 (silent);
-                        a negative number goes after =: --volume=-20
-  --clock-ppm N         audio: the sender's clock (pacing, sync packets, timing answers) runs N
-                        parts per million fast (negative: slow, --clock-ppm=-500) against
-                        this host's
-  -h, --help            show this help
 `;
+
+/** The whole --help text: usage, commands, the options by section. */
+function senderHelp(): string {
+  return `${USAGE}\n${optionsHelp(SENDER_OPTIONS)}`;
+}
 
 /** --setup: auto, ntp, none or off. */
 function setupMode(text: string | undefined): SetupMode {
@@ -374,43 +345,21 @@ function usageMessage(error: Error & { code?: string }): string {
 }
 
 /** The options as node:util reads them; a mistake is a UsageError of one line. */
-function readOptions(argv: string[]) {
+function readOptions(argv: string[]): { values: Options; positionals: string[] } {
   try {
-    return parseArgs({
+    const { values, positionals } = parseArgs({
       args: argv,
       strict: true,
       allowPositionals: true,
-      options: {
-        transition: { type: 'string' },
-        duration: { type: 'string' },
-        theme: { type: 'string' },
-        connections: { type: 'string' },
-        'stop-after': { type: 'string' },
-        start: { type: 'string' },
-        'start-seconds': { type: 'string' },
-        setup: { type: 'string' },
-        session: { type: 'string' },
-        dialect: { type: 'string' },
-        fps: { type: 'string' },
-        bind: { type: 'string' },
-        'ntp-port': { type: 'string' },
-        'clock-offset': { type: 'string' },
-        hold: { type: 'string' },
-        codec: { type: 'string' },
-        path: { type: 'string' },
-        latency: { type: 'string' },
-        'start-delay': { type: 'string' },
-        volume: { type: 'string' },
-        'clock-ppm': { type: 'string' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(SENDER_OPTIONS),
     });
+    return { values: values as Options, positionals };
   } catch (error) {
     throw new UsageError(usageMessage(error as Error));
   }
 }
 
-type Options = ReturnType<typeof readOptions>['values'];
+type Options = OptionValues<typeof SENDER_OPTIONS>;
 
 /** The command and its HOST:PORT and argument, checked against TARGETS. */
 function readPositionals(positionals: string[]): { command: Command; address: string; target: string | undefined } {
@@ -547,7 +496,7 @@ async function run(command: Command, target: string | undefined, values: Options
 async function main(argv: string[]): Promise<number> {
   const { values, positionals } = readOptions(argv);
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(senderHelp());
     return 0;
   }
   const { command, address, target } = readPositionals(positionals);

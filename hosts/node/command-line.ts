@@ -6,7 +6,7 @@ import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
-import { RECEIVER_NAME_MAX, receiverNameProblem } from '../../src/discovery/dnssd-names';
+import { receiverNameProblem } from '../../src/discovery/dnssd-names';
 import { CONTROL_PORT } from '../../src/discovery/services';
 import { MIRROR_PORT } from '../../src/mirror';
 import { NTP_RECEIVER_PORT } from '../../src/timing';
@@ -15,79 +15,38 @@ import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, loadOrCreateDeviceId, isProfileName, PROFILES } from '../../src/receiver';
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
+import { HELP_WIDTH, optionsHelp, parseArgsOptions, wrap, type OptionValues } from './option-table';
+import { RECEIVER_OPTIONS, SCREEN_PORT } from './receiver-options';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
 import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
 
-/** The screen page's port when --screen-port is not given. */
-const SCREEN_PORT = 7080;
-
-const HELP = `Usage: vendorplay-receiver [options]
+const USAGE = `Usage: vendorplay-receiver [options]
        vendorplay-receiver pairings list|remove ID|clear|reset-tries [--data-dir DIR]
 
 A receiver for the wireless media protocol, on this computer. The second form lists or removes
 the paired senders kept in the data directory, or resets its count of wrong PINs (the receiver
 need not run).
-
-Options:
-  --name NAME            name shown to senders, at most ${RECEIVER_NAME_MAX} bytes of UTF-8 (default: "Receiver")
-  --port PORT            HTTP/RTSP port that is advertised (default: 7000; 0 picks a free one)
-  --mirror-port PORT     screen mirroring port (default: 7100; 0 picks a free one); served when
-                         the receiver mirrors: a profile with mirroring and the screen page
-                         (which decodes it), or --record FILE; start-up stops if it is taken
-  --ntp-port PORT        local UDP port of mirroring's NTP client (default: 7011; 0 picks a free one)
-  --event-port PORT      port of the event listener senders' sessions connect to (default: 0, a
-                         free one: each session's SETUP answer names it); start-up stops if taken
-  --timing-port PORT     local UDP port of the sessions' clock (RAOP timing; default: 0, a free
-                         one, named in each SETUP answer); start-up stops if taken
-  --audio-port PORT      local UDP port that realtime audio (RTP) arrives on (default: 0, a free
-                         one, named in each audio SETUP answer); start-up stops if taken
-  --audio-control-port PORT
-                         local UDP port of the audio stream's sync packets, resent packets and
-                         retransmit requests (default: 0, a free one, named alike)
-  --record FILE          write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it
-                         with -f h264), as well as showing it; offers screen mirroring (feature
-                         bit 7) even with --no-screen
-  --audio-out DEVICE     ALSA device realtime audio plays on, through aplay (alsa-utils): default,
-                         hw:0, plughw:1,0... (default: default, where aplay is installed; without
-                         a sound device each stream says so in one line); none: no sound
-  --record-audio FILE    write realtime audio to FILE as a WAV (16-bit PCM, every stream of the run
-                         appended), as well as playing it; offers audio even without aplay
-  --interface NAME       network interface to listen and advertise on (repeatable; default: all;
-                         mDNS also answers on loopback)
-  --no-mdns              do not advertise by multicast DNS
-  --no-mdns-unicast      do not answer DNS queries sent straight to this host's port 5353 (an
-                         avahi on the same host answers them for its own services otherwise)
-  --screen-port PORT     virtual screen web page port, on 127.0.0.1 and ::1 only (default: ${SCREEN_PORT};
-                         0 picks a free one); start-up stops if it is taken
-  --no-screen            no virtual screen: a receiver without a display (no photos)
-  --media-allow CIDR     also fetch video from this address range (repeatable, or a comma list:
-                         127.0.0.0/8,::1). Video URLs are fetched by the receiver, which never
-                         fetches from loopback, link-local, multicast or its own addresses;
-                         private LAN ranges (10/8, 172.16/12, 192.168/16, fc00::/7) are allowed
-                         (a NAS on the home network)
-  --media-block-private  do not fetch video from private LAN ranges either
-  --mirror-size WxH@HZ   the display screen mirroring is sent for (default: 1920x1080@60); the
-                         screen page decodes it with WebCodecs (H.264) and scales it to the window
-  --profile NAME         ${Object.values(PROFILES).map((profile) => profile.name).join(', ')} (default: desktop)
-  --dialect NAME         vendor (the spec's names) or apple (real senders' names) (default: vendor)
-  --device-id MAC        device identifier (default: a random one, kept in the data directory)
-  --data-dir DIR         where the receiver keeps its identity and pairings
-                         (default: ~/.local/share/vendorplay-receiver)
-  --pin DIGITS|random    pairing PIN, 4 to 8 digits, or random: a new one for each pairing,
-                         shown on the screen and in the log (default: 3939, the spec's public
-                         code; random with --pin-required)
-  --pin-required         senders must pair with the PIN before anything else (flag PINRequired);
-                         transient pairing (always with the public 3939) is refused
-  --password TEXT        password senders must give (default: none); senders pair with it
-  --auth-key FILE        device RSA-1024 private key (PEM) for certificate authentication in
-                         pair-setup and POST /auth-setup; needs --auth-certificate
-  --auth-certificate FILE  the device certificate (DER or PEM) that goes with --auth-key
-  --log-level LEVEL      error, warn, info or debug (default: info)
-  --limit NAME=VALUE     set a limit (repeatable): ${Object.entries(DEFAULT_LIMITS).map(([name, value]) => `${name} (${value})`).join(', ')}
-                         (defaults of boards: ${Object.values(PROFILES).filter((profile) => profile.limits).map((profile) => `${profile.name} ${Object.entries(profile.limits ?? {}).map(([name, value]) => `${name}=${value}`).join(' ')}`).join('; ')})
-  --activity-signal      for tests: SIGUSR2 toggles the activity idle <-> receiving video
-  -h, --help             show this help
 `;
+
+/** --limit's names with their defaults, and the boards' own: sections of their own, wrapped. */
+export function limitsHelp(): string {
+  const settings = (limits: Partial<ReceiverLimits>): string =>
+    Object.entries(limits)
+      .map(([name, value]) => `${name}=${value}`)
+      .join(' ');
+  const boards = Object.values(PROFILES)
+    .filter((profile) => profile.limits)
+    .map((profile) => wrap(settings(profile.limits ?? {}), HELP_WIDTH, '    ', `  ${profile.name}: `));
+  return `Limits (--limit NAME=VALUE), with their defaults:\n${wrap(settings(DEFAULT_LIMITS), HELP_WIDTH, '  ')}\n\nThe boards' profiles set these instead:\n${boards.join('\n')}\n`;
+}
+
+/** The whole --help text: usage, the options by section, the limits. */
+export function receiverHelp(): string {
+  return `${USAGE}\n${optionsHelp(RECEIVER_OPTIONS)}\n${limitsHelp()}`;
+}
+
+/** The command line's options as parseArgs reads them, typed from the table. */
+type ReceiverValues = OptionValues<typeof RECEIVER_OPTIONS>;
 
 export interface CommandLine {
   config: ReceiverConfig;
@@ -168,47 +127,14 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
       args: argv,
       strict: true,
       allowNegative: false,
-      options: {
-        name: { type: 'string' },
-        port: { type: 'string' },
-        'mirror-port': { type: 'string' },
-        'ntp-port': { type: 'string' },
-        'event-port': { type: 'string' },
-        'timing-port': { type: 'string' },
-        'audio-port': { type: 'string' },
-        'audio-control-port': { type: 'string' },
-        record: { type: 'string' },
-        'audio-out': { type: 'string' },
-        'record-audio': { type: 'string' },
-        interface: { type: 'string', multiple: true },
-        'no-mdns': { type: 'boolean' },
-        'no-mdns-unicast': { type: 'boolean' },
-        'screen-port': { type: 'string' },
-        'no-screen': { type: 'boolean' },
-        'media-allow': { type: 'string', multiple: true },
-        'media-block-private': { type: 'boolean' },
-        'mirror-size': { type: 'string' },
-        profile: { type: 'string' },
-        dialect: { type: 'string' },
-        'device-id': { type: 'string' },
-        'data-dir': { type: 'string' },
-        pin: { type: 'string' },
-        'pin-required': { type: 'boolean' },
-        password: { type: 'string' },
-        'auth-key': { type: 'string' },
-        'auth-certificate': { type: 'string' },
-        'log-level': { type: 'string' },
-        limit: { type: 'string', multiple: true },
-        'activity-signal': { type: 'boolean' },
-        help: { type: 'boolean', short: 'h' },
-      },
+      options: parseArgsOptions(RECEIVER_OPTIONS),
     });
   } catch (error) {
     throw new ConfigError(usageMessage(error as Error));
   }
-  const { values } = parsed;
+  const values = parsed.values as ReceiverValues;
   if (values.help) {
-    process.stdout.write(HELP);
+    process.stdout.write(receiverHelp());
     return undefined;
   }
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;

@@ -125,10 +125,23 @@ describe('usage errors: one line and a pointer to --help', () => {
     }
   });
 
+  test('--help fits 100 columns: the limits are listed in their own section, not on --limit\'s line', async () => {
+    for (const help of [await runCommand(RECEIVER_COMMAND, ['--help']), await runSender(['--help'])]) {
+      assert.equal(help.code, 0);
+      assert.deepEqual(
+        help.stdout.split('\n').filter((line) => line.length > 100),
+        [],
+      );
+    }
+    const help = (await runCommand(RECEIVER_COMMAND, ['--help'])).stdout;
+    assert.match(help, /^ {2}--limit NAME=VALUE +set a limit \(repeatable\); the names and their defaults are listed under\n +Limits\n/m);
+    assert.match(help, /^Limits \(--limit NAME=VALUE\), with their defaults:\n {2}maxConnections=256 maxConnectionsPerAddress=32 /m);
+  });
+
   test('--help says when the mirroring port is served', async () => {
     const help = await runCommand(RECEIVER_COMMAND, ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port \(default: 7100; 0 picks a free one\); served when\n +the receiver mirrors: a profile with mirroring and the screen page\n +\(which decodes it\), or --record FILE; start-up stops if it is taken\n/);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port; served when the receiver mirrors: a profile with\n +mirroring and the screen page \(which decodes it\), or --record FILE;\n +start-up stops if it is taken \(default: 7100; 0 picks a free one\)\n/);
   });
 });
 

@@ -1,0 +1,137 @@
+// The options of `vendorplay-receiver`, one row each: --help, the parser, the config file and the
+// man page are made from this table (option-table.ts says what a row holds).
+//
+// To add an option: add a row here (in the section it belongs to), then read its value in
+// command-line.ts's parseCommandLine (values['your-option'], typed from this table) into the
+// CommandLine or the receiver's configuration, checking it there with a ConfigError of one line.
+// The config file takes it as `your-option = value` with no more work; the man page and --help
+// show it at the next build.
+
+import { RECEIVER_NAME_MAX } from '../../src/discovery/dnssd-names';
+import { PROFILES } from '../../src/receiver';
+import type { OptionRow } from './option-table';
+
+/** The screen page's port when --screen-port is not given. */
+export const SCREEN_PORT = 7080;
+
+const PROFILE_NAMES = Object.values(PROFILES)
+  .map((profile) => profile.name)
+  .join(', ');
+
+export const RECEIVER_OPTIONS = [
+  // Who the receiver is and who may use it.
+  { section: 'Identity and pairing', name: 'name', argument: 'NAME', default: '"Receiver"', help: `name shown to senders, at most ${RECEIVER_NAME_MAX} bytes of UTF-8` },
+  { section: 'Identity and pairing', name: 'device-id', argument: 'MAC', default: 'a random one, kept in the data directory', help: 'device identifier' },
+  { section: 'Identity and pairing', name: 'data-dir', argument: 'DIR', default: '~/.local/share/vendorplay-receiver', help: 'where the receiver keeps its identity and pairings' },
+  {
+    section: 'Identity and pairing',
+    name: 'pin',
+    argument: 'DIGITS|random',
+    default: "3939, the spec's public code; random with --pin-required",
+    help: 'pairing PIN, 4 to 8 digits, or random: a new one for each pairing, shown on the screen and in the log',
+  },
+  { section: 'Identity and pairing', name: 'pin-required', help: 'senders must pair with the PIN before anything else (flag PINRequired); transient pairing (always with the public 3939) is refused' },
+  { section: 'Identity and pairing', name: 'password', argument: 'TEXT', default: 'none', help: 'password senders must give; senders pair with it' },
+  { section: 'Identity and pairing', name: 'auth-key', argument: 'FILE', help: 'device RSA-1024 private key (PEM) for certificate authentication in pair-setup and POST /auth-setup; needs --auth-certificate' },
+  { section: 'Identity and pairing', name: 'auth-certificate', argument: 'FILE', help: 'the device certificate (DER or PEM) that goes with --auth-key' },
+
+  // Where it listens.
+  { section: 'Ports', name: 'port', argument: 'PORT', default: '7000; 0 picks a free one', help: 'HTTP/RTSP port that is advertised' },
+  {
+    section: 'Ports',
+    name: 'mirror-port',
+    argument: 'PORT',
+    default: '7100; 0 picks a free one',
+    help: 'screen mirroring port; served when the receiver mirrors: a profile with mirroring and the screen page (which decodes it), or --record FILE; start-up stops if it is taken',
+  },
+  { section: 'Ports', name: 'ntp-port', argument: 'PORT', default: '7011; 0 picks a free one', help: "local UDP port of mirroring's NTP client" },
+  {
+    section: 'Ports',
+    name: 'event-port',
+    argument: 'PORT',
+    default: "0, a free one: each session's SETUP answer names it",
+    help: "port of the event listener senders' sessions connect to; start-up stops if it is taken",
+  },
+  {
+    section: 'Ports',
+    name: 'timing-port',
+    argument: 'PORT',
+    default: '0, a free one, named in each SETUP answer',
+    help: "local UDP port of the sessions' clock (RAOP timing); start-up stops if it is taken",
+  },
+  {
+    section: 'Ports',
+    name: 'audio-port',
+    argument: 'PORT',
+    default: '0, a free one, named in each audio SETUP answer',
+    help: 'local UDP port that realtime audio (RTP) arrives on; start-up stops if it is taken',
+  },
+  {
+    section: 'Ports',
+    name: 'audio-control-port',
+    argument: 'PORT',
+    default: '0, a free one, named alike',
+    help: "local UDP port of the audio stream's sync packets, resent packets and retransmit requests",
+  },
+  {
+    section: 'Ports',
+    name: 'screen-port',
+    argument: 'PORT',
+    default: `${SCREEN_PORT}; 0 picks a free one`,
+    help: 'virtual screen web page port, on 127.0.0.1 and ::1 only; start-up stops if it is taken',
+  },
+
+  // How it is found and what it may reach.
+  { section: 'Network', name: 'interface', argument: 'NAME', multiple: true, default: 'all; mDNS also answers on loopback', help: 'network interface to listen and advertise on; repeatable' },
+  { section: 'Network', name: 'no-mdns', help: 'do not advertise by multicast DNS' },
+  {
+    section: 'Network',
+    name: 'no-mdns-unicast',
+    help: "do not answer DNS queries sent straight to this host's port 5353 (an avahi on the same host answers them for its own services otherwise)",
+  },
+  {
+    section: 'Network',
+    name: 'media-allow',
+    argument: 'CIDR',
+    multiple: true,
+    help: 'also fetch video from this address range (repeatable, or a comma list: 127.0.0.0/8,::1). Video URLs are fetched by the receiver, which never fetches from loopback, link-local, multicast or its own addresses; private LAN ranges (10/8, 172.16/12, 192.168/16, fc00::/7) are allowed (a NAS on the home network)',
+  },
+  { section: 'Network', name: 'media-block-private', help: 'do not fetch video from private LAN ranges either' },
+
+  // What it shows and plays.
+  { section: 'Screen and sound', name: 'profile', argument: 'NAME', default: 'desktop', help: PROFILE_NAMES },
+  { section: 'Screen and sound', name: 'no-screen', help: 'no virtual screen: a receiver without a display (no photos)' },
+  {
+    section: 'Screen and sound',
+    name: 'mirror-size',
+    argument: 'WxH@HZ',
+    default: '1920x1080@60',
+    help: 'the display screen mirroring is sent for; the screen page decodes it with WebCodecs (H.264) and scales it to the window',
+  },
+  {
+    section: 'Screen and sound',
+    name: 'audio-out',
+    argument: 'DEVICE',
+    default: 'default, where aplay is installed; without a sound device each stream says so in one line',
+    help: 'ALSA device realtime audio plays on, through aplay (alsa-utils): default, hw:0, plughw:1,0...; none: no sound',
+  },
+  {
+    section: 'Screen and sound',
+    name: 'record',
+    argument: 'FILE',
+    help: 'write mirrored video to FILE as an H.264 Annex B stream (ffmpeg reads it with -f h264), as well as showing it; offers screen mirroring (feature bit 7) even with --no-screen',
+  },
+  {
+    section: 'Screen and sound',
+    name: 'record-audio',
+    argument: 'FILE',
+    help: 'write realtime audio to FILE as a WAV (16-bit PCM, every stream of the run appended), as well as playing it; offers audio even without aplay',
+  },
+
+  // The rest.
+  { section: 'Behaviour', name: 'dialect', argument: 'NAME', default: 'vendor', help: "vendor (the spec's names) or apple (real senders' names)" },
+  { section: 'Behaviour', name: 'log-level', argument: 'LEVEL', default: 'info', help: 'error, warn, info or debug' },
+  { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
+  { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
+  { section: 'Behaviour', name: 'help', short: 'h', inFile: false, help: 'show this help' },
+] as const satisfies readonly OptionRow[];
