@@ -108,6 +108,11 @@ interface PairSetupOptions {
   readonly limits: PairSetupLimits;
   /** Called when the pair-setup holding the receiver ends, with how (PairSetupOutcome). */
   readonly onEnded?: (outcome: PairSetupOutcome) => void;
+  /**
+   * Why the sender naming itself `identifier` is refused (the receiver's access lists), or
+   * undefined: asked once its identifier is read, before it is paired or verified.
+   */
+  readonly refusesPeer?: (identifier: string, session: ConnectionState) => string | undefined;
   /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
 }
@@ -313,6 +318,8 @@ export class PairSetup {
     } catch {
       throw new PairingError('M5: the sender Identifier is not UTF-8', TLV_ERROR.Authentication);
     }
+    const refusal = this.options.refusesPeer?.(id, session);
+    if (refusal) throw new PairingError(`M5: ${refusal}`, TLV_ERROR.Authentication);
     const saved = peers.save({ id, publicKey: ltpk.slice(), permissions: PERMISSION_ADMIN });
     if (saved === 'full') throw new PairingError(`M5: ${peers.size} senders are paired already`, TLV_ERROR.MaxPeers);
     log('info', `pair-setup done: sender ${id} ${saved === 'added' ? 'paired' : 'paired again (key replaced)'}`);

@@ -35,6 +35,11 @@ interface PairVerifyOptions {
   readonly peers: PeerStore;
   readonly random: RandomSource;
   readonly log: Logger;
+  /**
+   * Why the sender naming itself `identifier` is refused (the receiver's access lists), or
+   * undefined: asked once its identifier is read, before it is paired or verified.
+   */
+  readonly refusesPeer?: (identifier: string, session: ConnectionState) => string | undefined;
   /** The curves, HKDF and the channel run on these; the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
 }
@@ -111,6 +116,8 @@ export class PairVerify {
     } catch {
       throw new PairingError('M3: the sender Identifier is not UTF-8', TLV_ERROR.Authentication);
     }
+    const refusal = this.options.refusesPeer?.(id, session);
+    if (refusal) throw new PairingError(`M3: ${refusal}`, TLV_ERROR.Authentication);
     const peer = this.options.peers.get(id);
     if (!peer) throw new PairingError(`M3: sender ${id} is not paired`, TLV_ERROR.Authentication);
     if (!ed25519Verify(peer.publicKey, concat(progress.senderKey, idBytes, progress.receiverKey), signature, this.crypto)) {

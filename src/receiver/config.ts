@@ -9,6 +9,7 @@ import { MIRROR_PORT } from '../mirror';
 import { RANDOM_PIN, TRANSIENT_SETUP_CODE } from '../pairing/setup-code';
 import { NTP_RECEIVER_PORT } from '../timing';
 import { DEFAULT_LIMITS, type ReceiverLimits } from './limits';
+import { AccessList, AccessListError } from './access-list';
 import { isProfileName, PROFILES, type ProfileName } from './profiles';
 
 
@@ -90,6 +91,13 @@ export interface ReceiverConfig {
   /** Local UDP port of the audio stream's sync, resent packets and retransmit requests; said alike. */
   audioControlPort: number;
   dialect: DialectName;
+  /**
+   * Senders served, when not empty: addresses, CIDR blocks and device ids (src/receiver/access-list.ts
+   * says the rules); a sender on none is refused.
+   */
+  allow: readonly string[];
+  /** Senders refused: addresses, CIDR blocks and device ids; block wins over allow. */
+  block: readonly string[];
   limits: ReceiverLimits;
 }
 
@@ -127,6 +135,8 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
     audioPort: AUDIO_DATA_PORT,
     audioControlPort: AUDIO_CONTROL_PORT,
     dialect: DEFAULT_DIALECT,
+    allow: [],
+    block: [],
     ...overrides,
     profile,
     limits: { ...DEFAULT_LIMITS, ...PROFILES[profile].limits, ...overrides.limits },
@@ -143,6 +153,9 @@ export function makeConfig(overrides: Partial<Omit<ReceiverConfig, 'limits'>> & 
 export function freezeConfig(config: ReceiverConfig): Readonly<ReceiverConfig> {
   validateConfig(config);
   Object.freeze(config.limits);
+  // Copies: the caller's arrays stay its own.
+  config.allow = Object.freeze([...config.allow]);
+  config.block = Object.freeze([...config.block]);
   return Object.freeze(config);
 }
 
@@ -165,6 +178,12 @@ function validateConfig(config: ReceiverConfig): void {
   if (config.pin !== RANDOM_PIN && !/^\d{4,8}$/.test(config.pin)) throw new ConfigError(`pin must be 4 to 8 digits, or ${RANDOM_PIN}`);
   if ((config.authKey === undefined) !== (config.authCertificate === undefined)) {
     throw new ConfigError('authKey and authCertificate go together: give both (device key and its certificate) or neither');
+  }
+  try {
+    new AccessList(config.allow, config.block);
+  } catch (error) {
+    if (error instanceof AccessListError) throw new ConfigError(error.message);
+    throw error;
   }
   for (const [key, value] of Object.entries(config.limits)) {
     if (!Number.isInteger(value) || value <= 0) throw new ConfigError(`limits.${key} must be a positive integer, got ${value}`);

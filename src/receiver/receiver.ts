@@ -56,6 +56,7 @@ import { DeferredWrites } from './deferred-writes';
 import { Sessions } from './session/sessions';
 import { registerSessionRoutes } from './session/session-routes';
 import { PictureBudget } from './media/picture-budget';
+import { AccessGate } from './access-gate';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -193,6 +194,8 @@ export class Receiver implements InfoContext, SansIoTimers {
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
   private readonly mirrorConnectionContext: ConnectionContext;
+  /** The access lists (config.allow, config.block), where there are any. */
+  readonly access: AccessGate | undefined;
   /** Connections refused since the last log line about them. */
   private readonly refusals = new CountedLog(REFUSAL_LOG_INTERVAL_MS);
   /** Connections closed by a deadline or to make room, by cause, since the last line about them. */
@@ -212,6 +215,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.deferredWrites = new DeferredWrites(ports.store, this.timers, () => clock.now(), log);
     this.activityState = { activity: 'idle', gid: this.storedGid('idle') ?? this.keepGid('idle', this.randomUuid()) };
     const { limits } = this.config;
+    const access = (this.access = this.config.allow.length + this.config.block.length > 0 ? new AccessGate(this.config.allow, this.config.block, { log, now: () => clock.now(), connections: () => this.connections }) : undefined);
     this.connectionContext = {
       log,
       router: this.router,
@@ -222,6 +226,7 @@ export class Receiver implements InfoContext, SansIoTimers {
       now: () => clock.now(),
       // spec 5.2: a password or a PIN the sender must enter closes everything but pairing.
       pairingRequired: this.config.password !== '' || this.config.pinRequired,
+      ...(access && { screenRequest: (connection, head, open) => access.screen(connection, head, open) }),
       onClosed: (connection) => this.connections.delete(connection),
       nextRequestOrder: () => ++this.requestsSeen,
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
@@ -250,7 +255,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.audio = audio?.playback;
     registerUnservedAudioRoutes(this.router, { announce: audio === undefined });
     registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes, audio: audio?.sessionAudio });
-    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto });
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto, access });
     registerReverseRoute(this.router, {
       log,
       reverse: this.reverse,
@@ -417,6 +422,7 @@ export class Receiver implements InfoContext, SansIoTimers {
   }
 
   private openWith(context: ConnectionContext, addresses: ConnectionAddresses, now: number): ReceiverConnection | undefined {
+    if (this.refusesAddress(addresses)) return undefined;
     const { limits } = this.config;
     const counts = countByAddress(this.connections);
     const limit = crowding(counts, this.connections.size, addresses.remoteAddress, limits);
@@ -441,6 +447,10 @@ export class Receiver implements InfoContext, SansIoTimers {
    * event channel, and drives it; closes it when no session of its address is waiting.
    */
   acceptEvent(port: Connection): void {
+    if (this.refusesAddress(port)) {
+      port.close();
+      return;
+    }
     const channel = this.sessions.acceptEventChannel(hostPort(port.remoteAddress, port.remotePort), port.remoteAddress);
     if (!channel) {
       port.close();
@@ -456,6 +466,11 @@ export class Receiver implements InfoContext, SansIoTimers {
 
   private acceptWith(port: Connection, open: (addresses: ConnectionAddresses, now: number) => ReceiverConnection | undefined): ReceiverConnection | undefined {
     const { clock } = this.ports;
+    // A blocked address is closed at once, unanswered (not 503: it should not come back).
+    if (this.refusesAddress(port)) {
+      port.close();
+      return undefined;
+    }
     const connection = open(port, clock.now());
     if (!connection) {
       port.write(busyResponse(this.connectionContext.serverHeader, clock.wallTime()));
@@ -464,6 +479,11 @@ export class Receiver implements InfoContext, SansIoTimers {
     }
     new ConnectionDriver(connection, port, clock);
     return connection;
+  }
+
+  /** Whether the access lists refuse a connection from this address (AccessGate logs it). */
+  private refusesAddress(addresses: Pick<ConnectionAddresses, 'remoteAddress' | 'remotePort'>): boolean {
+    return this.access?.refusesConnection(addresses.remoteAddress, hostPort(addresses.remoteAddress, addresses.remotePort)) === true;
   }
 
   /**

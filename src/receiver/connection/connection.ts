@@ -87,6 +87,12 @@ export interface ConnectionContext {
    * are served until the connection is paired and encrypted.
    */
   readonly pairingRequired: boolean;
+  /**
+   * The receiver's look at each request head before it is routed (access lists, who a session's
+   * sender is): a refusal to answer instead, or undefined to go on. `open`: its route needs no
+   * identity (Route.open). Absent: every head goes on.
+   */
+  readonly screenRequest?: (connection: ReceiverConnection, head: RequestHead, open: boolean) => Response | undefined;
   /** Called once when the connection has closed, for the receiver's bookkeeping. */
   onClosed(connection: ReceiverConnection): void;
   /** The next arrival order for a request head, counted over all connections (Request.order). */
@@ -581,7 +587,10 @@ export class ReceiverConnection implements SansIoConnection {
     const target = splitTarget(head.target);
     const match = router.match(head.protocol, head.method, target.path);
     let refusal: Response;
-    if (match.kind === 'route') {
+    const screened = this.context.screenRequest?.(this, head, match.kind === 'route' && match.route.open === true);
+    if (screened) {
+      refusal = screened;
+    } else if (match.kind === 'route') {
       const bodyLimit = match.route.maxBodyBytes ?? limits.maxBodyBytes;
       if (this.context.pairingRequired && !match.route.open && !this.state.encrypted) {
         // spec 5.2: until the sender has paired with the PIN or password, only the pairing

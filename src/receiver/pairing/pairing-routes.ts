@@ -14,6 +14,7 @@ import { describeError } from '../../errors';
 import { ConfigError, type ReceiverConfig } from '../config';
 import type { ReceiverIdentity } from '../identity';
 import type { Deadlines } from '../timers';
+import { accessRefusal, type AccessGate } from '../access-gate';
 import { refuse, type Request, type Response, type Route, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
@@ -30,6 +31,8 @@ interface PairingContext {
   readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
   /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
   readonly crypto?: CryptoKernels;
+  /** The access lists, where there are any: a step naming a refused identifier is 403 and closes. */
+  readonly access?: AccessGate;
 }
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
@@ -94,6 +97,19 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const limiter = new PairingStepLimiter(config.limits, clock, log);
   const admin = new PairingsAdmin(peers, log);
   const pin = new PairingPin({ config, clock, timers, log, random: ports.random, display });
+  // The request whose step is being handled (steps are handled synchronously), and whether the
+  // access lists refused the identifier it named.
+  let asking: Request | undefined;
+  let refusedPeer: string | undefined;
+  const { access } = context;
+  const refusesPeer = access
+    ? (id: string): string | undefined => {
+        if (!asking) return undefined;
+        const why = access.refusesPeer(id, { addresses: asking, state: asking.state, peer: peerOf(asking) });
+        refusedPeer ??= why;
+        return why;
+      }
+    : undefined;
   const setup = new PairSetup({
     identifier,
     identity,
@@ -111,15 +127,30 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     limits: config.limits,
     onEnded: (outcome) => pin.ended(outcome),
     crypto: ports.crypto,
+    refusesPeer,
   });
   announcePin(config, log);
-  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto });
+  const verify = new PairVerify({ identifier, identity, peers, random: ports.random, log, crypto: ports.crypto, refusesPeer });
 
   // Where no PIN or password is asked, a sender that pairs transiently and then goes on in the
   // clear (pyatv's classic audio path: it never switches its side on) is served in the clear:
   // it could have asked everything without pairing. Where one is asked, it gets no such leave.
   const open = config.password === '' && !config.pinRequired;
-  const step = (request: Request, m1: string, flow: () => PairingReply): Response => limited(limiter, request, m1) ?? answer(log, request, flow(), open);
+  const step = (request: Request, m1: string, flow: () => PairingReply): Response => {
+    const backoff = limited(limiter, request, m1);
+    if (backoff) return backoff;
+    asking = request;
+    refusedPeer = undefined;
+    let reply: PairingReply;
+    try {
+      reply = flow();
+    } finally {
+      asking = undefined;
+    }
+    // Refused by the access lists (AccessGate logged it): not paired or verified, and closed.
+    if (refusedPeer !== undefined) return accessRefusal(refusedPeer);
+    return answer(log, request, reply, open);
+  };
   // Every route is POST and open (see the file's head).
   const routes: Omit<Route, 'method' | 'open'>[] = [
     { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state, pairingPeer(request))) },
