@@ -1,9 +1,10 @@
 # A private avahi-daemon for a test script, sourced after `iface` is set (`. private-avahi.sh`).
 # Runs only inside the test's own network namespace and, by the caller's unshare -m, a mount
 # namespace of its own: /run becomes a fresh tmpfs, so the system bus and avahi's socket are
-# private and the machine's own are untouched. The daemon publishes nothing and listens on
-# $iface only, IPv4 only. Returns once it answers on the bus (bounded: 10 s); its bus and daemon
-# are stopped when the script exits.
+# private and the machine's own are untouched. The daemon listens on $iface only, IPv4 only, and
+# publishes nothing unless the caller set avahi_publish=yes (then it publishes what its clients
+# register, on the host name $avahi_host_name). Returns once it answers on the bus (bounded:
+# 10 s); its bus and daemon are stopped when the script exits.
 
 mount --make-rprivate /
 mount -t tmpfs -o mode=0755 tmpfs /run
@@ -16,10 +17,11 @@ use-ipv6=no
 allow-interfaces=$iface
 enable-dbus=yes
 disallow-other-stacks=no
+${avahi_host_name:+host-name=$avahi_host_name}
 [wide-area]
 enable-wide-area=no
 [publish]
-disable-publishing=yes
+disable-publishing=$([ "${avahi_publish:-no}" = yes ] && echo no || echo yes)
 [reflector]
 [rlimits]
 CONF
