@@ -42,8 +42,9 @@ const LIMITS = {
   pairingStepsPerSecond: 8,
   pairingStepsPerSecondPerAddress: 4,
   pairingStepsPerSecondPerConnection: 2,
-  pairingFailuresBeforeBackoff: 3,
-  pairingFailureDecayMs: 5000,
+  // Low and slow enough that the wrong proofs of an address reach the failure window's backoff.
+  pairingFailuresBeforeBackoff: 2,
+  pairingFailureDecayMs: 120_000,
   // Never locked out for good: the fixed PIN's stored count would end the campaign's pairing.
   pairingMaxFailures: 1_000_000_000,
 };
@@ -126,7 +127,7 @@ function randomAction(rng: Rng): Action {
   const roll = rng.next();
   if (roll < 0.15) return { kind: 'open', address: rng.next() < 0.4 ? rng.int(0, 2) : rng.int(0, ADDRESSES.length - 1) };
   if (roll < 0.55) return { kind: 'm1', target: rng.int(0, 63), transient: rng.next() < 0.4 };
-  if (roll < 0.7) return { kind: 'm3', target: rng.int(0, 63), right: rng.next() < 0.7 };
+  if (roll < 0.7) return { kind: 'm3', target: rng.int(0, 63), right: rng.next() < 0.5 };
   if (roll < 0.95) {
     const r = rng.next();
     return { kind: 'wait', ms: r < 0.7 ? rng.int(0, 150) : r < 0.95 ? rng.int(300, 2500) : rng.pick([LIMITS.pairingTimeoutMs, LIMITS.pairingTimeoutMs + 1, LIMITS.idleTimeoutMs]) };
@@ -372,7 +373,10 @@ function createPairingCrowdCampaign(): Campaign<Input> {
     const { crowd, clock } = world;
     for (const action of actions) {
       const members = crowd.members;
-      const member = action.kind === 'open' || action.kind === 'wait' || members.length === 0 ? undefined : members[action.target % members.length];
+      let member = action.kind === 'open' || action.kind === 'wait' || members.length === 0 ? undefined : members[action.target % members.length];
+      // Most M3s come from the sender holding the lock (it has an M2 to answer), so that proofs,
+      // right and wrong, reach SRP and the failure window; the rest arrive out of turn.
+      if (action.kind === 'm3' && world.holder && !gone(world.holder.member) && action.target % 4 !== 0) member = world.holder.member;
       switch (action.kind) {
         case 'open':
           open(world, action.address);
