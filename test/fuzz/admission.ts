@@ -37,7 +37,7 @@ import type { Rng } from '../support/arbitrary';
 import { cheapM3, fixedRandom, rememberingCryptoKernels } from '../support/cheap-pairing';
 import { ManualClock, MemoryStore } from '../support/memory-ports';
 import { pairSetupM1 } from '../support/pairing-client';
-import { Crowd, type Member } from './crowd';
+import { Crowd, withReplayHint, type Member } from './crowd';
 import { FuzzFailure, type Campaign } from './engine';
 
 /** Small enough that a dozen addresses reach every limit within a few actions. */
@@ -148,6 +148,8 @@ function createAdmissionCampaign(): Campaign<Action[]> {
   let clock = new ManualClock();
   let receiver: Receiver | undefined;
   let crowd: Crowd<AdmissionMember> | undefined;
+  /** Inputs since setUp (a failure's replay runs them all). */
+  let inputsRun = 0;
   const kernels = rememberingCryptoKernels();
   const log: Logger = () => {};
   // The receiver's set of connections, read to check it against the crowd (a private field: read here only).
@@ -386,6 +388,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
     name: 'admission',
     expected: () => false,
     setUp() {
+      inputsRun = 0;
       clock = new ManualClock();
       receiver = new Receiver(makeConfig({ name: 'Fuzz Admission', deviceId: '58:55:CA:1A:E2:89', limits: LIMITS }), {
         clock,
@@ -404,6 +407,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
       return actions;
     },
     check(actions) {
+      inputsRun++;
       const owner = receiver as Receiver;
       const c = crowd as Crowd<AdmissionMember>;
       try {
@@ -412,7 +416,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
         // The crowd lives on: start the next input from an empty receiver, not a broken state.
         for (const connection of [...openSet(owner)]) connection.transportClosed(undefined, clock.now());
         c.members = [];
-        throw error;
+        throw withReplayHint(error, inputsRun);
       }
     },
     tearDown() {

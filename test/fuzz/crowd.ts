@@ -151,3 +151,12 @@ export class Crowd<M extends Member> {
     if (this.receiver.connectionCount !== 0) throw new FuzzFailure(`${this.receiver.connectionCount} connections still counted after every peer closed`);
   }
 }
+
+/**
+ * Adds to a failure of a campaign whose crowd lives across inputs how to replay it: every input
+ * from the first (`--count N`), since `--index` alone would start from an empty receiver.
+ */
+export function withReplayHint(error: unknown, inputsRun: number): unknown {
+  if (error instanceof Error) error.message += ` (the crowd lived through the ${inputsRun - 1} inputs before this one: replay with --count ${inputsRun}, not --index)`;
+  return error;
+}

@@ -31,7 +31,7 @@ import type { Rng } from '../support/arbitrary';
 import { cheapM3, fixedRandom, rememberingCryptoKernels, wrongM3 } from '../support/cheap-pairing';
 import { ManualClock, MemoryStore } from '../support/memory-ports';
 import { pairSetupM1 } from '../support/pairing-client';
-import { Crowd, type Member } from './crowd';
+import { Crowd, withReplayHint, type Member } from './crowd';
 import { FuzzFailure, type Campaign } from './engine';
 
 const LIMITS = {
@@ -139,6 +139,8 @@ function createPairingCrowdCampaign(): Campaign<Input> {
   const kernels = rememberingCryptoKernels();
   const log: Logger = () => {};
   let worlds: World[] = [];
+  /** Inputs since setUp (a failure's replay runs them all). */
+  let inputsRun = 0;
 
   function makeWorld(pinRequired: boolean): World {
     const clock = new ManualClock();
@@ -407,6 +409,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
     name: 'pairing-crowd',
     expected: () => false,
     setUp() {
+      inputsRun = 0;
       worlds = [makeWorld(false), makeWorld(true)];
     },
     generate(rng) {
@@ -416,6 +419,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
       return { pinRequired: rng.next() < 0.5, actions };
     },
     check(input) {
+      inputsRun++;
       const world = worlds[input.pinRequired ? 1 : 0];
       try {
         run(world, input.actions);
@@ -426,7 +430,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
         world.waiters.length = 0;
         world.asks = [];
         world.crowd.advance(LIMITS.pairingTimeoutMs + 1);
-        throw error;
+        throw withReplayHint(error, inputsRun);
       }
     },
     tearDown() {
