@@ -17,6 +17,7 @@ import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type Rece
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
 import { HELP_WIDTH, optionsHelp, parseArgsOptions, wrap, type OptionValues } from './option-table';
 import { RECEIVER_OPTIONS, SCREEN_PORT } from './receiver-options';
+import { isMdnsMode, MDNS_MODES, type MdnsMode } from './mdns/choose-advertiser';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
 import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
 
@@ -52,6 +53,8 @@ export interface CommandLine {
   config: ReceiverConfig;
   interfaces: string[];
   mdns: boolean;
+  /** --mdns: who advertises, avahi-daemon or the built-in responder (mdns/choose-advertiser.ts). */
+  mdnsMode: MdnsMode;
   mdnsUnicast: boolean;
   dataDir: string;
   logLevel: LogLevel;
@@ -141,6 +144,8 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
   if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  const mdnsMode = values.mdns ?? 'auto';
+  if (!isMdnsMode(mdnsMode)) throw new ConfigError(`--mdns ${JSON.stringify(mdnsMode)} is not one of ${MDNS_MODES.join(', ')}`);
   // Before the data directory is touched: a name discovery cannot publish is refused here, in
   // one line, rather than by a stack trace once the receiver starts advertising.
   const nameProblem = values.name === undefined ? undefined : receiverNameProblem(values.name);
@@ -175,6 +180,7 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     config,
     interfaces,
     mdns: !values['no-mdns'],
+    mdnsMode,
     mdnsUnicast: !values['no-mdns-unicast'],
     dataDir,
     logLevel,

@@ -227,16 +227,26 @@ async function listenForSenders(commandLine: CommandLine, opened: Opened, log: L
   return port;
 }
 
+/** The advertiser --mdns asks for; --mdns avahi without avahi-daemon stops start-up. */
+async function chooseMdnsAdvertiser(commandLine: CommandLine, log: Logger): Promise<MdnsAdvertiser> {
+  const { AvahiUnavailable, chooseAdvertiser } = await import('./mdns/choose-advertiser');
+  try {
+    return await chooseAdvertiser(commandLine.mdnsMode, { name: commandLine.config.name, interfaces: commandLine.interfaces, log, unicast: commandLine.mdnsUnicast });
+  } catch (error) {
+    if (error instanceof AvahiUnavailable) throw new StartFailure(error.message, 1);
+    throw error;
+  }
+}
+
 /** The ports on Node and the listeners; then the receiver, started and said on stdout. */
 async function start(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined }> {
   const { config, dataDir } = commandLine;
   const { crypto } = selectFrameKernel(log);
   // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
   const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);
-  // Loaded only when used: --no-mdns never touches the multicast stack.
-  const advertiser = commandLine.mdns
-    ? (await import('./mdns/advertiser')).createMdnsAdvertiser({ name: config.name, interfaces: commandLine.interfaces, log, unicast: commandLine.mdnsUnicast })
-    : undefined;
+  // Loaded only when used: --no-mdns never touches the multicast stack nor the system bus.
+  // --mdns auto: through avahi-daemon when it runs (it owns port 5353), else our own responder.
+  const advertiser = commandLine.mdns ? await chooseMdnsAdvertiser(commandLine, log) : undefined;
   opened.advertiser = advertiser;
   // The display is the virtual screen (a web page); --no-screen: none at all. Video plays in the
   // same page, for profiles that play video (photo-frame and speaker do not). Screen mirroring is

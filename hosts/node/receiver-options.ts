@@ -83,6 +83,13 @@ export const RECEIVER_OPTIONS = [
 
   // How it is found and what it may reach.
   { section: 'Network', name: 'interface', argument: 'NAME', multiple: true, default: 'all; mDNS also answers on loopback', help: 'network interface to listen and advertise on; repeatable' },
+  {
+    section: 'Network',
+    name: 'mdns',
+    argument: 'auto|avahi|builtin',
+    default: 'auto: avahi-daemon when it is on the D-Bus system bus, else the built-in responder',
+    help: 'who advertises the receiver by multicast DNS: avahi-daemon (as UxPlay and shairport-sync do; it owns port 5353 and answers every query) or the built-in responder; with avahi and none running, start-up stops',
+  },
   { section: 'Network', name: 'no-mdns', help: 'do not advertise by multicast DNS' },
   {
     section: 'Network',
