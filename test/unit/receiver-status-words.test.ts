@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeRequest } from '../../src/http';
 import { makeConfig } from '../../src/receiver/config';
-import { ACTIVITY_WORDS, MEDIA_WORDS, SLIDESHOW_WORDS, statusWords } from '../../src/receiver/media/status-words';
+import { ACTIVITY_WORDS, MEDIA_WORDS, PAUSED_WORDS, SLIDESHOW_WORDS, statusWords } from '../../src/receiver/media/status-words';
 import { Receiver } from '../../src/receiver/receiver';
 import type { DisplayStatus } from '../../src/platform';
 import { sampleJpeg } from '../support/jpeg-samples';
@@ -25,6 +25,17 @@ test('what the media session shows reads as a person says it, not as the activit
   assert.equal(statusWords({ activity: 'idle', media: null, slideshow: null }), 'Idle');
 });
 
+test('a paused video says so, and what audio plays names its track; a photo has no pause', () => {
+  assert.equal(statusWords({ activity: 'receivingVideo', media: 'video', paused: true }), 'Video paused');
+  assert.equal(statusWords({ activity: 'receivingVideo', media: 'video', paused: false }), 'Playing video');
+  assert.equal(statusWords({ activity: 'receivingVideo', media: 'photo', paused: true }), 'Showing a photo');
+  assert.equal(statusWords({ activity: 'receivingAudio', media: 'audio', track: 'Café del Mar - Energy 52' }), 'Playing audio - Café del Mar - Energy 52');
+  assert.equal(statusWords({ activity: 'receivingAudio', track: 'Teardrop' }), 'Playing audio - Teardrop');
+  assert.equal(statusWords({ activity: 'receivingAudio', media: 'audio', track: null }), 'Playing audio');
+  // A track left over while a video shows is not the video's name.
+  assert.equal(statusWords({ activity: 'receivingVideo', media: 'video', track: 'Teardrop' }), 'Playing video');
+});
+
 test('with nothing shown the activity speaks; one it does not know is shown as it is', () => {
   assert.equal(statusWords({ activity: 'idle' }), 'Idle');
   assert.equal(statusWords({ activity: 'receivingAudio' }), 'Playing audio');
@@ -34,7 +45,7 @@ test('with nothing shown the activity speaks; one it does not know is shown as i
 });
 
 test('every word is printable ASCII (the Moddable strip font has no more) and none is a spec name', () => {
-  const words = [...Object.values(ACTIVITY_WORDS), ...Object.values(MEDIA_WORDS), ...Object.values(SLIDESHOW_WORDS)];
+  const words = [...Object.values(ACTIVITY_WORDS), ...Object.values(MEDIA_WORDS), ...Object.values(PAUSED_WORDS), ...Object.values(SLIDESHOW_WORDS)];
   for (const text of words) {
     assert.match(text, /^[ -~]+$/, text);
     assert.doesNotMatch(text, /[a-z][A-Z]/, `${text} reads like an identifier`);
