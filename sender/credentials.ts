@@ -10,6 +10,7 @@ import { homedir } from 'node:os';
 import path from 'node:path';
 import { ed25519KeyPair } from '../src/pairing/keys';
 import type { PairedReceiver, Random, SenderIdentity } from './pairing-messages';
+import { SendError } from './wire';
 
 /** A receiver paired with, as stored. */
 export interface StoredReceiver extends PairedReceiver {
@@ -28,7 +29,7 @@ export interface Credentials {
 export const NO_CREDENTIALS: Credentials = { sender: undefined, receivers: [] };
 
 /** A credentials file that cannot be read, parsed or written: the message names the file. */
-export class CredentialsError extends Error {
+export class CredentialsError extends SendError {
   override name = 'CredentialsError';
 }
 

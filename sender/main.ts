@@ -3,7 +3,8 @@
 // GET /slideshows/1/assets/1 on its reverse connections and printing the events it receives),
 // plays a video by URL and controls it (POST /play, /scrub, /rate, GET /playback-info: video.ts),
 // streams an audio file as realtime audio (audio/audio-command.ts), or stops what a receiver
-// shows (POST /stop).
+// shows (POST /stop). Pairs with a receiver that asks for a PIN (pair, pairings, unpair:
+// pairing.ts); every connection to a paired receiver then pair-verifies and is encrypted.
 
 import { randomUUID } from 'node:crypto';
 import { readFileSync, readdirSync, statSync } from 'node:fs';
@@ -15,12 +16,12 @@ import { EVENT_PURPOSE, HEADER, SLIDESHOW_PURPOSE, type RequestHead, type Respon
 import { decodePlist, encodeBinaryPlist, encodeXmlPlistBytes, isPlistDict, type PlistDict } from '../src/plist';
 import { sendMirror } from './mirror';
 import { MIRROR_PORT } from '../src/mirror';
-import { NTP_SENDER_PORT } from '../src/timing';
 import { completion, ControlConnection, eventServer, ReverseChannel, SendError, describeEndpoint, parseEndpoint, type CommonHeaders, type Endpoint, type Message, type ReverseAnswer } from './wire';
 import { info, playVideo, rate, scrub, type SetupMode, type VideoCommon } from './video';
 import { sendAudio, type AudioPath } from './audio/audio-command';
 import { optionsHelp, parseArgsOptions, type OptionValues } from '../hosts/node/option-table';
 import { SENDER_OPTIONS } from './options';
+import { listPairings, pair, unpair, verifierFor } from './pairing';
 
 const VERSION = '0.1.0';
 
@@ -34,6 +35,9 @@ const USAGE = `Usage:
   vendorplay-send stop HOST:PORT
   vendorplay-send mirror HOST[:PORT] FILE.mp4|FILE.h264 [--fps N] [--bind ADDRESS]
   vendorplay-send audio HOST:PORT FILE [--codec pcm|alac] [--path classic|session]
+  vendorplay-send pair HOST:PORT [--pin DIGITS]
+  vendorplay-send pairings
+  vendorplay-send unpair HOST:PORT|ID
 
 Sends to a receiver of the wireless media protocol.
 
@@ -60,6 +64,14 @@ Commands:
               frames a packet, paced in real time): RTP packets to the receiver's data port, a
               sync packet every second, packets sent again when asked, a timing server; then
               --latency frames of silence and TEARDOWN. Ctrl-C ends it early (with TEARDOWN)
+  pair        pairs with a receiver that asks for a PIN: asks it to show one (POST
+              /pair-pin-start), reads the PIN from the terminal (or stdin), pair-setup; keeps
+              the pairing in $XDG_CONFIG_HOME/vendorplay/sender.json (~/.config without it).
+              Every command to that HOST:PORT then pair-verifies each connection and talks
+              encrypted (not mirror: the mirroring port has no pairing)
+  pairings    lists the receivers paired with: address, identifier, when
+  unpair      forgets the pairing with a receiver (by HOST:PORT or its identifier); the
+              receiver keeps its side until it is removed there
 
 `;
 
@@ -319,9 +331,12 @@ const TARGETS = {
   stop: { name: undefined, required: false },
   mirror: { name: 'H.264 file (.mp4 or .h264)', required: true },
   audio: { name: 'audio file', required: true },
+  pair: { name: undefined, required: false },
 } as const;
 type Command = keyof typeof TARGETS;
-const COMMANDS = Object.keys(TARGETS);
+/** Commands that name no receiver to send to: `pairings`, and `unpair`, which takes an identifier too. */
+const OFFLINE_COMMANDS = ['pairings', 'unpair'] as const;
+const COMMANDS = [...Object.keys(TARGETS), ...OFFLINE_COMMANDS];
 
 /** A number from `min` to `max` (an option's `--name`, or an argument's description). */
 function numberIn(name: string, text: string, min: number, max: number, option = true): number {
@@ -376,6 +391,25 @@ function readPositionals(positionals: string[]): { command: Command; address: st
 /** The options only the audio command takes. */
 const AUDIO_OPTIONS = ['codec', 'path', 'latency', 'start-delay', 'volume', 'clock-ppm'] as const;
 
+/** `pairings` and `unpair RECEIVER`: the credentials file only. */
+function runOffline(command: (typeof OFFLINE_COMMANDS)[number], positionals: string[]): void {
+  const [, which, extra] = positionals;
+  if (command === 'pairings') {
+    if (which !== undefined) throw new UsageError(`pairings: unexpected argument "${which}"`);
+    return listPairings(say);
+  }
+  if (!which) throw new UsageError("unpair: the receiver's HOST:PORT or identifier is missing");
+  if (extra !== undefined) throw new UsageError(`unpair: unexpected argument "${extra}"`);
+  let address = which;
+  try {
+    // Written as commands write it (127.0.0.1 is 127.0.0.1:7000), when it is an address.
+    address = describeEndpoint(parseEndpoint(which));
+  } catch {
+    // an identifier
+  }
+  unpair(address, say);
+}
+
 /** What every command sends with: the receiver's endpoint, the dialect, the session id. */
 function commonSettings(command: Command, address: string, values: Options): Common {
   const dialectName = values.dialect ?? 'vendor';
@@ -396,18 +430,20 @@ function commonSettings(command: Command, address: string, values: Options): Com
   if (values['start-seconds'] !== undefined && command !== 'play') throw new UsageError(`--start-seconds: only for play`);
   if (values.setup !== undefined && command !== 'play') throw new UsageError(`--setup: only for play`);
   for (const name of AUDIO_OPTIONS) if (values[name] !== undefined && command !== 'audio') throw new UsageError(`--${name}: only for audio`);
+  if (values.pin !== undefined && command !== 'pair') throw new UsageError('--pin: only for pair');
+  if (values['no-pair'] && (command === 'pair' || command === 'mirror')) throw new UsageError(`--no-pair: not for ${command}`);
   const headers: CommonHeaders = () => {
     const list: [string, string][] = [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
     if (sessionId) list.push([dialect.headers['Session-ID'], sessionId]);
     return list;
   };
+  // A receiver paired with: each connection pair-verifies first (the mirroring port has no pairing).
+  if (command !== 'pair' && command !== 'mirror' && !values['no-pair']) endpoint = { ...endpoint, verify: verifierFor(endpoint, headers) };
   return { endpoint, dialect, sessionId, headers };
 }
 
-/** `mirror HOST[:PORT] FILE`: the stream, its NTP port and clock, paced at --fps. */
+/** `mirror HOST[:PORT] FILE`: the stream and its clock, paced at --fps. */
 async function runMirror(common: Common, file: string | undefined, values: Options): Promise<void> {
-  const ntpPort = values['ntp-port'] === undefined ? NTP_SENDER_PORT : Number(values['ntp-port']);
-  if (!Number.isInteger(ntpPort) || ntpPort < 1 || ntpPort > 65535) throw new UsageError(`--ntp-port ${JSON.stringify(values['ntp-port'])} is not a port (1 to 65535)`);
   const clockOffsetMs = values['clock-offset'] === undefined ? 0 : Number(values['clock-offset']);
   if (!Number.isFinite(clockOffsetMs) || clockOffsetMs < 0) throw new UsageError(`--clock-offset ${JSON.stringify(values['clock-offset'])} is not a number of ms (0 or more)`);
   await sendMirror({
@@ -416,7 +452,6 @@ async function runMirror(common: Common, file: string | undefined, values: Optio
     file: file!,
     framesPerSecond: values.fps === undefined ? undefined : positiveNumber('fps', values.fps, 30, 240),
     bind: values.bind,
-    ntpPort,
     clockOffsetMs,
     holdMs: values.hold === undefined ? 0 : positiveNumber('hold', values.hold, 0, 3600) * 1000,
     userAgent: `vendorplay-send/${VERSION}`,
@@ -462,6 +497,9 @@ async function run(command: Command, target: string | undefined, values: Options
       return runAudio(common, target!, values);
     case 'photo':
       return sendPhoto(common, target!, values.transition);
+    case 'pair':
+      if (values.pin !== undefined && !/^\d{4,8}$/.test(values.pin)) throw new UsageError(`--pin ${JSON.stringify(values.pin)} is not 4 to 8 digits`);
+      return pair({ endpoint: common.endpoint, headers: common.headers, pin: values.pin, say });
     case 'stop':
       return sendStop(common);
     case 'play':
@@ -497,6 +535,11 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = readOptions(argv);
   if (values.help) {
     process.stdout.write(senderHelp());
+    return 0;
+  }
+  const offline = OFFLINE_COMMANDS.find((name) => name === positionals[0]);
+  if (offline) {
+    runOffline(offline, positionals);
     return 0;
   }
   const { command, address, target } = readPositionals(positionals);

@@ -1,5 +1,6 @@
 // `vendorplay-send mirror`: streams an H.264 file to a receiver as a mirroring sender does
-// (spec 4.4, 4.5, 2.14): serves its clock by NTP on UDP 7010, asks GET /stream.xml, sends
+// (spec 4.4, 4.5, 2.14): serves its clock by NTP on UDP 7010 (the one port receivers ask: the
+// protocol has no field to name another), asks GET /stream.xml, sends
 // POST /stream with the 2.13 plist, then codec data, the video packets at the file's frame rate
 // with NTP timestamps from the session start, and a heartbeat every second.
 //
@@ -11,7 +12,7 @@ import dgram from 'node:dgram';
 import net from 'node:net';
 import { HEADER, MessageAssembler, writeRequest, type ResponseHead } from '../src/http';
 import { lengthPrefixed, HEARTBEAT_INTERVAL_MS, PACKET_TYPE, writePacket } from '../src/mirror';
-import { isNtpClientRequest, msToNtp, ntpServerReply } from '../src/timing';
+import { isNtpClientRequest, msToNtp, NTP_SENDER_PORT, ntpServerReply } from '../src/timing';
 import { decodePlist, encodeBinaryPlist, isPlistDict } from '../src/plist';
 import type { Dialect } from '../src/dialect';
 import { readH264Clip } from './h264-file';
@@ -24,8 +25,6 @@ interface MirrorOptions {
   readonly framesPerSecond?: number;
   /** Local address for the connection and the NTP socket. */
   readonly bind?: string;
-  /** UDP port of the NTP server (spec 4.5: 7010). */
-  readonly ntpPort: number;
   /** Added to the served clock (ms), to try a receiver's clock recovery. */
   readonly clockOffsetMs: number;
   /** Keep sending heartbeats this long after the last frame before closing. */
@@ -126,7 +125,7 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
   // spec 4.5: the session's clock starts at the session start (set again just before POST /stream).
   let sessionStart = performance.now();
   try {
-    ntp = await bindNtp(localAddress, options.ntpPort);
+    ntp = await bindNtp(localAddress, NTP_SENDER_PORT);
     const sessionClock = () => performance.now() - sessionStart + options.clockOffsetMs;
     let ntpRequests = 0;
     ntp.on('message', (message, remote) => {
@@ -151,7 +150,7 @@ export async function sendMirror(options: MirrorOptions): Promise<void> {
       fpsInfo: [{ name: 'SubS' }, { name: 'B4En' }, { name: 'EnDp' }],
       timestampInfo: [{ name: 'SubSu' }, { name: 'BePxT' }, { name: 'AfPxT' }],
     });
-    say(`mirroring ${options.file} to ${where}: ${clip.accessUnits.length} frames at ${clip.framesPerSecond.toFixed(3)} fps; NTP served on ${localAddress}:${options.ntpPort}`);
+    say(`mirroring ${options.file} to ${where}: ${clip.accessUnits.length} frames at ${clip.framesPerSecond.toFixed(3)} fps; NTP served on ${localAddress}:${NTP_SENDER_PORT}`);
     // A refusal is an HTTP answer; a session gets none (spec 4.4), so any answer means the end.
     const refused = answers.next('POST').then(
       (response) => (closedByReceiver = `POST /stream: the receiver answered ${refusal(response)}`),

@@ -31,7 +31,6 @@ export const SENDER_OPTIONS = [
     default: 'the one the connection gets',
     help: 'mirror: local address of the connection and the NTP server; senders side by side use 127.0.0.2, .3...',
   },
-  { section: 'Mirroring', name: 'ntp-port', argument: 'PORT', default: '7010, spec 4.5', help: 'mirror: UDP port the NTP server listens on' },
   { section: 'Mirroring', name: 'clock-offset', argument: 'MS', help: 'mirror: add MS to the clock served by NTP and to the timestamps' },
   { section: 'Mirroring', name: 'hold', argument: 'SECONDS', help: 'mirror: keep the session (heartbeats) this long after the last frame' },
 
@@ -51,6 +50,18 @@ export const SENDER_OPTIONS = [
     name: 'clock-ppm',
     argument: 'N',
     help: "audio: the sender's clock (pacing, sync packets, timing answers) runs N parts per million fast (negative: slow, --clock-ppm=-500) against this host's",
+  },
+
+  {
+    section: 'Pairing',
+    name: 'pin',
+    argument: 'DIGITS',
+    help: "pair: the receiver's PIN when it is known already (a fixed PIN); without it the receiver is asked to show one and the PIN is read from the terminal (or stdin)",
+  },
+  {
+    section: 'Pairing',
+    name: 'no-pair',
+    help: 'do not pair-verify, even with a receiver paired with (the connection stays unencrypted; a receiver that asks for a PIN refuses it)',
   },
 
   {
