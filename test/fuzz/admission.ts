@@ -23,7 +23,7 @@
 // Because the crowd lives across inputs, a failure at index I is replayed with `--count I+1`
 // (from index 0), not with `--index I` alone.
 
-import { latin1Encode } from '../../src/bytes';
+import { concat, latin1Encode } from '../../src/bytes';
 import { MessageParser } from '../../src/http/parser';
 import { TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
 import { decodeTlv8 } from '../../src/pairing/tlv8';
@@ -34,7 +34,7 @@ import { makeConfig } from '../../src/receiver/config';
 import type { ReceiverConnection } from '../../src/receiver/connection/connection';
 import { Receiver } from '../../src/receiver/receiver';
 import type { Rng } from '../support/arbitrary';
-import { cheapM3, fixedRandom, rememberingCryptoKernels } from '../support/cheap-pairing';
+import { cheapM3, fixedRandom, pairSetupRequest, rememberingCryptoKernels } from '../support/cheap-pairing';
 import { ManualClock, MemoryStore } from '../support/memory-ports';
 import { pairSetupM1 } from '../support/pairing-client';
 import { Crowd, withReplayHint, type Member } from './crowd';
@@ -100,20 +100,9 @@ const BODY_HEAD = latin1Encode('POST /pair-setup HTTP/1.1\r\nContent-Length: 300
 /** A sender's session (RTSP SETUP, a binary plist): it holds its connection (busy) until it ends. */
 const SESSION_SETUP = ((): Uint8Array => {
   const body = encodeBinaryPlist({ deviceID: 'AA:BB:CC:DD:EE:FF', sessionUUID: '1B9A5B15-9E2B-4B5E-B6B8-6E4C1D5D0A3C', timingProtocol: 'None', name: 'fuzz' });
-  const head = latin1Encode(`SETUP rtsp://192.0.2.200/1 RTSP/1.0\r\nCSeq: 1\r\nContent-Type: application/x-apple-binary-plist\r\nContent-Length: ${body.length}\r\n\r\n`);
-  const out = new Uint8Array(head.length + body.length);
-  out.set(head);
-  out.set(body, head.length);
-  return out;
+  return concat(latin1Encode(`SETUP rtsp://192.0.2.200/1 RTSP/1.0\r\nCSeq: 1\r\nContent-Type: application/x-apple-binary-plist\r\nContent-Length: ${body.length}\r\n\r\n`), body);
 })();
 
-function pairSetupRequest(body: Uint8Array): Uint8Array {
-  const head = latin1Encode(`POST /pair-setup HTTP/1.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`);
-  const out = new Uint8Array(head.length + body.length);
-  out.set(head);
-  out.set(body, head.length);
-  return out;
-}
 const TRANSIENT_M1 = pairSetupRequest(pairSetupM1({ transient: true }));
 
 function reverseRequest(session: number): Uint8Array {
@@ -327,12 +316,7 @@ function createAdmissionCampaign(): Campaign<Action[]> {
       if (event.type === 'error') throw new FuzzFailure(`a malformed answer to a pair-setup M1: ${event.status} ${event.reason}`);
       if (event.type === 'body') body.push(event.data.slice());
       if (event.type === 'end') {
-        const joined = new Uint8Array(body.reduce((sum, piece) => sum + piece.length, 0));
-        let at = 0;
-        for (const piece of body) {
-          joined.set(piece, at);
-          at += piece.length;
-        }
+        const joined = concat(...body);
         body = [];
         const items = decodeTlv8(joined);
         const error = items.get(TLV.Error)?.[0];

@@ -19,7 +19,7 @@
 //
 // Because the crowds live across inputs, a failure at index I is replayed with `--count I+1`.
 
-import { latin1Encode } from '../../src/bytes';
+import { concat } from '../../src/bytes';
 import { MessageParser } from '../../src/http/parser';
 import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV, TLV_ERROR } from '../../src/pairing/tlv-types';
@@ -28,7 +28,7 @@ import type { Display, Logger } from '../../src/platform';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import type { Rng } from '../support/arbitrary';
-import { cheapM3, fixedRandom, rememberingCryptoKernels, wrongM3 } from '../support/cheap-pairing';
+import { cheapM3, fixedRandom, pairSetupRequest, rememberingCryptoKernels, wrongM3 } from '../support/cheap-pairing';
 import { ManualClock, MemoryStore } from '../support/memory-ports';
 import { pairSetupM1 } from '../support/pairing-client';
 import { Crowd, withReplayHint, type Member } from './crowd';
@@ -112,13 +112,6 @@ interface World {
 
 const tlvItems = (body: Uint8Array): Map<number, Uint8Array> => decodeTlv8(body);
 
-function pairSetupRequest(body: Uint8Array): Uint8Array {
-  const head = latin1Encode(`POST /pair-setup HTTP/1.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`);
-  const out = new Uint8Array(head.length + body.length);
-  out.set(head);
-  out.set(body, head.length);
-  return out;
-}
 const M1 = pairSetupRequest(pairSetupM1());
 const TRANSIENT_M1 = pairSetupRequest(pairSetupM1({ transient: true }));
 const WRONG_M3 = pairSetupRequest(wrongM3());
@@ -267,7 +260,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
     }
     if (expected === 'granted') {
       member.progress = 'M2';
-      member.m2 = encodeItems(items);
+      member.m2 = member.reply;
     }
   }
 
@@ -363,7 +356,7 @@ function createPairingCrowdCampaign(): Campaign<Input> {
         if (event.type === 'head' && event.head.status !== 200) throw new FuzzFailure(`${address}: a pair-setup step answered ${event.head.status}`);
         if (event.type === 'body') body.push(event.data.slice());
         if (event.type === 'end') {
-          member.reply = joined(body);
+          member.reply = concat(...body);
           body = [];
         }
       }
@@ -441,29 +434,6 @@ function createPairingCrowdCampaign(): Campaign<Input> {
       worlds = [];
     },
   };
-}
-
-function joined(pieces: readonly Uint8Array[]): Uint8Array {
-  const out = new Uint8Array(pieces.reduce((sum, piece) => sum + piece.length, 0));
-  let at = 0;
-  for (const piece of pieces) {
-    out.set(piece, at);
-    at += piece.length;
-  }
-  return out;
-}
-
-/** The M2's items back as a body (cheapM3 reads Salt and PublicKey from it). */
-function encodeItems(items: Map<number, Uint8Array>): Uint8Array {
-  const out: number[] = [];
-  for (const [type, value] of items) {
-    for (let at = 0; at < value.length || at === 0; at += 255) {
-      const piece = value.subarray(at, at + 255);
-      out.push(type, piece.length, ...piece);
-      if (value.length === 0) break;
-    }
-  }
-  return Uint8Array.from(out);
 }
 
 export const pairingCrowd = createPairingCrowdCampaign();

@@ -5,7 +5,7 @@
 // hashes and a few bigint multiplications instead of tens of milliseconds. What the receiver does
 // with the results (the lock, the budget, the answers) is unchanged. Portable (runs in XS too).
 
-import { concat, utf8Encode } from '../../src/bytes';
+import { concat, latin1Encode, utf8Encode } from '../../src/bytes';
 import { portableCryptoKernels, type CryptoKernels } from '../../src/pairing/crypto-kernels';
 import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
 import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../../src/pairing/srp';
@@ -81,4 +81,9 @@ export function cheapM3(m2: Uint8Array, pin: string, kernels: CryptoKernels, a =
 /** An M3 whose proof is wrong (a wrong PIN), without any exponentiation. */
 export function wrongM3(): Uint8Array {
   return encodeTlv8([state(3), [TLV.PublicKey, concat(new Uint8Array([1]), new Uint8Array(N_BYTES - 1))], [TLV.Proof, new Uint8Array(64).fill(7)]]);
+}
+
+/** POST /pair-setup carrying `body` (HTTP/1.1, as senders send it). */
+export function pairSetupRequest(body: Uint8Array): Uint8Array {
+  return concat(latin1Encode(`POST /pair-setup HTTP/1.1\r\nContent-Type: application/octet-stream\r\nContent-Length: ${body.length}\r\n\r\n`), body);
 }
