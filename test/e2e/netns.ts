@@ -19,6 +19,14 @@ export interface NetnsPair {
   destroy(): void;
 }
 
+/**
+ * The system bus as a command in the namespaces sees it: none. A network namespace does not hide
+ * the machine's /run/dbus, and a receiver there would otherwise register its services with the
+ * machine's own avahi-daemon (--mdns auto), which publishes them on the real network. A test that
+ * wants avahi runs a private one (test/support/private-avahi.sh sets the address to it).
+ */
+const NO_SYSTEM_BUS = 'unix:path=/nonexistent/vendorplay-test/no-system-bus';
+
 /** Run inside a namespace, where /proc/sys/net is that namespace's; a kernel without IPv6 has nothing to turn off. */
 const DISABLE_IPV6 = 'if [ -d /proc/sys/net/ipv6 ]; then echo 1 > /proc/sys/net/ipv6/conf/all/disable_ipv6 && echo 1 > /proc/sys/net/ipv6/conf/default/disable_ipv6; fi';
 
@@ -108,7 +116,7 @@ export function createNetnsPair(tag: string): NetnsPair {
   return {
     receiver,
     sender,
-    exec: (host, command, args) => ({ command: 'ip', args: ['netns', 'exec', host.namespace, command, ...args] }),
+    exec: (host, command, args) => ({ command: 'ip', args: ['netns', 'exec', host.namespace, 'env', `DBUS_SYSTEM_BUS_ADDRESS=${NO_SYSTEM_BUS}`, command, ...args] }),
     destroy,
   };
 }

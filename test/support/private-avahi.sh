@@ -27,6 +27,9 @@ disable-publishing=$([ "${avahi_publish:-no}" = yes ] && echo no || echo yes)
 CONF
 
 bus=$(dbus-daemon --system --fork --nopidfile --print-pid)
+# The private bus, for avahi and for whatever runs beside it (the test's namespaces point
+# DBUS_SYSTEM_BUS_ADDRESS nowhere, so nothing reaches the machine's own bus).
+export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
 avahi-daemon -f "$work/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits 2> "$work/avahi.log" &
 daemon=$!
 cleanup() {
