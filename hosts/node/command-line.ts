@@ -8,15 +8,16 @@ import { parseArgs } from 'node:util';
 import { isDialectName } from '../../src/dialect';
 import { receiverNameProblem } from '../../src/discovery/dnssd-names';
 import { CONTROL_PORT } from '../../src/discovery/services';
-import { MIRROR_PORT } from '../../src/mirror';
-import { NTP_RECEIVER_PORT } from '../../src/timing';
-import { readCertificateDer } from '../../src/pairing';
+import { RANDOM_PIN, readCertificateDer } from '../../src/pairing';
 import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, loadOrCreateDeviceId, isProfileName, PROFILES } from '../../src/receiver';
+import { normaliseDeviceId } from '../../src/receiver/config';
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
 import { HELP_WIDTH, optionsHelp, parseArgsOptions, wrap, type OptionValues } from './option-table';
-import { RECEIVER_OPTIONS, SCREEN_PORT } from './receiver-options';
+import { DEFAULT_PORTS, PORT_OFFSETS, RECEIVER_OPTIONS, type PortOption } from './receiver-options';
+import { configFileCandidates, configFileError, findConfigFile, lineOf, readConfigFile } from './config-file';
+import { packageVersion } from './package-version';
 import { isMdnsMode, MDNS_MODES, type MdnsMode } from './mdns/choose-advertiser';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
 import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
@@ -70,13 +71,15 @@ export interface CommandLine {
   recordAudio: string | undefined;
   /** --media-allow, --media-block-private: where video may be fetched from. */
   mediaDestinations: MediaDestinationRules;
+  /** The config file read (--config, or the first that exists of the default places), if any. */
+  configFile: string | undefined;
+  /** Which config file was read, or where none was found: said in the log at start. */
+  configNote: string;
 }
 
-function parsePort(name: string, text: string | undefined, fallback: number): number {
-  if (text === undefined) return fallback;
-  const port = Number(text);
-  if (!/^\d+$/.test(text) || port > 65535) throw new ConfigError(`--${name} ${JSON.stringify(text)} is not a port number (0 to 65535)`);
-  return port;
+function parsePort(name: string, text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) > 65535) throw new OptionError(name, text, `${JSON.stringify(text)} is not a port number (0 to 65535)`);
+  return Number(text);
 }
 
 /**
@@ -96,7 +99,8 @@ function usageMessage(error: Error & { code?: string }): string {
  */
 function checkDataDir(dir: string): void {
   const fail = (error: unknown): never => {
-    throw new ConfigError(`data directory ${dir} cannot be used: ${fsCause(error)}; choose another with --data-dir DIR`);
+    const problem = `${dir} cannot be used: ${fsCause(error)}`;
+    throw new OptionError('data-dir', dir, problem, `data directory ${problem}; choose another with --data-dir DIR`);
   };
   try {
     makeDataDir(dir);
@@ -106,7 +110,7 @@ function checkDataDir(dir: string): void {
   try {
     if (!statSync(dir).isDirectory()) fail(Object.assign(new Error('not a directory'), { code: 'EEXIST' }));
   } catch (error) {
-    if (error instanceof ConfigError) throw error;
+    if (error instanceof OptionError) throw error;
     fail(error);
   }
   const probe = path.join(dir, `.write-check.${process.pid}`);
@@ -119,44 +123,110 @@ function checkDataDir(dir: string): void {
 }
 
 /**
- * The command line as the receiver's configuration and the host's own settings, checked in full
- * before anything opens a socket: a mistake is a ConfigError of one line. Undefined after --help.
- * The data directory is made (and checked writable) here, since the device id is kept there.
+ * A value an option cannot take: says `--option problem` on the command line, and is said with
+ * its file, line and key when the value came from the config file.
  */
-export function parseCommandLine(argv: string[]): CommandLine | undefined {
-  let parsed;
+class OptionError extends ConfigError {
+  constructor(
+    readonly option: string,
+    readonly value: string | undefined,
+    readonly problem: string,
+    message = `--${option} ${problem}`,
+  ) {
+    super(message);
+  }
+}
+
+/** The command line's own options, read by node:util; a mistake is a ConfigError of one line. */
+function readArguments(argv: string[]): ReceiverValues {
   try {
-    parsed = parseArgs({
-      args: argv,
-      strict: true,
-      allowNegative: false,
-      options: parseArgsOptions(RECEIVER_OPTIONS),
-    });
+    const parsed = parseArgs({ args: argv, strict: true, allowNegative: false, options: parseArgsOptions(RECEIVER_OPTIONS) });
+    return parsed.values as ReceiverValues;
   } catch (error) {
     throw new ConfigError(usageMessage(error as Error));
   }
-  const values = parsed.values as ReceiverValues;
-  if (values.help) {
+}
+
+/**
+ * The command line, over the config file's settings, as the receiver's configuration and the
+ * host's own settings, checked in full before anything opens a socket: a mistake is a
+ * ConfigError of one line (naming the file, line and key when the file gave the value).
+ * Undefined after --help or --version. The data directory is made (and checked writable) here,
+ * since the device id is kept there.
+ */
+export function parseCommandLine(argv: string[], env: NodeJS.ProcessEnv = process.env): CommandLine | undefined {
+  const given = readArguments(argv);
+  if (given.help) {
     process.stdout.write(receiverHelp());
     return undefined;
   }
+  if (given.version) {
+    process.stdout.write(`vendorplay-receiver ${packageVersion()}\n`);
+    return undefined;
+  }
+  const configFile = findConfigFile(given.config, configFileCandidates(env));
+  const file = configFile === undefined ? undefined : readConfigFile(configFile, RECEIVER_OPTIONS);
+  // Key by key, the command line wins.
+  const values = { ...file?.values, ...given } as ReceiverValues;
+  try {
+    const configNote = configFile === undefined ? `no config file (looked for ${configFileCandidates(env).join(', ')})` : `config file ${configFile}`;
+    return { ...settingsOf(values), configFile, configNote };
+  } catch (error) {
+    if (error instanceof OptionError && file && given[error.option as keyof ReceiverValues] === undefined) {
+      const line = lineOf(file, error.option, error.value);
+      if (line !== undefined) throw configFileError(file.file, line, error.option, error.problem);
+    }
+    throw error;
+  }
+}
+
+/** The ports: each given one as given; the others at their offsets from --port, or free with --port 0. */
+function portsOf(values: ReceiverValues): Record<PortOption, number> {
+  const base = values.port === undefined ? undefined : parsePort('port', values.port);
+  const ports = {} as Record<PortOption, number>;
+  for (const [option, offset] of Object.entries(PORT_OFFSETS) as [PortOption, number][]) {
+    const text = values[option];
+    if (text !== undefined) ports[option] = parsePort(option, text);
+    else if (base === undefined) ports[option] = DEFAULT_PORTS[option];
+    else if (base === 0) ports[option] = 0;
+    else if (base + offset > 65535) throw new OptionError('port', values.port, `${base}: --${option} would be ${base + offset} (--port + ${offset}), past 65535; give --${option} or a lower --port`);
+    else ports[option] = base + offset;
+  }
+  return ports;
+}
+
+/** Every value checked and turned into the receiver's configuration and the host's settings. */
+function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'configNote'> {
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
-  if (!LOG_LEVELS.includes(logLevel)) throw new ConfigError(`--log-level ${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
-  if (values.profile !== undefined && !isProfileName(values.profile)) throw new ConfigError(`--profile ${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
-  if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new ConfigError(`--dialect ${JSON.stringify(values.dialect)} is not vendor or apple`);
+  if (!LOG_LEVELS.includes(logLevel)) throw new OptionError('log-level', logLevel, `${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  if (values.profile !== undefined && !isProfileName(values.profile)) throw new OptionError('profile', values.profile, `${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
+  if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new OptionError('dialect', values.dialect, `${JSON.stringify(values.dialect)} is not vendor or apple`);
   const mdnsMode = values.mdns ?? 'auto';
-  if (!isMdnsMode(mdnsMode)) throw new ConfigError(`--mdns ${JSON.stringify(mdnsMode)} is not one of ${MDNS_MODES.join(', ')}`);
+  if (!isMdnsMode(mdnsMode)) throw new OptionError('mdns', mdnsMode, `${JSON.stringify(mdnsMode)} is not one of ${MDNS_MODES.join(', ')}`);
   // Before the data directory is touched: a name discovery cannot publish is refused here, in
   // one line, rather than by a stack trace once the receiver starts advertising.
   const nameProblem = values.name === undefined ? undefined : receiverNameProblem(values.name);
-  if (nameProblem) throw new ConfigError(`--name ${nameProblem}`);
+  if (nameProblem) throw new OptionError('name', values.name, nameProblem);
+  if (values.pin !== undefined && values.pin !== RANDOM_PIN && !/^\d{4,8}$/.test(values.pin)) throw new OptionError('pin', values.pin, `${JSON.stringify(values.pin)} is not 4 to 8 digits or ${RANDOM_PIN}`);
+  if (values['device-id'] !== undefined) {
+    try {
+      normaliseDeviceId(values['device-id']);
+    } catch {
+      throw new OptionError('device-id', values['device-id'], `${JSON.stringify(values['device-id'])} is not a MAC address (six hex bytes, e.g. AA:BB:CC:DD:EE:FF)`);
+    }
+  }
   const mirrorGeometry = values['mirror-size'] === undefined ? DEFAULT_MIRROR_GEOMETRY : parseMirrorSize(values['mirror-size']);
-  if (!mirrorGeometry) throw new ConfigError(`--mirror-size ${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
-  const dataDir = values['data-dir'] ?? defaultDataDir();
-  checkDataDir(dataDir);
+  if (!mirrorGeometry) throw new OptionError('mirror-size', values['mirror-size'], `${JSON.stringify(values['mirror-size'])} is not WIDTHxHEIGHT or WIDTHxHEIGHT@HZ (e.g. 1920x1080@60)`);
+  const ports = portsOf(values);
+  const limits = parseLimits(values.limit ?? []);
+  const audioOut = audioDevice(values['audio-out']);
+  const mediaAllow = parseMediaAllow(values['media-allow'] ?? []);
   const interfaces = values.interface ?? [];
   const known = networkInterfaces();
-  for (const name of interfaces) if (!known[name]) throw new ConfigError(`--interface ${name}: no such interface (have: ${Object.keys(known).join(', ')})`);
+  for (const name of interfaces) if (!known[name]) throw new OptionError('interface', name, `${name}: no such interface (have: ${Object.keys(known).join(', ')})`);
+  const auth = readAuthFiles(values['auth-key'], values['auth-certificate']);
+  const dataDir = values['data-dir'] ?? defaultDataDir();
+  checkDataDir(dataDir);
   const config = makeConfig({
     ...(values.name !== undefined && { name: values.name }),
     ...(values.profile !== undefined && { profile: values.profile as ReceiverConfig['profile'] }),
@@ -164,17 +234,16 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     ...(values.pin !== undefined && { pin: values.pin }),
     ...(values.password !== undefined && { password: values.password }),
     ...(values['pin-required'] && { pinRequired: true }),
-    ...readAuthFiles(values['auth-key'], values['auth-certificate']),
+    ...auth,
     deviceId: values['device-id'] ?? loadOrCreateDeviceId(fileStore(dataDir), nodeRandom),
-    port: parsePort('port', values.port, CONTROL_PORT),
-    mirrorPort: parsePort('mirror-port', values['mirror-port'], MIRROR_PORT),
-    ntpPort: parsePort('ntp-port', values['ntp-port'], NTP_RECEIVER_PORT),
-    // Said to each sender in its SETUP answer: any free port serves unless a firewall must name it.
-    eventPort: parsePort('event-port', values['event-port'], 0),
-    timingPort: parsePort('timing-port', values['timing-port'], 0),
-    audioPort: parsePort('audio-port', values['audio-port'], 0),
-    audioControlPort: parsePort('audio-control-port', values['audio-control-port'], 0),
-    limits: parseLimits(values.limit ?? []),
+    port: parsePort('port', values.port ?? String(CONTROL_PORT)),
+    mirrorPort: ports['mirror-port'],
+    ntpPort: ports['ntp-port'],
+    eventPort: ports['event-port'],
+    timingPort: ports['timing-port'],
+    audioPort: ports['audio-port'],
+    audioControlPort: ports['audio-control-port'],
+    limits,
   });
   return {
     config,
@@ -185,13 +254,13 @@ export function parseCommandLine(argv: string[]): CommandLine | undefined {
     dataDir,
     logLevel,
     activitySignal: values['activity-signal'] === true,
-    screenPort: parsePort('screen-port', values['screen-port'], SCREEN_PORT),
+    screenPort: ports['screen-port'],
     screen: !values['no-screen'],
     mirrorGeometry,
     record: values.record,
-    audioOut: audioDevice(values['audio-out']),
+    audioOut,
     recordAudio: values['record-audio'],
-    mediaDestinations: { allow: parseMediaAllow(values['media-allow'] ?? []), privateRanges: !values['media-block-private'] },
+    mediaDestinations: { allow: mediaAllow, privateRanges: !values['media-block-private'] },
   };
 }
 
@@ -200,7 +269,7 @@ function parseMediaAllow(settings: string[]): AddressRange[] {
   return settings.flatMap((setting) =>
     setting.split(',').map((text) => {
       const range = parseAddressRange(text.trim());
-      if (!range) throw new ConfigError(`--media-allow ${JSON.stringify(text)} is not an address range (CIDR, e.g. 127.0.0.0/8 or fd00::/8, or one address)`);
+      if (!range) throw new OptionError('media-allow', setting, `${JSON.stringify(text)} is not an address range (CIDR, e.g. 127.0.0.0/8 or fd00::/8, or one address)`);
       return range;
     }),
   );
@@ -217,7 +286,7 @@ function readAuthFiles(keyFile: string | undefined, certificateFile: string | un
     try {
       return readFileSync(file);
     } catch (error) {
-      throw new ConfigError(`--${flag} ${file}: ${(error as Error).message}`);
+      throw new OptionError(flag, file, `${file}: ${(error as Error).message}`);
     }
   };
   const certificate = read('auth-certificate', certificateFile);
@@ -226,7 +295,7 @@ function readAuthFiles(keyFile: string | undefined, certificateFile: string | un
   try {
     der = text.includes('-----BEGIN ') ? readCertificateDer(text) : readCertificateDer(new Uint8Array(certificate));
   } catch (error) {
-    throw new ConfigError(`--auth-certificate ${certificateFile}: ${(error as Error).message}`);
+    throw new OptionError('auth-certificate', certificateFile, `${certificateFile}: ${(error as Error).message}`);
   }
   return { authKey: read('auth-key', keyFile).toString('utf8'), authCertificate: der };
 }
@@ -235,7 +304,7 @@ function readAuthFiles(keyFile: string | undefined, certificateFile: string | un
 function audioDevice(text: string | undefined): string | undefined {
   if (text === undefined) return 'default';
   if (text === 'none') return undefined;
-  if (!/^[\x21-\x7e]+$/.test(text)) throw new ConfigError(`--audio-out ${JSON.stringify(text)} is not an ALSA device name (default, hw:0, plughw:1,0...) or none`);
+  if (!/^[\x21-\x7e]+$/.test(text)) throw new OptionError('audio-out', text, `${JSON.stringify(text)} is not an ALSA device name (default, hw:0, plughw:1,0...) or none`);
   return text;
 }
 
@@ -245,9 +314,9 @@ function parseLimits(settings: string[]): Partial<ReceiverLimits> {
   for (const setting of settings) {
     const [name, text] = setting.split('=');
     if (!Object.prototype.hasOwnProperty.call(DEFAULT_LIMITS, name)) {
-      throw new ConfigError(`--limit ${setting}: unknown limit "${name}" (known: ${Object.keys(DEFAULT_LIMITS).join(', ')})`);
+      throw new OptionError('limit', setting, `${setting}: unknown limit "${name}" (the names are under Limits in --help)`);
     }
-    if (!/^\d+$/.test(text ?? '')) throw new ConfigError(`--limit ${setting}: value must be a positive integer`);
+    if (!/^\d+$/.test(text ?? '') || Number(text) === 0) throw new OptionError('limit', setting, `${setting}: value must be a positive integer`);
     limits[name as keyof ReceiverLimits] = Number(text);
   }
   return limits;

@@ -7,12 +7,58 @@
 // The config file takes it as `your-option = value` with no more work; the man page and --help
 // show it at the next build.
 
+import { homedir } from 'node:os';
 import { RECEIVER_NAME_MAX } from '../../src/discovery/dnssd-names';
+import { CONTROL_PORT } from '../../src/discovery/services';
+import { MIRROR_PORT } from '../../src/mirror';
+import { NTP_RECEIVER_PORT } from '../../src/timing';
+import { configFileCandidates, SYSTEM_CONFIG_FILE } from './config-file';
 import { PROFILES } from '../../src/receiver';
 import type { OptionRow } from './option-table';
 
-/** The screen page's port when --screen-port is not given. */
+/** The screen page's port when neither --screen-port nor --port is given. */
 export const SCREEN_PORT = 7080;
+
+/**
+ * Every other listener's offset from --port. Given --port N, each is N + offset; given --port 0,
+ * each is a free one; given neither, each takes its default (DEFAULT_PORTS). The fixed defaults
+ * are 7000 + their offsets, so --port 7000 moves nothing of them.
+ */
+export const PORT_OFFSETS = {
+  'event-port': 1,
+  'audio-port': 2,
+  'audio-control-port': 3,
+  'timing-port': 4,
+  'ntp-port': NTP_RECEIVER_PORT - CONTROL_PORT,
+  'screen-port': SCREEN_PORT - CONTROL_PORT,
+  'mirror-port': MIRROR_PORT - CONTROL_PORT,
+} as const;
+export type PortOption = keyof typeof PORT_OFFSETS;
+
+/**
+ * The ports without --port: the advertised and mirroring ones where the spec puts them; the ones
+ * each SETUP answer names free (any serves unless a firewall must name it).
+ */
+export const DEFAULT_PORTS: Record<PortOption, number> = {
+  'event-port': 0,
+  'audio-port': 0,
+  'audio-control-port': 0,
+  'timing-port': 0,
+  'ntp-port': NTP_RECEIVER_PORT,
+  'screen-port': SCREEN_PORT,
+  'mirror-port': MIRROR_PORT,
+};
+
+/** `7100; with --port N, N+100` or `a free one; with --port N, N+1`. */
+function portDefault(option: PortOption): string {
+  const fixed = DEFAULT_PORTS[option];
+  return `${fixed === 0 ? 'a free one' : fixed}; with --port N, N+${PORT_OFFSETS[option]}`;
+}
+
+/** The offsets as help text: `+1 events, +2 audio...`. */
+function portOffsetsText(): string {
+  return (Object.entries(PORT_OFFSETS) as [PortOption, number][]).map(([option, offset]) => `+${offset} --${option}`).join(', ');
+}
 
 const PROFILE_NAMES = Object.values(PROFILES)
   .map((profile) => profile.name)
@@ -35,49 +81,55 @@ export const RECEIVER_OPTIONS = [
   { section: 'Identity and pairing', name: 'auth-key', argument: 'FILE', help: 'device RSA-1024 private key (PEM) for certificate authentication in pair-setup and POST /auth-setup; needs --auth-certificate' },
   { section: 'Identity and pairing', name: 'auth-certificate', argument: 'FILE', help: 'the device certificate (DER or PEM) that goes with --auth-key' },
 
-  // Where it listens.
-  { section: 'Ports', name: 'port', argument: 'PORT', default: '7000; 0 picks a free one', help: 'HTTP/RTSP port that is advertised' },
+  // Where it listens: --port and the others at their offsets from it (PORT_OFFSETS).
+  {
+    section: 'Ports',
+    name: 'port',
+    argument: 'PORT',
+    default: `${CONTROL_PORT}`,
+    help: `HTTP/RTSP port that is advertised, and the base of the others: given, it moves every listener to its offset from PORT (${portOffsetsText()}); 0 makes every one a free one. A port given on its own wins`,
+  },
   {
     section: 'Ports',
     name: 'mirror-port',
     argument: 'PORT',
-    default: '7100; 0 picks a free one',
+    default: portDefault('mirror-port'),
     help: 'screen mirroring port; served when the receiver mirrors: a profile with mirroring and the screen page (which decodes it), or --record FILE; start-up stops if it is taken',
   },
-  { section: 'Ports', name: 'ntp-port', argument: 'PORT', default: '7011; 0 picks a free one', help: "local UDP port of mirroring's NTP client" },
+  { section: 'Ports', name: 'ntp-port', argument: 'PORT', default: portDefault('ntp-port'), help: "local UDP port of mirroring's NTP client" },
   {
     section: 'Ports',
     name: 'event-port',
     argument: 'PORT',
-    default: "0, a free one: each session's SETUP answer names it",
-    help: "port of the event listener senders' sessions connect to; start-up stops if it is taken",
+    default: portDefault('event-port'),
+    help: "port of the event listener senders' sessions connect to (each session's SETUP answer names it); start-up stops if it is taken",
   },
   {
     section: 'Ports',
     name: 'timing-port',
     argument: 'PORT',
-    default: '0, a free one, named in each SETUP answer',
-    help: "local UDP port of the sessions' clock (RAOP timing); start-up stops if it is taken",
+    default: portDefault('timing-port'),
+    help: "local UDP port of the sessions' clock (RAOP timing, named in each SETUP answer); start-up stops if it is taken",
   },
   {
     section: 'Ports',
     name: 'audio-port',
     argument: 'PORT',
-    default: '0, a free one, named in each audio SETUP answer',
-    help: 'local UDP port that realtime audio (RTP) arrives on; start-up stops if it is taken',
+    default: portDefault('audio-port'),
+    help: 'local UDP port that realtime audio (RTP) arrives on (named in each audio SETUP answer); start-up stops if it is taken',
   },
   {
     section: 'Ports',
     name: 'audio-control-port',
     argument: 'PORT',
-    default: '0, a free one, named alike',
-    help: "local UDP port of the audio stream's sync packets, resent packets and retransmit requests",
+    default: portDefault('audio-control-port'),
+    help: "local UDP port of the audio stream's sync packets, resent packets and retransmit requests (named alike)",
   },
   {
     section: 'Ports',
     name: 'screen-port',
     argument: 'PORT',
-    default: `${SCREEN_PORT}; 0 picks a free one`,
+    default: portDefault('screen-port'),
     help: 'virtual screen web page port, on 127.0.0.1 and ::1 only; start-up stops if it is taken',
   },
 
@@ -140,5 +192,7 @@ export const RECEIVER_OPTIONS = [
   { section: 'Behaviour', name: 'log-level', argument: 'LEVEL', default: 'info', help: 'error, warn, info or debug' },
   { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
   { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
+  { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `${configFileCandidates()[0].replace(homedir(), '~')}, else ${SYSTEM_CONFIG_FILE}, the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },
+  { section: 'Behaviour', name: 'version', short: 'V', inFile: false, help: 'print the version and exit' },
   { section: 'Behaviour', name: 'help', short: 'h', inFile: false, help: 'show this help' },
 ] as const satisfies readonly OptionRow[];

@@ -7,13 +7,13 @@
 
 import assert from 'node:assert/strict';
 import dgram from 'node:dgram';
-import { chmodSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import net from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import { hasFeature, parseFeatures } from '../../src/discovery/features';
-import { freshDataDir, RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, until, type CommandRun } from './receiver-process';
+import { freshDataDir, PROJECT_ROOT, RECEIVER_COMMAND, ReceiverProcess, runCommand, runSender, until, type CommandRun } from './receiver-process';
 
 /** The lines of `text`, without the empty one after the last newline. */
 function lines(text: string): string[] {
@@ -63,7 +63,7 @@ describe('vendorplay-send against a receiver without slideshows', () => {
 describe('usage errors: one line and a pointer to --help', () => {
   test('vendorplay-send with an unknown command or option', async () => {
     const command = await runSender(['show', '127.0.0.1:7000']);
-    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror, audio (see --help)']);
+    assert.deepEqual(lines(command.stderr), ['vendorplay-send: unknown command "show": photo, slideshow, play, scrub, rate, info, stop, mirror, audio, pair, pairings, unpair (see --help)']);
     assert.equal(command.code, 2);
     const option = await runSender(['photo', '127.0.0.1:7000', 'a.jpg', '--bogus']);
     assert.deepEqual(lines(option.stderr), ['vendorplay-send: unknown option --bogus (see --help)']);
@@ -141,7 +141,7 @@ describe('usage errors: one line and a pointer to --help', () => {
   test('--help says when the mirroring port is served', async () => {
     const help = await runCommand(RECEIVER_COMMAND, ['--help']);
     assert.equal(help.code, 0);
-    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port; served when the receiver mirrors: a profile with\n +mirroring and the screen page \(which decodes it\), or --record FILE;\n +start-up stops if it is taken \(default: 7100; 0 picks a free one\)\n/);
+    assert.match(help.stdout, /--mirror-port PORT +screen mirroring port; served when the receiver mirrors: a profile with\n +mirroring and the screen page \(which decodes it\), or --record FILE;\n +start-up stops if it is taken \(default: 7100; with --port N, N\+100\)\n/);
   });
 });
 
@@ -258,3 +258,87 @@ describe('the data directory keeps the secret key from other users', () => {
     }
   });
 });
+
+describe('--version, the config file and --port as the base of every port', () => {
+  const version = (JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string }).version;
+  let dir: string;
+
+  before(() => {
+    dir = mkdtempSync(path.join(tmpdir(), 'vendorplay-cli-config-'));
+  });
+
+  after(() => {
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  test('--version and -V print the package\'s version, for both commands', async () => {
+    for (const flag of ['--version', '-V']) {
+      const receiver = await runCommand(RECEIVER_COMMAND, [flag]);
+      assert.deepEqual([receiver.code, receiver.stdout], [0, `vendorplay-receiver ${version}\n`]);
+      const sender = await runSender([flag]);
+      assert.deepEqual([sender.code, sender.stdout], [0, `vendorplay-send ${version}\n`]);
+    }
+  });
+
+  test('a receiver takes its settings from --config FILE, the command line winning key by key', async () => {
+    const file = path.join(dir, 'receiver.conf');
+    // port = 1 would fail (a privileged port): the command line's --port 0 wins over it.
+    writeFileSync(file, ['# a receiver for the test', 'name = From the file', 'port = 1', 'limit = maxSessions=3', 'no-screen = true', ''].join('\n'));
+    const receiver = await ReceiverProcess.start({ args: ['--config', file] });
+    try {
+      assert.deepEqual(
+        receiver.services.map((service) => service.name),
+        ['From the file', `${receiver.deviceId.replace(/:/g, '')}@From the file`],
+      );
+      assert.equal(receiver.screenUrl, undefined, 'no-screen = true');
+      assert.match(receiver.stderr, new RegExp(`info  config file ${file.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}\\n`));
+    } finally {
+      await receiver.stop();
+    }
+  });
+
+  test('a bad line in the config file stops start-up with one line naming the file, the line and the key', async () => {
+    const cases: [string[], string][] = [
+      [['name = Fine', 'port = seven'], `2: port: "seven" is not a port number (0 to 65535)`],
+      [['# comment', '', 'colour = blue'], `3: colour: unknown key (the keys are the long options of --help, without --)`],
+      [['no-mdns = yes'], `1: no-mdns: "yes" is not true or false`],
+      [['limit = maxSessions=2', 'limit = maxSessoins=2'], `2: limit: maxSessoins=2: unknown limit "maxSessoins" (the names are under Limits in --help)`],
+      [['name = One', 'name = Two'], `2: name: given again (line 1 gave it already)`],
+      [['version = true'], `1: version: only on the command line`],
+    ];
+    for (const [text, problem] of cases) {
+      const file = path.join(dir, 'bad.conf');
+      writeFileSync(file, `${text.join('\n')}\n`);
+      const result = await runCommand(RECEIVER_COMMAND, ['--config', file, '--data-dir', path.join(dir, 'data')]);
+      assert.deepEqual([result.code, said(result.stderr)], [2, [`vendorplay-receiver: ${file}:${problem} (see --help)`]], text.join(' / '));
+    }
+    const missing = await runCommand(RECEIVER_COMMAND, ['--config', path.join(dir, 'absent.conf')]);
+    assert.deepEqual([missing.code, said(missing.stderr)], [2, [`vendorplay-receiver: config file ${path.join(dir, 'absent.conf')} cannot be read: no such file (see --help)`]]);
+  });
+
+  test('--port N moves every listener to its offset from N', async () => {
+    // A base where nothing of this machine's listens, probed: N, N+1 (TCP), N+80, N+100.
+    const base = await freeBase();
+    const result = await runCommand(RECEIVER_COMMAND, ['--no-mdns', '--interface', 'lo', '--port', String(base), '--data-dir', path.join(dir, 'ports')], 30_000, async (output, child) => {
+      await until(() => `no screen line in:\n${output()}`, () => /screen on http/.test(output()), 25_000);
+      child.kill('SIGTERM');
+    });
+    const listening = lines(result.stdout).map((line) => line.replace(/^\S+ info {2}/, ''));
+    assert.ok(listening.includes(`listening on 127.0.0.1:${base} (HTTP and RTSP)`), listening.join('\n'));
+    assert.ok(listening.some((line) => line.startsWith(`listening on 127.0.0.1:${base + 100} (screen mirroring; NTP client on UDP port ${base + 11}`)), listening.join('\n'));
+    assert.ok(listening.includes(`listening on 127.0.0.1:${base + 1} (session events)`), listening.join('\n'));
+    assert.ok(listening.some((line) => line.startsWith(`screen on http://127.0.0.1:${base + 80}/`)), listening.join('\n'));
+  });
+});
+
+/** A port N with N, N+1, N+80 and N+100 free on loopback (TCP), tried from a random start. */
+async function freeBase(): Promise<number> {
+  const free = (port: number) =>
+    new Promise<boolean>((resolve) => {
+      const server = net.createServer().once('error', () => resolve(false));
+      server.listen(port, '127.0.0.1', () => server.close(() => resolve(true)));
+    });
+  for (let base = 20_000 + Math.floor(Math.random() * 30_000); ; base += 7) {
+    if ((await free(base)) && (await free(base + 1)) && (await free(base + 80)) && (await free(base + 100))) return base;
+  }
+}
