@@ -7,7 +7,7 @@ import { networkInterfaces } from 'node:os';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platform';
-import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, Receiver, TimerDriver } from '../../src/receiver';
+import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
 import { openAudioOut, type AudioOut } from './audio/audio-out';
 import { parseCommandLine, type CommandLine } from './command-line';
 import { selectAlacKernel } from './kernels/alac-kernel';
@@ -63,6 +63,19 @@ function listenAddresses(interfaces: string[]): (string | undefined)[] {
   return interfaces.flatMap((name) =>
     (known[name] ?? []).map((info) => (info.family === 'IPv6' && info.scopeid ? `${info.address}%${name}` : info.address)),
   );
+}
+
+/**
+ * The addresses a person gives a sender tool, for the idle screen: the listened-on interfaces'
+ * (or every interface's) IPv4 addresses, the machine's own before loopback; IPv6 where there is no IPv4.
+ */
+function reachableAddresses(interfaces: string[]): string[] {
+  const known = Object.entries(networkInterfaces()).filter(([name]) => interfaces.length === 0 || interfaces.includes(name));
+  const all = known.flatMap(([, infos]) => infos ?? []);
+  const own = all.filter((info) => !info.internal);
+  const candidates = own.length > 0 ? own : all;
+  const ipv4 = candidates.filter((info) => info.family === 'IPv4');
+  return (ipv4.length > 0 ? ipv4 : candidates).slice(0, 3).map((info) => (info.family === 'IPv6' ? `[${info.address}]` : info.address));
 }
 
 /** `[::1]:7000` or `127.0.0.1:7000`, as the listening lines say it. */
@@ -252,7 +265,8 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
   // same page, for profiles that play video (photo-frame and speaker do not). Screen mirroring is
   // decoded and shown by the page (WebCodecs) where the profile offers it: the receiver's
   // VideoDecoder port (the one wiring point for the mirroring listener).
-  const display = commandLine.screen ? new VirtualScreen(config.name, log) : undefined;
+  // A speaker has no screen (its profile shows no pictures): no page, and no screen URL printed.
+  const display = commandLine.screen && profileShowsPictures(config.profile) ? new VirtualScreen(config.name, log) : undefined;
   const player = display && profilePlaysVideo(config.profile) ? new PagePlayer({ log, mediaLimits: config.limits, destinations: new MediaDestinations(commandLine.mediaDestinations) }) : undefined;
   const screenDecoder =
     display && profileMirrors(config.profile)
@@ -311,6 +325,8 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
     throw error;
   }
   const receiver = opened.receiver;
+  // The idle screen says how to connect: the name to choose, where a sender tool finds it, and a PIN to come.
+  display?.showConnection({ addresses: reachableAddresses(commandLine.interfaces), port, pairing: frozen.password ? 'password' : frozen.pinRequired ? 'pin' : 'none' });
   // The screen's reset of the wrong-PIN count (a person at the receiver, after a lock-out).
   if (display) display.onResetPairingTries = () => receiver.pairing.setup.resetTries();
   // One timer for the features' deadlines (slideshow, video, the PIN); connections have their own.

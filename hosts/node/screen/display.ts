@@ -1,12 +1,12 @@
 // The Node host's Display port (src/platform.ts): a virtual screen held in memory, drawn by the
 // web page that hosts/node/screen/server.ts serves. It keeps what a frame would show (the current
-// picture and its transition, the status line, the PIN, what audio plays) and tells listeners of
+// picture and its transition, the status line, the PIN, what audio plays, how to connect) and tells listeners of
 // every change.
 
 import { ARTWORK_TYPES, nowPlayingSeconds } from '../../../src/audio/now-playing';
 import type { Display, DisplayStatus, Logger, NowPlaying } from '../../../src/platform';
 import { TRANSITIONS, type Transition } from '../../../src/receiver';
-import type { ScreenNowPlaying, ScreenSnapshot } from './page-protocol';
+import type { ScreenConnection, ScreenNowPlaying, ScreenSnapshot } from './page-protocol';
 
 /** What the page draws, as sent to it (JSON over Server-Sent Events, and GET /state). */
 export type { ScreenSnapshot };
@@ -59,6 +59,7 @@ export class VirtualScreen implements Display {
   private status: DisplayStatus;
   private pin: string | undefined;
   private nowPlaying: Playing | undefined;
+  private connection: ScreenConnection | undefined;
   private nowPlayingVersion = 0;
   private artworkVersion = 0;
   private readonly listeners = new Set<(snapshot: ScreenSnapshot) => void>();
@@ -96,6 +97,12 @@ export class VirtualScreen implements Display {
 
   showStatus(status: DisplayStatus): void {
     this.status = { ...status };
+    this.changed();
+  }
+
+  /** How senders reach the receiver (the host knows once it listens): the idle screen says it. */
+  showConnection(connection: ScreenConnection): void {
+    this.connection = { ...connection, addresses: [...connection.addresses] };
     this.changed();
   }
 
@@ -162,6 +169,7 @@ export class VirtualScreen implements Display {
         ? { version: photo.version, url: photoPath(photo.version), transition: photo.transition, bytes: photo.jpeg.length }
         : null,
       nowPlaying: this.nowPlaying ? this.nowPlayingSnapshot(this.nowPlaying) : null,
+      connection: this.connection ?? null,
     };
   }
 

@@ -45,6 +45,18 @@ export interface ScreenSnapshot {
   readonly photo: ScreenPhoto | null;
   /** What realtime audio plays, as its sender describes it, or null: nothing plays. */
   readonly nowPlaying: ScreenNowPlaying | null;
+  /** How a person reaches the receiver, for the idle screen; null until it listens. */
+  readonly connection: ScreenConnection | null;
+}
+
+/** How senders reach the receiver and what pairing asks of them (display.ts, from the host's listeners and configuration). */
+export interface ScreenConnection {
+  /** Addresses senders reach it at (the machine's own, else loopback), as a sender tool takes them. */
+  readonly addresses: readonly string[];
+  /** The HTTP and RTSP port. */
+  readonly port: number;
+  /** What a sender must give before anything else: a PIN this screen shows, the receiver's password, or nothing. */
+  readonly pairing: 'pin' | 'password' | 'none';
 }
 
 /** What plays (display.ts from the Display port's NowPlaying); each text null until the sender says it. */

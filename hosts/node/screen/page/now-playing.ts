@@ -9,6 +9,7 @@
 //   class has-now-playing     the card is on the screen
 
 import type { ScreenNowPlaying } from '../page-protocol';
+import { clockText } from './clock';
 import { byId, bySelector } from './dom';
 
 /** How often the bar moves on between states. */
@@ -95,8 +96,8 @@ function showProgress(progress: ScreenNowPlaying['progress']): void {
   const draw = () => {
     const elapsed = Math.min(progress.duration, progress.elapsed + (performance.now() - from) / 1000);
     played.style.width = `${((elapsed / progress.duration) * 100).toFixed(2)}%`;
-    elapsedText.textContent = clock(elapsed);
-    durationText.textContent = clock(progress.duration);
+    elapsedText.textContent = clockText(elapsed);
+    durationText.textContent = clockText(progress.duration);
     if (elapsed >= progress.duration) stopTicker();
   };
   draw();
@@ -106,13 +107,4 @@ function showProgress(progress: ScreenNowPlaying['progress']): void {
 function stopTicker(): void {
   if (ticker !== undefined) clearInterval(ticker);
   ticker = undefined;
-}
-
-/** `m:ss`, or `h:mm:ss` from an hour. */
-function clock(seconds: number): string {
-  const whole = Math.floor(seconds);
-  const s = String(whole % 60).padStart(2, '0');
-  const minutes = Math.floor(whole / 60);
-  if (minutes < 60) return `${minutes}:${s}`;
-  return `${Math.floor(minutes / 60)}:${String(minutes % 60).padStart(2, '0')}:${s}`;
 }

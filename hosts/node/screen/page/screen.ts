@@ -1,4 +1,4 @@
-// The virtual screen page's pictures, status line and PIN: draws the receiver's screen state
+// The virtual screen page's pictures, idle screen, status line and PIN: draws the receiver's screen state
 // (PageState, page-protocol.ts), which arrives over Server-Sent Events on every change. No
 // polling, nothing from the network but this receiver.
 //
@@ -10,7 +10,7 @@
 // The first state after the page opens (or reconnects) is drawn as it is: a picture already on
 // the receiver's screen appears at once, without replaying its transition over the idle name.
 
-import { PAGE_PATHS, statusWords, type PageState, type ScreenPhoto, type ScreenSnapshot } from '../page-protocol';
+import { PAGE_PATHS, statusWords, type PageState, type ScreenConnection, type ScreenNowPlaying, type ScreenPhoto } from '../page-protocol';
 import { byId, bySelector } from './dom';
 
 /** Longest a transition may take before the picture counts as shown anyway. */
@@ -19,6 +19,9 @@ const TRANSITION_LIMIT_MS = 3000;
 const body = document.body;
 const stage = byId('stage', HTMLElement);
 const idleName = bySelector('#idle .name', HTMLElement);
+const idleHint = bySelector('#idle .hint', HTMLElement);
+const idleAddress = bySelector('#idle .address', HTMLElement);
+const idlePairing = bySelector('#idle .pairing', HTMLElement);
 const pinBox = byId('pin', HTMLElement);
 const pinDigits = bySelector('#pin .digits', HTMLElement);
 const status = {
@@ -57,12 +60,14 @@ export function startScreen(onState: (state: PageState, client: string) => void)
   };
 }
 
-function render(state: ScreenSnapshot): void {
+function render(state: PageState): void {
   document.title = `${state.name} — screen`;
   idleName.textContent = state.name;
+  showConnection(state.name, state.connection);
   status.name.textContent = state.name;
-  // What is shown, a slideshow with its state: the words the Moddable strip reads too.
-  status.activity.textContent = statusWords(state);
+  // What is shown, a slideshow with its state, a paused video, the track: the words the Moddable
+  // strip reads too (it knows no pause nor track).
+  status.activity.textContent = statusWords({ ...state, paused: state.video?.rate === 0, track: trackOf(state.nowPlaying) });
   if (state.pin) {
     pinDigits.textContent = state.pin;
     pinBox.hidden = false;
@@ -77,6 +82,29 @@ function render(state: ScreenSnapshot): void {
   } else if (state.photo.version !== wanted) {
     void showPhoto(instant ? { ...state.photo, transition: 'none' } : state.photo, instant);
   }
+}
+
+/** The idle screen says how to connect: the name to choose, the address for a sender tool, and what pairing asks. */
+function showConnection(name: string, connection: ScreenConnection | null): void {
+  idleHint.textContent = `Choose “${name}” on your device`;
+  idleAddress.hidden = !connection || connection.addresses.length === 0;
+  idleAddress.textContent = connection ? connection.addresses.map((address) => `${address}:${connection.port}`).join('  ·  ') : '';
+  const pairing = connection ? PAIRING_WORDS[connection.pairing] : '';
+  idlePairing.hidden = pairing === '';
+  idlePairing.textContent = pairing;
+}
+
+/** What the idle screen says pairing asks of a sender. */
+const PAIRING_WORDS: Readonly<Record<ScreenConnection['pairing'], string>> = {
+  pin: 'A PIN is needed: it will be shown here when your device asks',
+  password: "A password is needed: the receiver's owner knows it",
+  none: '',
+};
+
+/** The track audio plays, `Title - Artist`, for the status line; null when the sender named none. */
+function trackOf(playing: ScreenNowPlaying | null): string | null {
+  if (!playing) return null;
+  return [playing.title, playing.artist].filter((part) => part).join(' - ') || null;
 }
 
 function clearPhoto(): void {

@@ -12,6 +12,7 @@
 //   data-video-item          the item loaded (absent when none)
 //   data-video-frame-at      wall-clock ms (performance.timeOrigin based) of the item's first frame
 //   data-video-hls           `native` or `library` while an HLS item plays
+//   class video-paused       the receiver has the item paused (rate 0): "Paused" and the position show
 
 import type Hls from 'hls.js';
 import type { ErrorData } from 'hls.js';
@@ -23,7 +24,8 @@ import {
   type VideoCommand,
   type WireTimeRange,
 } from '../page-protocol';
-import { byId } from './dom';
+import { clockText } from './clock';
+import { byId, bySelector } from './dom';
 import { describeError } from '../../../../src/errors';
 
 /** Rates the element takes (Chromium refuses others: negative ones among them). */
@@ -66,6 +68,10 @@ interface LoadedItem {
 const body = document.body;
 const video = byId('video', HTMLVideoElement);
 const note = byId('video-note', HTMLElement);
+const pausedBox = byId('video-paused', HTMLElement);
+const pausedPosition = bySelector('#video-paused .position', HTMLElement);
+/** Element events after which a paused item's position may read otherwise. */
+const POSITION_EVENTS = ['timeupdate', 'seeked', 'durationchange', 'loadedmetadata', 'emptied'] as const;
 const forceLibrary = new URLSearchParams(location.search).get('hls') === 'library';
 
 /** This page's token on the event stream now (a new one after each reconnection). */
@@ -120,6 +126,7 @@ export function startVideo(): void {
     if (!loaded || loaded.library || !video.error) return;
     fail(loaded, { code: video.error.code, domain: 'media', message: video.error.message || mediaErrorName(video.error.code) });
   });
+  for (const name of POSITION_EVENTS) video.addEventListener(name, showPaused);
   for (const name of REPORTED_EVENTS) {
     video.addEventListener(name, () => {
       if (!loaded) return;
@@ -206,6 +213,7 @@ function unload(): void {
   delete body.dataset.videoItem;
   delete body.dataset.videoFrameAt;
   delete body.dataset.videoHls;
+  showPaused();
 }
 
 function showNote(text: string): void {
@@ -265,11 +273,13 @@ function fail(item: LoadedItem, error: PlayerError): void {
   item.hls?.destroy();
   item.hls = null;
   body.classList.remove('has-video');
+  showPaused();
   report();
 }
 
 function applyRate(item: LoadedItem, rate: number): void {
   item.rate = rate;
+  showPaused();
   if (rate === 0) {
     video.pause();
     return;
@@ -291,6 +301,16 @@ function play(): void {
     }
     // AbortError: the source changed meanwhile; the new one plays by itself.
   });
+}
+
+/** "Paused" and `m:ss / m:ss` over the picture while the receiver has the loaded item paused. */
+function showPaused(): void {
+  const paused = loaded !== null && loaded.rate === 0 && loaded.error === null;
+  pausedBox.hidden = !paused;
+  body.classList.toggle('video-paused', paused);
+  if (!paused) return;
+  const position = clockText(Number.isFinite(video.currentTime) ? video.currentTime : 0);
+  pausedPosition.textContent = Number.isFinite(video.duration) && video.duration > 0 ? `${position} / ${clockText(video.duration)}` : position;
 }
 
 function mediaErrorName(code: number): string {
