@@ -56,7 +56,7 @@ export const SENDER_OPTIONS = [
     section: 'Pairing',
     name: 'pin',
     argument: 'DIGITS',
-    help: "pair: the receiver's PIN when it is known already (a fixed PIN); without it the receiver is asked to show one and the PIN is read from the terminal (or stdin)",
+    help: "pair: the receiver's PIN when it is known already (a fixed PIN, or the receiver's password); without it the receiver is asked to show one and the PIN is read from the terminal (or stdin)",
   },
   {
     section: 'Pairing',
@@ -73,6 +73,5 @@ export const SENDER_OPTIONS = [
   },
   { section: 'Every command', name: 'session', argument: 'UUID', default: 'a random one; stop: none, which stops whatever is shown', help: 'session id to use' },
   { section: 'Every command', name: 'dialect', argument: 'NAME', default: 'vendor', help: "vendor (the spec's header names) or apple" },
-  { section: 'Every command', name: 'version', short: 'V', help: 'print the version and exit' },
   { section: 'Every command', name: 'help', short: 'h', help: 'show this help' },
 ] as const satisfies readonly OptionRow[];

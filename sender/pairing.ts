@@ -23,7 +23,7 @@ const random: Random = (length) => new Uint8Array(randomBytes(length));
 const PAIRING_CONTENT_TYPE = 'application/octet-stream';
 
 /** What a refusal means to the person pairing, by TLV error (spec 5.3; HomeKit's codes). */
-function refusalAdvice(refused: PairingRefused, where: string): string {
+export function refusalAdvice(refused: PairingRefused, where: string): string {
   switch (refused.code) {
     case TLV_ERROR.Authentication:
       return `wrong PIN: ${refused.message}; run pair again (a receiver that picks its PINs shows a new one)`;
@@ -53,15 +53,17 @@ function okBody(what: string, response: Message<ResponseHead>): Uint8Array {
   return response.body;
 }
 
-/** A line from stdin (the terminal, or a pipe: a script or a test may give the PIN so). */
-function readLine(prompt: string, say: (text: string) => void): Promise<string> {
-  say(prompt);
+/** A line from stdin (the terminal, or a pipe: a script or a test may give the PIN so), after `prompt` on stdout. */
+function readLine(prompt: string): Promise<string> {
+  process.stdout.write(prompt);
   const lines = createInterface({ input: process.stdin, terminal: false });
   return new Promise((resolve, reject) => {
     let answered = false;
     lines.once('line', (line) => {
       answered = true;
       lines.close();
+      // Typed on a terminal, Enter ended the line; piped, the prompt's line is ended here.
+      if (!process.stdin.isTTY) process.stdout.write('\n');
       resolve(line.trim());
     });
     lines.once('close', () => {
@@ -73,7 +75,7 @@ function readLine(prompt: string, say: (text: string) => void): Promise<string> 
 export interface PairOptions {
   readonly endpoint: Endpoint;
   readonly headers: CommonHeaders;
-  /** The PIN when the person knows it already (a receiver's fixed PIN); else it is asked for. */
+  /** The PIN (or a receiver's password) when the person knows it already; else it is asked for. */
   readonly pin: string | undefined;
   readonly say: (line: string) => void;
   /** The credentials file (credentialsFile() unless a test says). */
@@ -94,8 +96,8 @@ export async function pair(options: PairOptions): Promise<void> {
     const m2 = await step(control, '/pair-setup', pairSetupM1());
     // M2 may already say no (Backoff, Busy...): said before anyone is asked for a PIN.
     answerItems('pair-setup M2', m2, 2);
-    const pin = options.pin ?? (await readLine(`enter the PIN shown by ${where}: `, (text) => process.stdout.write(text)));
-    if (!/^\d{4,8}$/.test(pin)) throw new SendError(`the PIN ${JSON.stringify(pin)} is not 4 to 8 digits`);
+    const pin = options.pin ?? (await readLine(`enter the PIN shown by ${where}: `));
+    if (pin === '') throw new SendError('no PIN given (an empty line)');
     const client = srpClientStep(m2, pin, random);
     checkPairSetupM4(await step(control, '/pair-setup', client.m3), client);
     const receiver = openPairSetupM6(client.sessionKey, await step(control, '/pair-setup', pairSetupM5(client.sessionKey, credentials.sender)));

@@ -2,8 +2,9 @@
 // as pyatv and iOS do when the receiver has feature bit 38): RTSP SETUP with a binary plist
 // naming the sender and its timing port, a timing server answering the receiver's RAOP timing
 // requests from this host's clock, the event channel connected to the answer's eventPort, RECORD,
-// POST /feedback every 2 s, and TEARDOWN at the end. The connection is plain (this tool does not
-// pair), so the event channel is plain too.
+// POST /feedback every 2 s, and TEARDOWN at the end. On a paired receiver the receiver encrypts
+// the event channel with keys from the control connection's pair-verify; nothing is asked of the
+// sender on it yet, so what comes is read and dropped either way.
 
 import dgram from 'node:dgram';
 import { randomUUID } from 'node:crypto';

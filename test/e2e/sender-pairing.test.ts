@@ -95,7 +95,7 @@ describe('vendorplay-send pair, then photo and slideshow through the encrypted c
     // The receiver's log says the same PIN (a person without a screen reads it there).
     await receiver.waitForLog(new RegExp(`pairing PIN for 127\\.0\\.0\\.1:\\d+: ${shown}$`));
     const file = path.join(config, 'vendorplay', 'sender.json');
-    assert.match(run.stdout, new RegExp(`^enter the PIN shown by ${address}: paired with ${receiver.deviceId} at ${address}; the pairing is kept in ${file}\\n$`));
+    assert.match(run.stdout, new RegExp(`^enter the PIN shown by ${address}: \\npaired with ${receiver.deviceId} at ${address}; the pairing is kept in ${file}\\n$`));
     assert.equal(statSync(file).mode & 0o777, 0o600);
     const stored = JSON.parse(readFileSync(file, 'utf8')) as { sender: { id: string }; receivers: { id: string; address: string; publicKey: string }[] };
     assert.deepEqual(
