@@ -20,10 +20,12 @@ import { completion, ControlConnection, eventServer, ReverseChannel, SendError, 
 import { info, playVideo, rate, scrub, type SetupMode, type VideoCommon } from './video';
 import { sendAudio, type AudioPath } from './audio/audio-command';
 import { optionsHelp, parseArgsOptions, type OptionValues } from '../hosts/node/option-table';
+import { packageVersion } from '../hosts/node/package-version';
 import { SENDER_OPTIONS } from './options';
 import { listPairings, pair, unpair, verifierFor } from './pairing';
 
-const VERSION = '0.1.0';
+/** The installed package's version: the User-Agent and --version say it. */
+const VERSION = packageVersion();
 
 const USAGE = `Usage:
   vendorplay-send photo HOST:PORT FILE.jpg [--transition NAME]
@@ -535,6 +537,10 @@ async function main(argv: string[]): Promise<number> {
   const { values, positionals } = readOptions(argv);
   if (values.help) {
     process.stdout.write(senderHelp());
+    return 0;
+  }
+  if (values.version) {
+    process.stdout.write(`vendorplay-send ${VERSION}\n`);
     return 0;
   }
   const offline = OFFLINE_COMMANDS.find((name) => name === positionals[0]);

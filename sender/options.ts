@@ -73,5 +73,6 @@ export const SENDER_OPTIONS = [
   },
   { section: 'Every command', name: 'session', argument: 'UUID', default: 'a random one; stop: none, which stops whatever is shown', help: 'session id to use' },
   { section: 'Every command', name: 'dialect', argument: 'NAME', default: 'vendor', help: "vendor (the spec's header names) or apple" },
+  { section: 'Every command', name: 'version', short: 'V', help: 'print the version and exit' },
   { section: 'Every command', name: 'help', short: 'h', help: 'show this help' },
 ] as const satisfies readonly OptionRow[];
