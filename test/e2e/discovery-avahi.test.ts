@@ -3,7 +3,8 @@
 //   test/support/beside-avahi.sh), and the receiver with --mdns auto registers its two services
 //   through it. python-zeroconf in the sender's namespace resolves both with their TXT, sees a
 //   TXT change, and avahi-daemon is the only program with UDP port 5353 bound in the receiver's
-//   namespace (the built-in responder and its unicast answers do not run).
+//   namespace (the built-in responder and its unicast answers do not run); avahi restarted gets
+//   both services again.
 // - a name taken on the link before the receiver starts: avahi reports the collision and the
 //   receiver publishes "NAME (2)", as our own responder would.
 // - no system bus in the namespace: --mdns auto falls back to the built-in responder (which then
@@ -193,11 +194,27 @@ describe('beside avahi-daemon: the receiver registers through it, found by pytho
     assert.notEqual(txtValue(audio.txt!, 'sf'), oldSf);
   });
 
+  it('registers both services again when avahi-daemon restarts', async () => {
+    // beside-avahi.sh: SIGHUP stops avahi-daemon and starts it again.
+    receiver!.process.kill('SIGHUP');
+    await log.shows(/mdns: avahi-daemon left the system bus/, CHANGE_MS);
+    await log.shows(new RegExp(`left the system bus[\\s\\S]*avahi-daemon established "${NAME}"`), CHANGE_MS);
+    await log.shows(new RegExp(`left the system bus[\\s\\S]*avahi-daemon established "[0-9A-F]{12}@${NAME}"`), CHANGE_MS);
+    const again = spawnChild('zeroconf after the restart', pair!.exec(pair!.sender, DEBIAN_PYTHON, [BROWSE, MEDIA_TYPE, AUDIO_TYPE, '--timeout', String(RESOLVE_MS / 1000)]));
+    await Promise.race([again.exited, new Promise((resolve) => setTimeout(resolve, RESOLVE_MS + 5000).unref())]);
+    await again.stop('SIGKILL');
+    const resolved = browseEvents(again.lines).filter((event) => event.event === 'resolved');
+    assert.deepEqual(resolved.map((event) => event.type).sort(), [AUDIO_TYPE, MEDIA_TYPE].sort(), again.report());
+    for (const service of resolved) assert.equal(service.server, `${AVAHI_HOST}.local.`);
+  });
+
   it('withdraws both services through avahi-daemon on SIGTERM', async () => {
+    // avahi's restart above said goodbye too: only a removal after this one counts.
+    const isRemoval = (event: BrowseEvent): boolean => event.event === 'removed' && event.type === MEDIA_TYPE && event.instance === NAME;
+    const earlier = browseEvents(browser!.lines).filter(isRemoval).length;
     await receiver!.stop('SIGTERM', 5000);
     assert.equal(receiver!.exitCode, 0, receiver!.report());
-    const removed = await nextEvent(browser!, 'goodbye of the media service', CHANGE_MS, (event) => event.event === 'removed' && event.type === MEDIA_TYPE);
-    assert.equal(removed.instance, NAME);
+    await browser!.waitFor('goodbye of the media service', CHANGE_MS, (lines) => (browseEvents(lines).filter(isRemoval).length > earlier ? true : undefined));
     await log.shows(/mdns: withdrew .* \(avahi-daemon says goodbye\)/);
   });
 });

@@ -30,8 +30,12 @@ bus=$(dbus-daemon --system --fork --nopidfile --print-pid)
 # The private bus, for avahi and for whatever runs beside it (the test's namespaces point
 # DBUS_SYSTEM_BUS_ADDRESS nowhere, so nothing reaches the machine's own bus).
 export DBUS_SYSTEM_BUS_ADDRESS=unix:path=/run/dbus/system_bus_socket
-avahi-daemon -f "$work/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits 2> "$work/avahi.log" &
-daemon=$!
+# start_avahi: the daemon started (again), its pid in $daemon.
+start_avahi() {
+  avahi-daemon -f "$work/avahi-daemon.conf" --no-drop-root --no-chroot --no-rlimits 2>> "$work/avahi.log" &
+  daemon=$!
+}
+start_avahi
 cleanup() {
   kill "$daemon" "$bus" 2>/dev/null || true
   pkill -P $$ 2>/dev/null || true
