@@ -1,6 +1,8 @@
 // The Advertiser port (src/platform.ts) on Node: DNS-SD services published by multicast DNS
 // through the `@homebridge/ciao` responder (RFC 6762/6763: probing, announcements, goodbyes),
 // every service on one host name, and unicast queries answered beside it (unicast-responder.ts).
+// The built-in responder: choose-advertiser.ts starts it when avahi-daemon does not run (or for
+// --mdns builtin); beside avahi, avahi-advertiser.ts registers the services through avahi instead.
 
 import { networkInterfaces } from 'node:os';
 import { getResponder, type CiaoService, type Protocol, type Responder, type ServiceTxt } from '@homebridge/ciao';
