@@ -5,8 +5,9 @@
 //   TXT change, and avahi-daemon is the only program with UDP port 5353 bound in the receiver's
 //   namespace (the built-in responder and its unicast answers do not run); avahi restarted gets
 //   both services again.
-// - a name taken on the link before the receiver starts: avahi reports the collision and the
-//   receiver publishes "NAME (2)", as our own responder would.
+// - a name taken on the link before the receiver starts (avahi reports the collision), or held by
+//   another program on this machine (avahi refuses it): the receiver publishes "NAME (2)", as our
+//   own responder would.
 // - no system bus in the namespace: --mdns auto falls back to the built-in responder (which then
 //   holds 5353 itself), and --mdns avahi stops start-up in one line.
 
@@ -35,11 +36,11 @@ const RESOLVE_MS = 20_000;
 const CHANGE_MS = 15_000;
 
 function missingTool(): string | undefined {
-  for (const tool of ['avahi-daemon', 'dbus-daemon', 'unshare', 'ss']) {
+  for (const tool of ['avahi-daemon', 'avahi-publish', 'dbus-daemon', 'unshare', 'ss']) {
     try {
       execFileSync('sh', ['-c', `command -v ${tool}`], { stdio: 'ignore' });
     } catch {
-      return `${tool} is not installed (Debian: avahi-daemon dbus util-linux iproute2; .ci/run installs them)`;
+      return `${tool} is not installed (Debian: avahi-daemon avahi-utils dbus util-linux iproute2; .ci/run installs them)`;
     }
   }
   return undefined;
@@ -263,6 +264,62 @@ describe('beside avahi-daemon, with the name taken on the link: avahi reports th
       await browser.stop('SIGKILL');
     }
     await log.shows(new RegExp(`mdns: "${NAME}" _\\w+\\._tcp: "${NAME}" the name is taken on the network; published as "${NAME} \\(2\\)"`));
+  });
+});
+
+/**
+ * `sh -c` script: avahi-publish (another program on this machine) takes the name $1 of type $2
+ * first, its output in $3, and once avahi says it is established the rest of the arguments run.
+ */
+const PUBLISH_FIRST = [
+  'avahi-publish -s "$1" "$2" 9 > "$3" 2>&1 &',
+  'n=0; until grep -q Established "$3"; do n=$((n + 1)); if [ "$n" -ge 100 ]; then cat "$3" >&2; exit 1; fi; sleep 0.1; done',
+  'shift 3; exec "$@"',
+].join('\n');
+
+describe('beside avahi-daemon, with the name held by another program on this machine: avahi refuses it and the receiver takes "NAME (2)"', { skip: unavailable, timeout: 90_000 }, () => {
+  const NAME = 'LocalRoom';
+  let pair: NetnsPair | undefined;
+  let dataDir: string | undefined;
+  let receiver: Child | undefined;
+  let log: ReturnType<typeof wholeStderr>;
+
+  const emergencyCleanup = (): void => {
+    receiver?.process.kill('SIGKILL');
+    pair?.destroy();
+  };
+
+  before(async () => {
+    process.once('exit', emergencyCleanup);
+    pair = createNetnsPair('vpavlc');
+    dataDir = mkdtempSync(path.join(tmpdir(), 'vendorplay-avahi-'));
+    const published = path.join(dataDir, 'avahi-publish.out');
+    receiver = spawnChild(
+      'receiver beside avahi',
+      pair.exec(pair.receiver, 'unshare', ['-m', 'sh', BESIDE_AVAHI, pair.receiver.iface, AVAHI_HOST, 'sh', '-c', PUBLISH_FIRST, 'publish-first', NAME, MEDIA_TYPE.replace(/\.local\.$/, ''), published, process.execPath, ...receiverArgs(dataDir, NAME, [])]),
+    );
+    log = wholeStderr(receiver);
+    await bothAdvertised(receiver);
+  });
+
+  after(async () => {
+    await receiver?.stop('SIGTERM', 5000);
+    pair?.destroy();
+    process.removeListener('exit', emergencyCleanup);
+    if (dataDir) rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it('logs it and python-zeroconf resolves the receiver as "NAME (2)" and avahi-publish’s as NAME', async () => {
+    await log.shows(new RegExp(`mdns: "${NAME}" _\\w+\\._tcp: "${NAME}" another program on this machine publishes it; published as "${NAME} \\(2\\)"`));
+    const browser = spawnChild('zeroconf', pair!.exec(pair!.sender, DEBIAN_PYTHON, [BROWSE, MEDIA_TYPE, '--timeout', String(RESOLVE_MS / 1000), '--watch', '5']));
+    try {
+      const ours = await nextEvent(browser, `"${NAME} (2)" resolved`, RESOLVE_MS + 10_000, (event) => event.event === 'resolved' && event.instance === `${NAME} (2)`);
+      assert.equal(ours.port, PORT);
+      const theirs = await nextEvent(browser, `"${NAME}" resolved`, RESOLVE_MS + 10_000, (event) => event.event === 'resolved' && event.instance === NAME);
+      assert.equal(theirs.port, 9);
+    } finally {
+      await browser.stop('SIGKILL');
+    }
   });
 });
 
