@@ -10,7 +10,7 @@ import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from './connection/connection-driver';
 import { CountedLog } from '../counted-log';
 import { DIALECTS, type Dialect } from '../dialect';
-import { HEADER, STATUS, httpDate, writeResponse } from '../http';
+import { HEADER, STATUS, httpDate, writeResponse, type RequestHead } from '../http';
 import {
   activityFields,
   changeActivity,
@@ -53,10 +53,12 @@ import { registerVideoRoutes } from './video/video-routes';
 import type { VideoSession } from './video/video-session';
 import { RECEIVER_TIMERS, TimerTable, type SansIoTimers } from './timers';
 import { DeferredWrites } from './deferred-writes';
-import { Sessions } from './session/sessions';
+import { Sessions, type SessionOrigin } from './session/sessions';
 import { registerSessionRoutes } from './session/session-routes';
 import { PictureBudget } from './media/picture-budget';
-import { AccessGate } from './access-gate';
+import { AccessGate, devicesNamed } from './connection/access-gate';
+import { deviceKey } from './access-list';
+import { SenderDirectory, type Announce, type ReceiverEvent } from './host-events';
 
 /** At most one log line about refused connections per this many milliseconds. */
 const REFUSAL_LOG_INTERVAL_MS = 10_000;
@@ -145,6 +147,12 @@ export interface ReceiverPorts {
    * builds): AAC-LC streams are then played and advertised (cn 2); without it they are refused.
    */
   readonly aacDecoder?: AacDecoderFactory;
+  /**
+   * Told what happened (a session began, a photo is shown, mirroring ended, a sender paired:
+   * host-events.ts RECEIVER_EVENTS), as it happens, inside the receiver's turn: a host runs
+   * anything slow (the Node host's --on-event command) off that turn.
+   */
+  readonly onEvent?: (event: ReceiverEvent) => void;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -194,6 +202,18 @@ export class Receiver implements InfoContext, SansIoTimers {
   private published: ServiceAdvertisement[] = [];
   private readonly connectionContext: ConnectionContext;
   private readonly mirrorConnectionContext: ConnectionContext;
+  /** Who the senders of sessions are, for the events (ports.onEvent). */
+  private readonly senders = new SenderDirectory();
+  /** Raises a receiver event (ports.onEvent); features get it in their context. */
+  readonly announce: Announce = (name, origin, details) => {
+    const { onEvent } = this.ports;
+    if (!onEvent) return;
+    try {
+      onEvent(this.senders.event(name, origin, details));
+    } catch (error) {
+      this.ports.log('error', `event ${name}: the host's handler failed: ${describeError(error)}`);
+    }
+  };
   /** The access lists (config.allow, config.block), where there are any. */
   readonly access: AccessGate | undefined;
   /** Connections refused since the last log line about them. */
@@ -226,7 +246,16 @@ export class Receiver implements InfoContext, SansIoTimers {
       now: () => clock.now(),
       // spec 5.2: a password or a PIN the sender must enter closes everything but pairing.
       pairingRequired: this.config.password !== '' || this.config.pinRequired,
-      ...(access && { screenRequest: (connection, head, open) => access.screen(connection, head, open) }),
+      ...((access || ports.onEvent) && {
+        screenRequest: (connection: ReceiverConnection, head: RequestHead, open: boolean) => {
+          // The events name the sender of a session by what its requests said.
+          if (ports.onEvent && connection.sessionId !== undefined) {
+            const named = devicesNamed(head)[0];
+            this.senders.note(connection.sessionId, connection.addresses.remoteAddress, named === undefined ? undefined : deviceKey(named));
+          }
+          return access?.screen(connection, head, open);
+        },
+      }),
       onClosed: (connection) => this.connections.delete(connection),
       nextRequestOrder: () => ++this.requestsSeen,
       // Events a request causes go out after its answer (spec 6; see EventSender.hold).
@@ -243,10 +272,11 @@ export class Receiver implements InfoContext, SansIoTimers {
       events: this.events,
       setActivity: (activity) => this.setActivity(activity),
       updateStatus: (change) => this.updateStatus(change),
+      announce: this.announce,
     });
     registerInfoRoutes(this.router, this);
     const { timers } = this;
-    this.sessions = new Sessions({ clock, timers, log, timingSocket: ports.timingSocket, crypto: ports.crypto, limits, eventPort: this.config.eventPort });
+    this.sessions = new Sessions({ clock, timers, log, timingSocket: ports.timingSocket, crypto: ports.crypto, limits, eventPort: this.config.eventPort, announce: this.announce, ...(access && { refusesDevice: (deviceId: string, origin: SessionOrigin) => access.refusesSessionDevice(deviceId, origin.connection, origin.peer) }) });
     const { audioSink, audioSockets } = ports;
     const audio =
       audioSink && audioSockets && this.features & featureMask(['Audio'])
@@ -255,7 +285,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.audio = audio?.playback;
     registerUnservedAudioRoutes(this.router, { announce: audio === undefined });
     registerSessionRoutes(this.router, { log, sessions: this.sessions, mime: this.dialect.mime, maxBodyBytes: limits.maxBodyBytes, audio: audio?.sessionAudio });
-    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto, access });
+    this.pairing = registerPairingRoutes(this.router, { config: this.config, identity: this.identity, clock, timers, log, random: ports.random, store: ports.store, display, crypto: ports.crypto, access, announce: this.announce });
     registerReverseRoute(this.router, {
       log,
       reverse: this.reverse,

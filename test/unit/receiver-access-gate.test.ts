@@ -1,4 +1,4 @@
-// The access lists applied by a Receiver on in-memory ports (src/receiver/access-gate.ts): a
+// The access lists applied by a Receiver on in-memory ports (src/receiver/connection/access-gate.ts): a
 // blocked address closed at once, a blocked device id 403 and closed on the first request naming
 // it (HTTP and RTSP), an allow list of device ids serving only the routes that need no identity
 // until a listed one is named, and pair-setup and pair-verify refused for a blocked identifier.
@@ -7,6 +7,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { TLV } from '../../src/pairing/tlv-types';
+import { encodeBinaryPlist } from '../../src/plist';
 import { PEERS_KEY, decodePeers } from '../../src/pairing/peers';
 import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
@@ -147,4 +148,15 @@ test('an allow list of pairing identifiers: a sender from an unlisted address is
   assert.equal(replyItems(sender.pairing('/pair-verify', client.m3(v2.body)).body).get(TLV.Error), undefined);
   sender.encrypt(client.channel());
   assert.equal(sender.request('GET', '/server-info').head.status, 200);
+});
+
+test('a session SETUP naming a blocked device in its body is 403, and its connection is refused from then on', () => {
+  const { receiver } = setup({ block: ['aa-bb-cc-dd-ee-ff'] });
+  const sender = new MemorySender(receiver);
+  const body = encodeBinaryPlist({ deviceID: 'AA:BB:CC:DD:EE:FF', sessionUUID: '3A6E2B1C-1F4D-4C9E-9C3B-6B9D0E0A7F11', timingProtocol: 'None' });
+  const setupAnswer = sender.request('SETUP', 'rtsp://192.0.2.1/1', { protocol: 'RTSP', body, contentType: 'application/x-apple-binary-plist' });
+  assert.equal(setupAnswer.head.status, 403);
+  assert.equal(receiver.sessions.list().length, 0);
+  assert.equal(sender.request('GET', '/info', { protocol: 'RTSP' }).head.status, 403);
+  assert.equal(sender.connection.closed, true);
 });

@@ -94,6 +94,7 @@ export class AudioPlayback {
     this.playing = playing;
     session.audio = playing;
     media.begin('audio');
+    media.announce('audio-started', { address: session.senderAddress, deviceId: session.sender.deviceId }, { session: session.sender.sessionUuid, format: what });
     log('info', `${session.peer} ${session.label} audio stream set up: ${what}; RTP on UDP port ${this.ports.data}, control on ${this.ports.control}`);
     this.arm();
   }
@@ -138,6 +139,7 @@ export class AudioPlayback {
     this.context.timers.cancel('audioPlayout');
     const summary = playing.stream.close();
     this.context.media.end('audio');
+    this.context.media.announce('audio-stopped', { address: session.senderAddress, deviceId: session.sender.deviceId }, { session: session.sender.sessionUuid, reason });
     this.context.ended();
     this.context.log('info', `${session.peer} ${session.label} audio stream ended: ${reason}; ${summary}`);
     return true;

@@ -1,20 +1,23 @@
-// Where the access lists (access-list.ts) are applied: to a connection when it is accepted, to
+// Where the access lists (../access-list.ts) are applied: to a connection when it is accepted, to
 // each request head before it is routed, and to the identifier a pairing step names. Refusals
 // are 403 and close, over HTTP and RTSP alike (RTSP/1.0 has 403 too, RFC 2326 7.1.1), with one
 // log line per cause and interval however many there are.
 
-import { CountedLog } from '../counted-log';
-import { readMakerHeader } from '../dialect';
-import { HEADER, STATUS, type RequestHead } from '../http';
-import { utf8Encode } from '../bytes';
-import type { ConnectionState } from '../connection-state';
-import { StateKey } from '../connection-state';
-import type { Logger } from '../platform';
-import { AccessList, type DeviceVerdict } from './access-list';
-import type { Response } from './connection/router';
+import { CountedLog } from '../../counted-log';
+import { readMakerHeader } from '../../dialect';
+import { HEADER, STATUS, type RequestHead } from '../../http';
+import { utf8Encode } from '../../bytes';
+import type { ConnectionState } from '../../connection-state';
+import { StateKey } from '../../connection-state';
+import type { Logger } from '../../platform';
+import { AccessList, type DeviceVerdict } from '../access-list';
+import type { Response } from './router';
 
 /** At most one log line per cause about refused senders per this many milliseconds. */
 const ACCESS_LOG_INTERVAL_MS = 10_000;
+
+/** Set on a connection whose session SETUP named a blocked device: every later request is refused. */
+const BLOCKED = new StateKey<string>('access: blocked');
 
 /** Set on a connection once it named a device id on the allow list (or pair-verify proved one). */
 const ADMITTED_BY_DEVICE = new StateKey<string>('access: admitted by device id');
@@ -79,6 +82,8 @@ export class AccessGate {
    * identity (GET /info, RTSP OPTIONS, pairing), served to a connection still to name a device.
    */
   screen(connection: GatedConnection, head: RequestHead, open: boolean): Response | undefined {
+    const blocked = connection.state.get(BLOCKED);
+    if (blocked !== undefined) return this.refuse(connection, head, blocked);
     const named = devicesNamed(head);
     for (const device of named) {
       if (this.list.deviceVerdict(device) === 'blocked') return this.refuse(connection, head, `device ${device} is blocked`);
@@ -114,6 +119,18 @@ export class AccessGate {
       why = `sender ${identifier} is not on the allow list`;
     }
     if (why) this.note('pairing', `${connection.peer} pairing refused: ${why}`);
+    return why;
+  }
+
+  /**
+   * Why a session SETUP naming `deviceId` in its body is refused (a blocked device), or undefined.
+   * The connection is refused from then on (its head named no device, or a listed one).
+   */
+  refusesSessionDevice(deviceId: string, state: ConnectionState, peer: string): string | undefined {
+    if (this.list.deviceVerdict(deviceId) !== 'blocked') return undefined;
+    const why = `device ${deviceId} is blocked`;
+    state.set(BLOCKED, why);
+    this.note('request', `${peer} SETUP refused (403): ${why}`);
     return why;
   }
 

@@ -13,6 +13,7 @@ import type { Activity } from '../../discovery';
 import type { Display, DisplayStatus, Logger, ShownMedia } from '../../platform';
 import type { EventSender } from './events';
 import { describeError } from '../../errors';
+import type { Announce, EventOrigin, ReceiverEventName } from '../host-events';
 
 export const MEDIA_SESSION_ACTIVITY: Activity = 'receivingVideo';
 
@@ -47,6 +48,8 @@ interface MediaSessionContext {
   setActivity(activity: Activity): void;
   /** Changes what the screen's status line shows. */
   updateStatus(change: Partial<DisplayStatus>): void;
+  /** Tells the host what happened (ReceiverPorts.onEvent). */
+  readonly announce?: Announce;
 }
 
 export class MediaSession {
@@ -135,5 +138,10 @@ export class MediaSession {
 
   updateStatus(change: Partial<DisplayStatus>): void {
     this.context.updateStatus(change);
+  }
+
+  /** Tells the host what happened (host-events.ts): a photo shown, a video's state, mirroring. */
+  announce(name: ReceiverEventName, origin: EventOrigin, details?: Readonly<Record<string, string>>): void {
+    this.context.announce?.(name, origin, details);
   }
 }

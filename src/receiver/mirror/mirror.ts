@@ -12,6 +12,7 @@
 // POST /stream gets no answer (real receivers send none: the connection stops being HTTP);
 // refusals do get one, since the sender is still speaking HTTP when it is refused.
 
+import { deviceKey } from '../access-list';
 import { readMakerHeader, type Dialect } from '../../dialect';
 import { describeError, RequestError } from '../../errors';
 import { HEADER, STATUS } from '../../http';
@@ -94,6 +95,7 @@ export class MirrorFeature implements MediaFeature {
       throw new RequestError(STATUS.serviceUnavailable, `the NTP client cannot bind UDP port ${this.context.ntpPort} (spec 4.5): ${describeError(error)}`);
     }
     const deviceHeader = readMakerHeader(request.head.headers, 'Device-ID');
+    const origin = { sessionId: request.sessionId, address: request.remoteAddress, deviceId: deviceHeader ?? deviceKey(`0x${streamRequest.deviceId.toString(16)}`) };
     const session = new MirrorSession(
       peer,
       request.remoteAddress,
@@ -109,6 +111,7 @@ export class MirrorFeature implements MediaFeature {
         onEnded: (ended) => {
           if (this.session === ended) this.session = undefined;
           media.end('mirror');
+          media.announce('mirroring-stopped', origin);
         },
       },
       clock.now(),
@@ -116,6 +119,7 @@ export class MirrorFeature implements MediaFeature {
     this.session = session;
     log('info', `${peer} mirroring session ${streamRequest.sessionId} started (device ${deviceHeader ?? streamRequest.deviceId.toString(16)}, sender version ${streamRequest.version}, latency ${streamRequest.latencyMs} ms; NTP from UDP port ${socket.localPort} to ${request.remoteAddress}:${NTP_SENDER_PORT})`);
     media.takeScreen('mirror', request.order, 'screen mirroring took the screen');
+    media.announce('mirroring-started', origin);
     return { status: STATUS.ok, stream: session };
   }
 

@@ -14,7 +14,10 @@ import { describeError } from '../../errors';
 import { ConfigError, type ReceiverConfig } from '../config';
 import type { ReceiverIdentity } from '../identity';
 import type { Deadlines } from '../timers';
-import { accessRefusal, type AccessGate } from '../access-gate';
+import { accessRefusal, type AccessGate } from '../connection/access-gate';
+import { PAIR_METHOD } from '../../pairing/tlv-types';
+import type { Announce } from '../host-events';
+import { utf8Decode } from '../../bytes';
 import { refuse, type Request, type Response, type Route, type Router } from '../connection/router';
 
 /** What pairing needs: the configuration (PIN, password, keys, limits), identity and ports. */
@@ -33,6 +36,8 @@ interface PairingContext {
   readonly crypto?: CryptoKernels;
   /** The access lists, where there are any: a step naming a refused identifier is 403 and closes. */
   readonly access?: AccessGate;
+  /** Tells the host a sender paired or a pairing was removed (ReceiverPorts.onEvent). */
+  readonly announce?: Announce;
 }
 
 /** The two body types pairing requests come with; the reply echoes the request's. */
@@ -97,19 +102,22 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
   const limiter = new PairingStepLimiter(config.limits, clock, log);
   const admin = new PairingsAdmin(peers, log);
   const pin = new PairingPin({ config, clock, timers, log, random: ports.random, display });
-  // The request whose step is being handled (steps are handled synchronously), and whether the
-  // access lists refused the identifier it named.
+  // The request whose step is being handled (steps are handled synchronously), the identifier
+  // it named (pair-setup M5, pair-verify M3) and whether the access lists refused it.
   let asking: Request | undefined;
+  let namedPeer: string | undefined;
   let refusedPeer: string | undefined;
-  const { access } = context;
-  const refusesPeer = access
-    ? (id: string): string | undefined => {
-        if (!asking) return undefined;
-        const why = access.refusesPeer(id, { addresses: asking, state: asking.state, peer: peerOf(asking) });
-        refusedPeer ??= why;
-        return why;
-      }
-    : undefined;
+  const { access, announce } = context;
+  const refusesPeer =
+    access || announce
+      ? (id: string): string | undefined => {
+          if (!asking) return undefined;
+          namedPeer = id;
+          const why = access?.refusesPeer(id, { addresses: asking, state: asking.state, peer: peerOf(asking) });
+          refusedPeer ??= why;
+          return why;
+        }
+      : undefined;
   const setup = new PairSetup({
     identifier,
     identity,
@@ -140,6 +148,7 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     const backoff = limited(limiter, request, m1);
     if (backoff) return backoff;
     asking = request;
+    namedPeer = undefined;
     refusedPeer = undefined;
     let reply: PairingReply;
     try {
@@ -149,13 +158,15 @@ export function registerPairingRoutes(router: Router, context: PairingContext): 
     }
     // Refused by the access lists (AccessGate logged it): not paired or verified, and closed.
     if (refusedPeer !== undefined) return accessRefusal(refusedPeer);
+    // A pair-setup M5 that named its identifier and got no error stored the sender.
+    if (request.path === '/pair-setup' && namedPeer !== undefined && !reply.error) announce?.('paired', { address: request.remoteAddress }, { identifier: namedPeer });
     return answer(log, request, reply, open);
   };
   // Every route is POST and open (see the file's head).
   const routes: Omit<Route, 'method' | 'open'>[] = [
     { path: '/pair-setup', costly: true, maxBodyBytes: MAX_PAIR_SETUP_BYTES, handler: (request) => step(request, 'pair-setup M1', () => setup.handle(request.body, request.state, pairingPeer(request))) },
     { path: '/pair-verify', costly: true, maxBodyBytes: MAX_PAIR_VERIFY_BYTES, handler: (request) => step(request, 'pair-verify M1', () => verify.handle(request.body, request.state)) },
-    ...PAIRING_MANAGEMENT_PATHS.map((path) => ({ path, maxBodyBytes: MAX_MANAGEMENT_BYTES, handler: (request: Request) => manage(admin, log, request) })),
+    ...PAIRING_MANAGEMENT_PATHS.map((path) => ({ path, maxBodyBytes: MAX_MANAGEMENT_BYTES, handler: (request: Request) => manage(admin, log, request, announce) })),
     {
       path: '/pair-pin-start',
       maxBodyBytes: 1024,
@@ -196,9 +207,14 @@ function limited(limiter: PairingStepLimiter, request: Request, step: string): R
  * asks (HAP: 470 Connection Authorization Required before pair-verify). The route is open so
  * that this refusal is its own whether or not access control is on.
  */
-function manage(admin: PairingsAdmin, log: Logger, request: Request): Response {
+function manage(admin: PairingsAdmin, log: Logger, request: Request, announce: Announce | undefined): Response {
   if (!request.state.encrypted) return refuse(STATUS.connectionAuthorizationRequired, `${request.path} needs a connection encrypted by pair-verify`);
   const reply = admin.handle(request.body, request.state.peerId);
+  if (announce && !reply.error) {
+    const items = decodeTlv8(request.body);
+    const identifier = items.get(TLV.Identifier);
+    if (items.get(TLV.Method)?.[0] === PAIR_METHOD.RemovePairing && identifier) announce('unpaired', { address: request.remoteAddress }, { identifier: utf8Decode(identifier, false) });
+  }
   const response = answer(log, request, reply);
   return reply.close ? { ...response, close: true } : response;
 }

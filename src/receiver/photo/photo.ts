@@ -272,6 +272,7 @@ export class PhotoFeature implements MediaFeature {
     log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
     // The picture takes the screen: a video playing there ends (a slideshow carries on).
     media.takeScreen('photo', request.order, 'a photo took the screen');
+    media.announce('photo-shown', { sessionId, address: request.remoteAddress }, { ...(key !== undefined && { key }), bytes: String(jpeg.length) });
   }
 }
 

@@ -28,6 +28,9 @@ import { EventChannel } from './event-channel';
 import { SenderSession } from './session';
 import { SessionRequestError, type SenderFacts } from './session-setup';
 import { SessionTiming } from './session-timing';
+import type { Announce } from '../host-events';
+import { RequestError } from '../../errors';
+import { STATUS } from '../../http';
 
 interface SessionsContext {
   readonly clock: TimeSource;
@@ -39,6 +42,10 @@ interface SessionsContext {
   readonly limits: Pick<ReceiverLimits, 'maxSessions' | 'sessionTimeoutMs' | 'maxEventChannelInputBytes'>;
   /** The port of the event listener senders connect to (in SETUP's answer). */
   readonly eventPort: number;
+  /** Why the access lists refuse the device a SETUP names (403), or undefined; absent: none refused. */
+  readonly refusesDevice?: (deviceId: string, origin: SessionOrigin) => string | undefined;
+  /** Tells the host a session began or ended (ReceiverPorts.onEvent). */
+  readonly announce?: Announce;
 }
 
 /** Where a SETUP came from. */
@@ -87,6 +94,8 @@ export class Sessions {
     if (sender.timingProtocol === 'PTP') {
       throw new SessionRequestError('SETUP: timingProtocol PTP is not served: this receiver keeps time with senders by NTP (RAOP timing); open the session with timingProtocol NTP', 501);
     }
+    const refusal = this.context.refusesDevice?.(sender.deviceId, origin);
+    if (refusal) throw new RequestError(STATUS.forbidden, `SETUP: ${refusal}`);
     const now = clock.now();
     while (this.sessions.length >= limits.maxSessions) {
       const quietest = this.sessions.reduce((a, b) => (b.lastHeard < a.lastHeard ? b : a));
@@ -101,6 +110,7 @@ export class Sessions {
     const timingPort = session.timing ? this.context.timingSocket?.localPort : undefined;
     log('info', `${origin.peer} ${session.label} opened: device ${sender.deviceId}, session ${sender.sessionUuid}, timing ${sender.timingProtocol}${session.timing ? ` (asking ${origin.address}:${sender.timingPort} from UDP port ${timingPort})` : ''}${sender.isRemoteControlOnly ? ', remote control only' : ''}; events on port ${this.context.eventPort}`);
     this.arm();
+    this.context.announce?.('session-started', { address: origin.address, deviceId: sender.deviceId }, { session: sender.sessionUuid, ...(sender.name !== undefined && { name: sender.name }), ...(sender.model !== undefined && { model: sender.model }) });
     return { session, ports: { eventPort: this.context.eventPort, timingPort } };
   }
 
@@ -169,6 +179,7 @@ export class Sessions {
     const clock = estimate ? `; clock: ${estimate.samples} samples${estimate.againstWall ? `, ${estimate.againstWall.words}` : ''}${estimate.driftPpm !== undefined ? `, drift ${estimate.driftPpm.toFixed(1)} ppm` : ''}` : '';
     this.context.log('info', `${session.peer} ${session.label} ended: ${reason}${clock}`);
     this.arm();
+    this.context.announce?.('session-ended', { address: session.senderAddress, deviceId: session.sender.deviceId }, { session: session.sender.sessionUuid, reason });
   }
 
   private startTiming(session: SenderSession, senderPort: number, now: number): SessionTiming {

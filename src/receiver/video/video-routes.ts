@@ -197,6 +197,8 @@ export function registerVideoRoutes(router: Router, context: VideoContext): Vide
       }
       // spec 6: the video event; sent after the answer of the request that caused it.
       media.events.send(owner, 'video', state);
+      // The host hears the states people see (VideoSession tells each change once).
+      if (state !== 'loading') media.announce(`video-${state}`, { sessionId: owner });
     },
   });
   const endpoints = new VideoEndpoints(session, context);
