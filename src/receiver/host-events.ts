@@ -5,7 +5,7 @@
 
 /** Each event, what it means, and the names of the details it carries beside the common ones. */
 export const RECEIVER_EVENTS = {
-  'session-started': { means: "a sender's session opened (RTSP SETUP)", details: ['session', 'name', 'model'] },
+  'session-started': { means: "a sender's session opened (RTSP SETUP)", details: ['session', 'sender-name', 'model'] },
   'session-ended': { means: "a sender's session ended (TEARDOWN, its connection closed, made room)", details: ['session', 'reason'] },
   'photo-shown': { means: 'a photo is on the screen (PUT /photo)', details: ['session', 'key', 'bytes'] },
   'video-playing': { means: 'the video plays', details: ['session'] },

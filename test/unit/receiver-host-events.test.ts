@@ -41,7 +41,7 @@ test('a session, a photo and its end reach the host in order, each naming its se
   assert.equal(shown.head.status, 200);
   assert.equal(sender.request('TEARDOWN', 'rtsp://192.0.2.1/1', { protocol: 'RTSP' }).head.status, 200);
   assert.deepEqual(events, [
-    { name: 'session-started', sender: '192.0.2.20', deviceId: 'AA:BB:CC:DD:EE:FF', details: { session: SESSION, name: 'Kitchen iPad', model: 'iPad8,1' } },
+    { name: 'session-started', sender: '192.0.2.20', deviceId: 'AA:BB:CC:DD:EE:FF', details: { session: SESSION, 'sender-name': 'Kitchen iPad', model: 'iPad8,1' } },
     { name: 'photo-shown', sender: '192.0.2.20', deviceId: 'AA:BB:CC:DD:EE:FF', details: { session: 'photo-session', key: 'key-1', bytes: String(jpeg.length) } },
     { name: 'session-ended', sender: '192.0.2.20', deviceId: 'AA:BB:CC:DD:EE:FF', details: { session: SESSION, reason: 'TEARDOWN' } },
   ]);

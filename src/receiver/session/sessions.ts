@@ -110,7 +110,7 @@ export class Sessions {
     const timingPort = session.timing ? this.context.timingSocket?.localPort : undefined;
     log('info', `${origin.peer} ${session.label} opened: device ${sender.deviceId}, session ${sender.sessionUuid}, timing ${sender.timingProtocol}${session.timing ? ` (asking ${origin.address}:${sender.timingPort} from UDP port ${timingPort})` : ''}${sender.isRemoteControlOnly ? ', remote control only' : ''}; events on port ${this.context.eventPort}`);
     this.arm();
-    this.context.announce?.('session-started', { address: origin.address, deviceId: sender.deviceId }, { session: sender.sessionUuid, ...(sender.name !== undefined && { name: sender.name }), ...(sender.model !== undefined && { model: sender.model }) });
+    this.context.announce?.('session-started', { address: origin.address, deviceId: sender.deviceId }, { session: sender.sessionUuid, ...(sender.name !== undefined && { 'sender-name': sender.name }), ...(sender.model !== undefined && { model: sender.model }) });
     return { session, ports: { eventPort: this.context.eventPort, timingPort } };
   }
 
