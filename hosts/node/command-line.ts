@@ -13,6 +13,7 @@ import type { LogLevel, ScreenGeometry } from '../../src/platform';
 import { LOG_LEVELS } from '../../src/platform';
 import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, loadOrCreateDeviceId, isProfileName, PROFILES } from '../../src/receiver';
 import { normaliseDeviceId } from '../../src/receiver/config';
+import { LOG_FORMATS, type LogFormat } from './io/log-lines';
 import { defaultDataDir, fileStore, fsCause, makeDataDir, nodeRandom } from './io/ports';
 import { HELP_WIDTH, optionsHelp, parseArgsOptions, wrap, type OptionValues } from './option-table';
 import { DEFAULT_PORTS, PORT_OFFSETS, RECEIVER_OPTIONS, type PortOption } from './receiver-options';
@@ -59,6 +60,8 @@ export interface CommandLine {
   mdnsUnicast: boolean;
   dataDir: string;
   logLevel: LogLevel;
+  /** --log-format: the shape of every line it prints (io/log-lines.ts). */
+  logFormat: LogFormat;
   activitySignal: boolean;
   screenPort: number;
   screen: boolean;
@@ -199,6 +202,8 @@ function portsOf(values: ReceiverValues): Record<PortOption, number> {
 function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'configNote'> {
   const logLevel = (values['log-level'] ?? 'info') as LogLevel;
   if (!LOG_LEVELS.includes(logLevel)) throw new OptionError('log-level', logLevel, `${JSON.stringify(logLevel)} is not one of ${LOG_LEVELS.join(', ')}`);
+  const logFormat = (values['log-format'] ?? 'text') as LogFormat;
+  if (!LOG_FORMATS.includes(logFormat)) throw new OptionError('log-format', logFormat, `${JSON.stringify(logFormat)} is not one of ${LOG_FORMATS.join(', ')}`);
   if (values.profile !== undefined && !isProfileName(values.profile)) throw new OptionError('profile', values.profile, `${JSON.stringify(values.profile)} is not one of ${Object.keys(PROFILES).join(', ')}`);
   if (values.dialect !== undefined && !isDialectName(values.dialect)) throw new OptionError('dialect', values.dialect, `${JSON.stringify(values.dialect)} is not vendor or apple`);
   const mdnsMode = values.mdns ?? 'auto';
@@ -253,6 +258,7 @@ function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'c
     mdnsUnicast: !values['no-mdns-unicast'],
     dataDir,
     logLevel,
+    logFormat,
     activitySignal: values['activity-signal'] === true,
     screenPort: ports['screen-port'],
     screen: !values['no-screen'],

@@ -385,9 +385,9 @@ async function main(): Promise<void> {
   }
   const commandLine = readCommandLine();
   if (!commandLine) return;
-  const log = consoleLogger(commandLine.logLevel);
+  const log = consoleLogger(commandLine.logLevel, commandLine.logFormat);
   log('info', commandLine.configNote);
-  const say = startupPrinter(commandLine.logLevel);
+  const say = startupPrinter(commandLine.logLevel, commandLine.logFormat);
   for (const { file, mode } of recordsOthersCanRead(commandLine.dataDir, SECRET_KEY_RECORDS)) {
     log('warn', `${file} holds the receiver's secret key and other users can read it (mode ${mode.toString(8).padStart(4, '0')}); make it yours alone: chmod 600 ${file}`);
   }

@@ -189,7 +189,8 @@ export const RECEIVER_OPTIONS = [
 
   // The rest.
   { section: 'Behaviour', name: 'dialect', argument: 'NAME', default: 'vendor', help: "vendor (the spec's names) or apple (real senders' names)" },
-  { section: 'Behaviour', name: 'log-level', argument: 'LEVEL', default: 'info', help: 'error, warn, info or debug' },
+  { section: 'Behaviour', name: 'log-level', argument: 'LEVEL', default: 'info', help: 'error, warn, info or debug; below debug, long values (TXT records, URLs) are cut' },
+  { section: 'Behaviour', name: 'log-format', argument: 'FORMAT', default: 'text', help: 'text (TIME LEVEL message) or json (one {time, level, message} object a line), for the log and the start-up lines alike' },
   { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
   { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
   { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `${configFileCandidates()[0].replace(homedir(), '~')}, else ${SYSTEM_CONFIG_FILE}, the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },
