@@ -356,6 +356,22 @@ describe('no avahi-daemon (no system bus in the namespace)', { skip: unavailable
     assert.equal(failing.lines.filter((line) => /advertising/.test(line)).length, 0, 'nothing advertised');
   });
 
+  it('a system bus without avahi on it: --mdns avahi says so (auto asks the same question and falls back)', async () => {
+    // A bus of the test's own (a session bus's rules; only the address matters here), given as the system bus.
+    const socket = path.join(dataDir!, 'bus');
+    const busPid = Number(execFileSync('dbus-daemon', ['--session', `--address=unix:path=${socket}`, '--fork', '--nopidfile', '--print-pid'], { encoding: 'utf8', timeout: 5000 }).trim());
+    try {
+      const failing = spawnChild('receiver --mdns avahi', pair!.exec(pair!.receiver, 'env', [`DBUS_SYSTEM_BUS_ADDRESS=unix:path=${socket}`, process.execPath, ...receiverArgs(dataDir!, 'NoAvahi', ['--mdns', 'avahi'])]));
+      const failingLog = wholeStderr(failing);
+      await failingLog.shows(/vendorplay-receiver: --mdns avahi: avahi-daemon is not on the D-Bus system bus \(no owner of org\.freedesktop\.Avahi\); start avahi-daemon, or choose --mdns builtin\n/);
+      await Promise.race([failing.exited, new Promise((resolve) => setTimeout(resolve, STARTUP_MS).unref())]);
+      await failing.stop('SIGKILL');
+      assert.equal(failing.exitCode, 1, failing.report());
+    } finally {
+      process.kill(busPid, 'SIGTERM');
+    }
+  });
+
   it('--mdns auto falls back to the built-in responder, which holds 5353 and is found by python-zeroconf', async () => {
     receiver = spawnChild('receiver --mdns auto', pair!.exec(pair!.receiver, process.execPath, receiverArgs(dataDir!, 'NoAvahi', ['--mdns', 'auto'])));
     const autoLog = wholeStderr(receiver);
