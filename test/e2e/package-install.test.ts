@@ -11,7 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
@@ -19,6 +19,7 @@ import { CONTROL_PORT } from '../../src/discovery/services';
 import { Child, spawnChild } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 import { LOG_PREFIX, PROJECT_ROOT } from './receiver-process';
+import { MAN_PAGES, NO_ANALYZE, NO_RENDERER, renderWarnings, UNITS, verifyUnit } from '../host/packaging-checks';
 
 const STARTUP_MS = 30_000;
 /** npm pack (which runs `prepare`) and npm install from the cache: bounded, generously. */
@@ -62,6 +63,61 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
     assert.match(receiverHelp, /--no-mdns/);
     const sendHelp = execFileSync(path.join(bin, 'vendorplay-send'), ['--help'], { cwd: app, encoding: 'utf8', timeout: STARTUP_MS });
     assert.match(sendHelp, /photo/);
+  });
+
+  it('--version and -V of both installed commands say the package\'s version', () => {
+    const { version } = JSON.parse(readFileSync(path.join(PROJECT_ROOT, 'package.json'), 'utf8')) as { version: string };
+    for (const command of ['vendorplay-receiver', 'vendorplay-send']) {
+      for (const flag of ['--version', '-V']) {
+        assert.equal(execFileSync(path.join(bin, command), [flag], { cwd: app, encoding: 'utf8', timeout: STARTUP_MS }), `${command} ${version}\n`);
+      }
+    }
+  });
+
+  it('carries both man pages (named in package.json "man"), rendering without a warning', () => {
+    const installed = path.join(app, 'node_modules', 'vendorplay-receiver');
+    const manifest = JSON.parse(readFileSync(path.join(installed, 'package.json'), 'utf8')) as { man?: string[] };
+    assert.deepEqual(manifest.man?.map((file) => path.normalize(file)), MAN_PAGES.map((file) => path.normalize(file)));
+    for (const page of MAN_PAGES) {
+      const text = readFileSync(path.join(installed, page), 'utf8');
+      assert.match(text, /^\.SH OPTIONS$/m, page);
+      if (!NO_RENDERER) assert.equal(renderWarnings(path.join(installed, page)), '', page);
+    }
+  });
+
+  it('carries the systemd units, which systemd-analyze verifies with ExecStart at the installed command', { skip: NO_ANALYZE }, () => {
+    const installed = path.join(app, 'node_modules', 'vendorplay-receiver');
+    assert.ok(existsSync(path.join(installed, 'packaging', 'receiver.conf')), 'the example config file');
+    for (const [kind, unit] of Object.entries(UNITS)) {
+      assert.deepEqual(verifyUnit(readFileSync(path.join(installed, unit), 'utf8'), path.join(bin, 'vendorplay-receiver'), kind === 'user'), { status: 0, output: '' }, unit);
+    }
+  });
+
+  it('starts from a config file alone (no options): its port, name, data directory and interface', async () => {
+    const config = mkdtempSync(path.join(tmpdir(), 'vendorplay-config-'));
+    try {
+      const file = path.join(config, 'vendorplay', 'receiver.conf');
+      mkdirSync(path.dirname(file));
+      const dataDir = path.join(config, 'data');
+      writeFileSync(file, ['# from the package test', 'name = From the file', 'port = 0', 'no-mdns = true', 'interface = lo', 'no-screen = true', `data-dir = ${dataDir}`, ''].join('\n'));
+      const receiver = spawnChild('receiver from a config file', { command: 'env', args: [`XDG_CONFIG_HOME=${config}`, `HOME=${config}`, path.join(bin, 'vendorplay-receiver')] });
+      try {
+        const port = await receiver.waitFor('the listening line', STARTUP_MS, (lines) => {
+          const match = lines.map((line) => /^\S+Z info  listening on 127\.0\.0\.1:(\d+) \(HTTP and RTSP\)$/.exec(line)).find(Boolean);
+          return match ? Number(match[1]) : undefined;
+        });
+        await receiver.waitFor('the services', STARTUP_MS, (lines) => (lines.filter((line) => line.includes('not advertising (--no-mdns) "From the file"')).length === 1 ? true : undefined));
+        assert.ok(receiver.stderr.includes(`info  config file ${file}\n`), receiver.report());
+        assert.notEqual(port, CONTROL_PORT, 'port = 0: a free one');
+        const info = await fetch(`http://127.0.0.1:${port}/server-info`);
+        assert.equal(info.status, 200);
+        assert.ok(existsSync(dataDir), 'the data directory the file names');
+      } finally {
+        await receiver.stop('SIGTERM');
+      }
+    } finally {
+      rmSync(config, { recursive: true, force: true });
+    }
   });
 
   describe('a default start of the installed command, in a network namespace', { skip: netnsUnavailable() }, () => {
