@@ -22,7 +22,7 @@ import { sendAudio, type AudioPath } from './audio/audio-command';
 import { optionsHelp, parseArgsOptions, type OptionValues } from '../hosts/node/option-table';
 import { packageVersion } from '../hosts/node/package-version';
 import { SENDER_OPTIONS } from './options';
-import { listPairings, pair, unpair, verifierFor } from './pairing';
+import { listPairings, pair, removeOnReceiver, unpair, verifierFor } from './pairing';
 
 /** The installed package's version: the User-Agent and --version say it. */
 const VERSION = packageVersion();
@@ -39,7 +39,7 @@ const USAGE = `Usage:
   vendorplay-send audio HOST:PORT FILE [--codec pcm|alac] [--path classic|session]
   vendorplay-send pair HOST:PORT [--pin DIGITS]
   vendorplay-send pairings
-  vendorplay-send unpair HOST:PORT|ID
+  vendorplay-send unpair HOST:PORT|ID [--on-receiver]
 
 Sends to a receiver of the wireless media protocol.
 
@@ -73,7 +73,7 @@ Commands:
               encrypted (not mirror: the mirroring port has no pairing)
   pairings    lists the receivers paired with: address, identifier, when
   unpair      forgets the pairing with a receiver (by HOST:PORT or its identifier); the
-              receiver keeps its side until it is removed there
+              receiver keeps its side unless --on-receiver asks it to remove it too
 
 `;
 
@@ -393,9 +393,10 @@ function readPositionals(positionals: string[]): { command: Command; address: st
 /** The options only the audio command takes. */
 const AUDIO_OPTIONS = ['codec', 'path', 'latency', 'start-delay', 'volume', 'clock-ppm'] as const;
 
-/** `pairings` and `unpair RECEIVER`: the credentials file only. */
-function runOffline(command: (typeof OFFLINE_COMMANDS)[number], positionals: string[]): void {
+/** `pairings` and `unpair RECEIVER`: the credentials file (and, with --on-receiver, the receiver). */
+async function runOffline(command: (typeof OFFLINE_COMMANDS)[number], positionals: string[], values: Options): Promise<void> {
   const [, which, extra] = positionals;
+  if (values['on-receiver'] && command !== 'unpair') throw new UsageError('--on-receiver: only for unpair');
   if (command === 'pairings') {
     if (which !== undefined) throw new UsageError(`pairings: unexpected argument "${which}"`);
     return listPairings(say);
@@ -407,7 +408,11 @@ function runOffline(command: (typeof OFFLINE_COMMANDS)[number], positionals: str
     // Written as commands write it (127.0.0.1 is 127.0.0.1:7000), when it is an address.
     address = describeEndpoint(parseEndpoint(which));
   } catch {
-    // an identifier
+    if (values['on-receiver']) throw new UsageError(`unpair --on-receiver: "${which}" is not HOST:PORT`);
+  }
+  if (values['on-receiver']) {
+    const headers: CommonHeaders = () => [[HEADER.userAgent, `vendorplay-send/${VERSION}`]];
+    await removeOnReceiver(parseEndpoint(address), headers, say);
   }
   unpair(address, say);
 }
@@ -545,7 +550,7 @@ async function main(argv: string[]): Promise<number> {
   }
   const offline = OFFLINE_COMMANDS.find((name) => name === positionals[0]);
   if (offline) {
-    runOffline(offline, positionals);
+    await runOffline(offline, positionals, values);
     return 0;
   }
   const { command, address, target } = readPositionals(positionals);

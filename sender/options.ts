@@ -60,6 +60,11 @@ export const SENDER_OPTIONS = [
   },
   {
     section: 'Pairing',
+    name: 'on-receiver',
+    help: "unpair: the receiver removes this sender's pairing too (pair-verify, then Remove Pairing: an admin pairing may; not when it is the receiver's only admin and others are paired, since that would remove them all)",
+  },
+  {
+    section: 'Pairing',
     name: 'no-pair',
     help: 'do not pair-verify, even with a receiver paired with (the connection stays unencrypted; a receiver that asks for a PIN refuses it)',
   },

@@ -9,7 +9,7 @@ import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, P
 import { ed25519Sign, ed25519Verify, sha512, x25519KeyPair, x25519Shared, type KeyPair } from '../src/pairing/keys';
 import { modPow } from '../src/pairing/modexp';
 import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../src/pairing/srp';
-import { decodeTlv8, decodeTlvUint, encodeTlv8, encodeTlvUint } from '../src/pairing/tlv8';
+import { decodeTlv8, decodeTlv8Groups, decodeTlvUint, encodeTlv8, encodeTlvUint } from '../src/pairing/tlv8';
 import { PAIR_METHOD, TLV } from '../src/pairing/tlv-types';
 import { tlvErrorName } from '../src/pairing';
 import { bigIntToBytes, bytesToBigInt, constantTimeEqual } from '../src/pairing/_util';
@@ -151,6 +151,32 @@ export function openPairSetupM6(sessionKey: Uint8Array, m6: Uint8Array): PairedR
   const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
   if (!ed25519Verify(publicKey, concat(receiverX, id, publicKey), signature)) throw new PairingBroken(`${step}: the receiver's signature does not verify`);
   return { id: utf8Decode(id), publicKey };
+}
+
+// --- pairing management (HomeKit's List and Remove Pairing, on a pair-verified connection) --------
+
+/** List Pairings M1. */
+export function listPairingsM1(): Uint8Array {
+  return encodeTlv8([state(1), [TLV.Method, encodeTlvUint(PAIR_METHOD.ListPairings)]]);
+}
+
+/** Remove Pairing M1 for the sender `id`. */
+export function removePairingM1(id: string): Uint8Array {
+  return encodeTlv8([state(1), [TLV.Method, encodeTlvUint(PAIR_METHOD.RemovePairing)], [TLV.Identifier, utf8Encode(id)]]);
+}
+
+/** A List Pairings M2: each pairing's identifier and whether it is an admin (Permissions 1). */
+export function readPairingList(m2: Uint8Array): { id: string; admin: boolean }[] {
+  answerItems('list pairings M2', m2, 2);
+  let groups: Map<number, Uint8Array>[];
+  try {
+    groups = decodeTlv8Groups(m2);
+  } catch (error) {
+    throw new PairingBroken(`list pairings M2: ${(error as Error).message}`);
+  }
+  return groups
+    .filter((group) => group.has(TLV.Identifier))
+    .map((group) => ({ id: utf8Decode(group.get(TLV.Identifier)!), admin: group.get(TLV.Permissions)?.[0] === 1 }));
 }
 
 // --- pair-verify (spec 5.3-5.4) ------------------------------------------------------------------

@@ -13,7 +13,7 @@ import { createInterface } from 'node:readline';
 import { HEADER } from '../src/http';
 import { TLV_ERROR } from '../src/pairing/tlv-types';
 import { credentialsFile, loadCredentials, receiverAt, saveCredentials, withoutReceiver, withReceiver, withSenderIdentity, type StoredReceiver } from './credentials';
-import { answerItems, checkPairSetupM4, openPairSetupM6, PairingBroken, PairingRefused, pairSetupM1, pairSetupM5, PairVerifyClient, srpClientStep, type Random, type SenderIdentity } from './pairing-messages';
+import { answerItems, checkPairSetupM4, listPairingsM1, readPairingList, removePairingM1, openPairSetupM6, PairingBroken, PairingRefused, pairSetupM1, pairSetupM5, PairVerifyClient, srpClientStep, type Random, type SenderIdentity } from './pairing-messages';
 import { ControlConnection, describeEndpoint, plainExchange, SendError, type CommonHeaders, type Endpoint, type Message, type VerifiedConnection } from './wire';
 import type { ResponseHead } from '../src/http';
 
@@ -122,7 +122,41 @@ export function listPairings(say: (line: string) => void, file = credentialsFile
   for (const receiver of receivers) say(`${receiver.address}  ${receiver.id}  paired ${receiver.pairedAt}`);
 }
 
-/** `unpair RECEIVER`: forgets the pairing (the receiver keeps its side: removing it there needs an admin pairing). */
+/**
+ * `unpair HOST:PORT --on-receiver`: the receiver removes this sender's pairing too (HomeKit's
+ * Remove Pairing, which only an admin pairing may ask; this receiver makes every pair-setup
+ * pairing an admin). Refused here when this sender is the receiver's only admin and others are
+ * paired: removing the last admin removes every pairing there (HAP), other senders' too.
+ */
+export async function removeOnReceiver(endpoint: Endpoint, headers: CommonHeaders, say: (line: string) => void, file = credentialsFile()): Promise<void> {
+  const where = describeEndpoint(endpoint);
+  const credentials = loadCredentials(file);
+  const sender = credentials.sender;
+  const verify = verifierFor(endpoint, headers, file);
+  if (!sender || !verify) throw new SendError(`no pairing for ${where} in ${file} (see vendorplay-send pairings)`);
+  const control = await ControlConnection.open({ ...endpoint, verify }, headers);
+  try {
+    const pairings = readPairingList(await step(control, '/pair-list', listPairingsM1()));
+    const own = pairings.find((pairing) => pairing.id === sender.id);
+    if (!own) {
+      say(`${where} has no pairing for this sender any more`);
+      return;
+    }
+    if (!own.admin) throw new SendError(`${where} keeps this sender as a user, not an admin: only an admin may remove pairings; not removed there`);
+    const others = pairings.filter((pairing) => pairing !== own);
+    if (others.length > 0 && !others.some((pairing) => pairing.admin)) {
+      throw new SendError(`this sender is the only admin of ${where}: removing it would remove every pairing there (${others.length} other); not removed there`);
+    }
+    answerItems('remove pairing M2', await step(control, '/pair-remove', removePairingM1(sender.id)), 2);
+    say(`${where} removed its pairing with this sender (${sender.id})`);
+  } catch (error) {
+    throw asSendError(error, where);
+  } finally {
+    control.close();
+  }
+}
+
+/** `unpair RECEIVER`: forgets the pairing here (the receiver keeps its side unless told: removeOnReceiver). */
 export function unpair(which: string, say: (line: string) => void, file = credentialsFile()): void {
   const { credentials, removed } = withoutReceiver(loadCredentials(file), which);
   if (!removed) throw new SendError(`no pairing for ${which} in ${file} (see vendorplay-send pairings)`);

@@ -4,7 +4,7 @@
 // it off the screen page's /state (as a person reads the screen) and types it; then `photo` and
 // `slideshow` pair-verify and go through the encrypted channel (the receiver logs each connection
 // encrypted); `pairings` lists the receiver; a wrong PIN is refused with the receiver's TLV error
-// named; `unpair` forgets it. Each run of the sender has its own XDG_CONFIG_HOME.
+// named; `unpair --on-receiver` has the receiver remove it too, and forgets it here. Each run of the sender has its own XDG_CONFIG_HOME.
 //
 // Network safety: the receiver runs with --no-mdns on the loopback interface only; the sender
 // connects to 127.0.0.1.
@@ -145,11 +145,20 @@ describe('vendorplay-send pair, then photo and slideshow through the encrypted c
     assert.match(list.stdout, /^no pairings/);
   });
 
-  test('unpair forgets it: photo asks to pair first again', async () => {
-    const run = await send(config, ['unpair', address]);
+  test('unpair --on-receiver: the receiver removes the pairing too (the old credentials are refused after), and it is forgotten here', async () => {
+    const file = path.join(config, 'vendorplay', 'sender.json');
+    const kept = readFileSync(file);
+    const run = await send(config, ['unpair', address, '--on-receiver']);
     assert.equal(run.code, 0, run.stderr);
-    assert.match(run.stdout, new RegExp(`forgot the pairing with ${receiver.deviceId}`));
+    const senderId = (JSON.parse(kept.toString('utf8')) as { sender: { id: string } }).sender.id;
+    assert.equal(run.stdout, `${address} removed its pairing with this sender (${senderId})\nforgot the pairing with ${receiver.deviceId} at ${address}\n`);
+    await receiver.waitForLog(new RegExp(`pairing management: ${senderId} removed ${senderId}`));
     assert.match((await send(config, ['pairings'])).stdout, /^no pairings/);
     assert.match((await send(config, ['photo', address, photo])).stderr, /pair first: vendorplay-send pair/);
+    // The credentials as they were: the receiver no longer knows them.
+    writeFileSync(file, kept);
+    const stale = await send(config, ['photo', address, photo]);
+    assert.equal(stale.code, 1);
+    assert.match(stale.stderr, new RegExp(`pair-verify M4: the receiver answered Authentication: ${address.replace(/\./g, '\\.')} no longer knows this sender .*; pair again: vendorplay-send pair ${address.replace(/\./g, '\\.')}\n$`));
   });
 });
