@@ -39,6 +39,7 @@ start_avahi
 cleanup() {
   kill "$daemon" "$bus" 2>/dev/null || true
   pkill -P $$ 2>/dev/null || true
+  rm -rf "$work"
 }
 trap cleanup EXIT
 
