@@ -62,6 +62,11 @@ describe('vendorplay-send pair, then photo and slideshow through the encrypted c
   };
 
   const encryptedConnections = () => receiver.stderr.split('\n').filter((line) => / connection encrypted$/.test(line)).length;
+  /** The count of encrypted connections once it has reached `count` (the receiver's log is read as it comes). */
+  const encryptedOnceAt = async (count: number): Promise<number> => {
+    await until(() => `${count} encrypted connections in the log:\n${receiver.stderr}`, () => encryptedConnections() >= count, PROMPT_MS);
+    return encryptedConnections();
+  };
 
   before(async () => {
     work = mkdtempSync(path.join(tmpdir(), 'vendorplay-sender-pairing-'));
@@ -110,7 +115,7 @@ describe('vendorplay-send pair, then photo and slideshow through the encrypted c
     const run = await send(config, ['photo', address, photo]);
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /shown: 200 OK/);
-    assert.equal(encryptedConnections(), before + 1, 'one connection, encrypted');
+    assert.equal(await encryptedOnceAt(before + 1), before + 1, 'one connection, encrypted');
     const state = (await (await fetch(new URL('state', receiver.screenUrl))).json()) as { photo: unknown };
     assert.ok(state.photo, 'the screen shows the photo');
   });
@@ -121,7 +126,7 @@ describe('vendorplay-send pair, then photo and slideshow through the encrypted c
     assert.equal(run.code, 0, run.stderr);
     assert.match(run.stdout, /asset 1: picture-1\.jpg/);
     assert.match(run.stdout, /event: slideshow playing/);
-    assert.equal(encryptedConnections(), before + 3, 'control, event and slideshow connections');
+    assert.equal(await encryptedOnceAt(before + 3), before + 3, 'control, event and slideshow connections');
   });
 
   test('pairings lists the receiver; --no-pair goes without and is refused', async () => {
