@@ -1,7 +1,9 @@
 // The sender's side of pairing, message by message (HomeKit-style pairing as the protocol uses
 // it, spec 5.3-5.4; SRP-6a of RFC 5054 with SHA-512 and the 3072-bit group, HKDF labels,
 // Ed25519/X25519), on the primitives of src/pairing. No I/O here: pairing.ts sends the messages.
-// An answer that carries an Error item becomes a PairingRefused naming it.
+// An answer that carries an Error item becomes a PairingRefused naming it. (The tests drive
+// receivers with their own client, test/support/pairing-client.ts, which can also misbehave:
+// transient flags, other keys; this one checks every answer and does what a sender should.)
 
 import { concat, utf8Decode, utf8Encode } from '../src/bytes';
 import { createSenderChannel, type ControlChannel } from '../src/pairing/channel';
