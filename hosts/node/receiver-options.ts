@@ -7,12 +7,11 @@
 // The config file takes it as `your-option = value` with no more work; the man page and --help
 // show it at the next build.
 
-import { homedir } from 'node:os';
 import { RECEIVER_NAME_MAX } from '../../src/discovery/dnssd-names';
 import { CONTROL_PORT } from '../../src/discovery/services';
 import { MIRROR_PORT } from '../../src/mirror';
 import { NTP_RECEIVER_PORT } from '../../src/timing';
-import { configFileCandidates, SYSTEM_CONFIG_FILE } from './config-file';
+import { CONFIG_FILE_NAME, SYSTEM_CONFIG_FILE } from './config-file';
 import { PROFILES } from '../../src/receiver';
 import type { OptionRow } from './option-table';
 
@@ -193,7 +192,7 @@ export const RECEIVER_OPTIONS = [
   { section: 'Behaviour', name: 'log-format', argument: 'FORMAT', default: 'text', help: 'text (TIME LEVEL message) or json (one {time, level, message} object a line), for the log and the start-up lines alike' },
   { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
   { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
-  { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `${configFileCandidates()[0].replace(homedir(), '~')}, else ${SYSTEM_CONFIG_FILE}, the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },
+  { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `$XDG_CONFIG_HOME/vendorplay/${CONFIG_FILE_NAME} (~/.config without XDG_CONFIG_HOME), else ${SYSTEM_CONFIG_FILE}: the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },
   { section: 'Behaviour', name: 'version', short: 'V', inFile: false, help: 'print the version and exit' },
   { section: 'Behaviour', name: 'help', short: 'h', inFile: false, help: 'show this help' },
 ] as const satisfies readonly OptionRow[];
