@@ -81,7 +81,7 @@ test('each path answers its own methods, and the player\'s paths only the page i
     assert.equal((await fetch(url('/nothing-here'))).status, 404);
     const state = await fetch(url('/state'));
     assert.equal(state.headers.get('x-content-type-options'), 'nosniff');
-    assert.deepEqual(await state.json(), { name: 'Routes', activity: 'idle', media: null, slideshow: null, pin: null, photo: null, nowPlaying: null, video: null });
+    assert.deepEqual(await state.json(), { name: 'Routes', activity: 'idle', media: null, slideshow: null, pin: null, photo: null, nowPlaying: null, connection: null, video: null });
   } finally {
     await server.close();
   }
