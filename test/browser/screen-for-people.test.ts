@@ -1,9 +1,10 @@
 // What a person sees and reads, on the built command and its screen page in Debian's headless
 // Chromium: the idle screen names the receiver and says how to connect (the name to choose, the
 // address and port) and that a PIN is needed where one is; a paused video says "Paused" with its
-// position, and the status line names a paused video and the track audio plays; every line the
-// command prints at start has one shape (text: time, level, message; --log-format json: one
-// object a line), the TXT lines cut at info; the speaker profile prints no screen URL.
+// position, and the status line names a paused video (the track audio plays:
+// test/host/screen-status-line.test.ts); every line the command prints at start has one shape
+// (text: time, level, message; --log-format json: one object a line), the TXT lines cut at info;
+// the speaker profile prints no screen URL.
 // Loopback only: the receivers run with --no-mdns on the loopback interface, the clip is served
 // from 127.0.0.1, and the browser's own network services are off.
 
@@ -14,8 +15,6 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { after, before, describe, test } from 'node:test';
 import type { Browser, Page } from 'playwright-core';
-import { VirtualScreen } from '../../hosts/node/screen/display';
-import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/server';
 import { LOG_PREFIX, loopbackInterface, PROJECT_ROOT, ReceiverProcess, RECEIVER_COMMAND } from '../e2e/receiver-process';
 import { launchChromium, openScreenPage } from '../support/chromium';
 import { makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
@@ -122,28 +121,6 @@ describe('an open receiver playing a video, paused', () => {
     await post('/rate?value=1');
     await page.waitForSelector('#video-paused[hidden]', { state: 'attached', timeout: PAGE_MS });
     assert.equal(await page.textContent('#status .activity'), 'Playing video');
-  });
-});
-
-describe('what audio plays, on the status line', () => {
-  let server: ScreenServer;
-  const screen = new VirtualScreen('Kitchen');
-
-  before(async () => {
-    server = await startScreenServer({ screen, port: 0, log: () => {} });
-  });
-  after(async () => {
-    await server?.close();
-  });
-
-  test('names the track (title and artist) after "Playing audio", and only the words once nothing plays', async () => {
-    const page = await openScreenPage(browser, server.urls[0]);
-    screen.showStatus({ name: 'Kitchen', activity: 'receivingAudio', media: 'audio' });
-    screen.showNowPlaying({ title: 'Café del Mar', artist: 'Energy 52' });
-    await page.waitForFunction(() => (globalThis as unknown as InPage).document.querySelector('#status .activity')?.textContent === 'Playing audio - Café del Mar - Energy 52', undefined, { timeout: PAGE_MS });
-    screen.showNowPlaying(undefined);
-    await page.waitForFunction(() => (globalThis as unknown as InPage).document.querySelector('#status .activity')?.textContent === 'Playing audio', undefined, { timeout: PAGE_MS });
-    await page.close();
   });
 });
 
