@@ -21,6 +21,7 @@ import { configFileCandidates, configFileError, findConfigFile, lineOf, readConf
 import { packageVersion } from './package-version';
 import { isMdnsMode, MDNS_MODES, type MdnsMode } from './mdns/choose-advertiser';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
+import { AccessList, AccessListError } from '../../src/receiver/access-list';
 import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
 
 const USAGE = `Usage: vendorplay-receiver [options]
@@ -74,6 +75,8 @@ export interface CommandLine {
   recordAudio: string | undefined;
   /** --media-allow, --media-block-private: where video may be fetched from. */
   mediaDestinations: MediaDestinationRules;
+  /** --on-event COMMAND: run on each receiver event (event-hooks.ts). */
+  onEvent: string | undefined;
   /** The config file read (--config, or the first that exists of the default places), if any. */
   configFile: string | undefined;
   /** Which config file was read, or where none was found: said in the log at start. */
@@ -248,6 +251,8 @@ function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'c
     timingPort: ports['timing-port'],
     audioPort: ports['audio-port'],
     audioControlPort: ports['audio-control-port'],
+    allow: accessEntries('allow', values.allow ?? []),
+    block: accessEntries('block', values.block ?? []),
     limits,
   });
   return {
@@ -267,7 +272,24 @@ function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'c
     audioOut,
     recordAudio: values['record-audio'],
     mediaDestinations: { allow: mediaAllow, privateRanges: !values['media-block-private'] },
+    onEvent: values['on-event'],
   };
+}
+
+/** --allow, --block entries (src/receiver/access-list.ts), each option one or a comma list; a bad one is named. */
+function accessEntries(option: 'allow' | 'block', settings: string[]): string[] {
+  return settings.flatMap((setting) =>
+    setting.split(',').map((text) => {
+      const entry = text.trim();
+      try {
+        new AccessList([entry], []);
+      } catch (error) {
+        if (error instanceof AccessListError) throw new OptionError(option, setting, error.message.replace('allow entry ', ''));
+        throw error;
+      }
+      return entry;
+    }),
+  );
 }
 
 /** --media-allow ranges: CIDR or bare addresses, each option one or a comma list. */

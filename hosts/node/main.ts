@@ -22,6 +22,7 @@ import { PagePlayer } from './screen/player';
 import { MediaDestinations } from './screen/media-destinations';
 import { startScreenServer, type ScreenServer } from './screen/server';
 import { StreamRecorder } from './recorder';
+import { EventHooks } from './event-hooks';
 import { listen } from './io/tcp';
 import { bindUdp, sharedUdpBinder } from './io/udp';
 
@@ -46,9 +47,12 @@ class Opened {
   readonly udpSockets: dgram.Socket[] = [];
   /** Set once built; connections that arrive before that (a moment) are closed. */
   receiver: Receiver | undefined;
+  /** --on-event hooks: those still running are killed when the receiver stops. */
+  hooks: EventHooks | undefined;
 
   /** Goodbye packets first, then the screen, the UDP sockets and the listeners (once closed). */
   async closeAll(): Promise<void> {
+    this.hooks?.stop();
     await this.advertiser?.shutdown();
     await this.screenServer?.close();
     for (const socket of this.udpSockets) socket.close();
@@ -315,8 +319,9 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
     timingPort: sessionPorts.timingPort,
     ...(audioSockets && { audioPort: audioSockets.data.localPort, audioControlPort: audioSockets.control.localPort }),
   });
+  const hooks = (opened.hooks = commandLine.onEvent === undefined ? undefined : new EventHooks({ command: commandLine.onEvent, receiverName: frozen.name, log }));
   try {
-    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel });
+    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel, ...(hooks && { onEvent: (event) => hooks.run(event) }) });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.

@@ -79,6 +79,15 @@ export const RECEIVER_OPTIONS = [
   { section: 'Identity and pairing', name: 'password', argument: 'TEXT', default: 'none', help: 'password senders must give; senders pair with it' },
   { section: 'Identity and pairing', name: 'auth-key', argument: 'FILE', help: 'device RSA-1024 private key (PEM) for certificate authentication in pair-setup and POST /auth-setup; needs --auth-certificate' },
   { section: 'Identity and pairing', name: 'auth-certificate', argument: 'FILE', help: 'the device certificate (DER or PEM) that goes with --auth-key' },
+  {
+    section: 'Identity and pairing',
+    name: 'allow',
+    argument: 'WHO',
+    multiple: true,
+    default: 'every sender',
+    help: "serve only these senders (repeatable, or a comma list): an address, a CIDR block (192.168.1.0/24) or a device id (58:55:CA:1A:E2:88, a DACP-ID, a pairing identifier); see the README's Access lists",
+  },
+  { section: 'Identity and pairing', name: 'block', argument: 'WHO', multiple: true, help: 'refuse these senders (repeatable, or a comma list; entries as --allow); block wins over allow' },
 
   // Where it listens: --port and the others at their offsets from it (PORT_OFFSETS).
   {
@@ -190,6 +199,12 @@ export const RECEIVER_OPTIONS = [
   { section: 'Behaviour', name: 'dialect', argument: 'NAME', default: 'vendor', help: "vendor (the spec's names) or apple (real senders' names)" },
   { section: 'Behaviour', name: 'log-level', argument: 'LEVEL', default: 'info', help: 'error, warn, info or debug; below debug, long values (TXT records, URLs) are cut' },
   { section: 'Behaviour', name: 'log-format', argument: 'FORMAT', default: 'text', help: 'text (TIME LEVEL message) or json (one {time, level, message} object a line), for the log and the start-up lines alike' },
+  {
+    section: 'Behaviour',
+    name: 'on-event',
+    argument: 'COMMAND',
+    help: "run COMMAND (/bin/sh -c) on each event (a session, a photo, video, mirroring, audio, pairing) with the event in VENDORPLAY_* variables, without waiting for it; see the README's Integration hooks",
+  },
   { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
   { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
   { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `$XDG_CONFIG_HOME/vendorplay/${CONFIG_FILE_NAME} (~/.config without XDG_CONFIG_HOME), else ${SYSTEM_CONFIG_FILE}: the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },
