@@ -21,6 +21,7 @@ import { configFileCandidates, configFileError, findConfigFile, lineOf, readConf
 import { packageVersion } from './package-version';
 import { isMdnsMode, MDNS_MODES, type MdnsMode } from './mdns/choose-advertiser';
 import { DEFAULT_MIRROR_GEOMETRY, parseMirrorSize } from './screen/page-decoder';
+import { HOOK_TIMEOUT_MS, MAX_RUNNING_HOOKS } from './event-hooks';
 import { AccessList, AccessListError } from '../../src/receiver/access-list';
 import { parseAddressRange, type AddressRange, type MediaDestinationRules } from '../../src/receiver/video/media-destinations';
 
@@ -77,6 +78,8 @@ export interface CommandLine {
   mediaDestinations: MediaDestinationRules;
   /** --on-event COMMAND: run on each receiver event (event-hooks.ts). */
   onEvent: string | undefined;
+  /** --on-event-max-running, --on-event-timeout (seconds, here in ms): the hooks' limits. */
+  onEventLimits: { readonly maxRunning: number; readonly timeoutMs: number };
   /** The config file read (--config, or the first that exists of the default places), if any. */
   configFile: string | undefined;
   /** Which config file was read, or where none was found: said in the log at start. */
@@ -273,7 +276,17 @@ function settingsOf(values: ReceiverValues): Omit<CommandLine, 'configFile' | 'c
     recordAudio: values['record-audio'],
     mediaDestinations: { allow: mediaAllow, privateRanges: !values['media-block-private'] },
     onEvent: values['on-event'],
+    onEventLimits: {
+      maxRunning: positiveInteger('on-event-max-running', values['on-event-max-running'] ?? String(MAX_RUNNING_HOOKS)),
+      timeoutMs: positiveInteger('on-event-timeout', values['on-event-timeout'] ?? String(HOOK_TIMEOUT_MS / 1000)) * 1000,
+    },
   };
+}
+
+/** A whole number above 0 (a count, seconds), or the option named as bad. */
+function positiveInteger(name: string, text: string): number {
+  if (!/^\d+$/.test(text) || Number(text) === 0) throw new OptionError(name, text, `${JSON.stringify(text)} is not a whole number above 0`);
+  return Number(text);
 }
 
 /** --allow, --block entries (src/receiver/access-list.ts), each option one or a comma list; a bad one is named. */

@@ -319,7 +319,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
     timingPort: sessionPorts.timingPort,
     ...(audioSockets && { audioPort: audioSockets.data.localPort, audioControlPort: audioSockets.control.localPort }),
   });
-  const hooks = (opened.hooks = commandLine.onEvent === undefined ? undefined : new EventHooks({ command: commandLine.onEvent, receiverName: frozen.name, log }));
+  const hooks = (opened.hooks = commandLine.onEvent === undefined ? undefined : new EventHooks({ command: commandLine.onEvent, receiverName: frozen.name, log, ...commandLine.onEventLimits }));
   try {
     opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel, ...(hooks && { onEvent: (event) => hooks.run(event) }) });
   } catch (error) {

@@ -14,6 +14,7 @@ import { NTP_RECEIVER_PORT } from '../../src/timing';
 import { CONFIG_FILE_NAME, SYSTEM_CONFIG_FILE } from './config-file';
 import { PROFILES } from '../../src/receiver';
 import type { OptionRow } from './option-table';
+import { HOOK_TIMEOUT_MS, MAX_RUNNING_HOOKS } from './event-hooks';
 
 /** The screen page's port when neither --screen-port nor --port is given. */
 export const SCREEN_PORT = 7080;
@@ -205,6 +206,8 @@ export const RECEIVER_OPTIONS = [
     argument: 'COMMAND',
     help: "run COMMAND (/bin/sh -c) on each event (a session, a photo, video, mirroring, audio, pairing) with the event in VENDORPLAY_* variables, without waiting for it; see the README's Integration hooks",
   },
+  { section: 'Behaviour', name: 'on-event-max-running', argument: 'N', default: String(MAX_RUNNING_HOOKS), help: 'at most N --on-event commands at once; events past them are dropped and counted in the log' },
+  { section: 'Behaviour', name: 'on-event-timeout', argument: 'SECONDS', default: String(HOOK_TIMEOUT_MS / 1000), help: 'an --on-event command still running after SECONDS is killed with what it started' },
   { section: 'Behaviour', name: 'limit', argument: 'NAME=VALUE', multiple: true, help: 'set a limit (repeatable); the names and their defaults are listed under Limits' },
   { section: 'Behaviour', name: 'activity-signal', help: 'for tests: SIGUSR2 toggles the activity idle <-> receiving video' },
   { section: 'Behaviour', name: 'config', argument: 'FILE', inFile: false, default: `$XDG_CONFIG_HOME/vendorplay/${CONFIG_FILE_NAME} (~/.config without XDG_CONFIG_HOME), else ${SYSTEM_CONFIG_FILE}: the first that exists`, help: 'read options from FILE, one KEY = VALUE a line (KEY: a long option without --); the command line wins' },

@@ -11,6 +11,7 @@ import { after, before, describe, test } from 'node:test';
 import { parseCommandLine, receiverHelp, type CommandLine } from '../../hosts/node/command-line';
 import { configEntries, configFileCandidates, configValues, findConfigFile } from '../../hosts/node/config-file';
 import { optionsHelp, wrap } from '../../hosts/node/option-table';
+import { HOOK_TIMEOUT_MS, MAX_RUNNING_HOOKS } from '../../hosts/node/event-hooks';
 import { packageVersion } from '../../hosts/node/package-version';
 import { PORT_OFFSETS, RECEIVER_OPTIONS } from '../../hosts/node/receiver-options';
 import { SENDER_OPTIONS } from '../../sender/options';
@@ -90,6 +91,15 @@ describe('--port: the base of every listener', () => {
   test('a base whose offsets pass 65535 is refused in one line, naming the port that would not fit', () => {
     assert.throws(() => parse(['--port', '65500']), { message: '--port 65500: --screen-port would be 65580 (--port + 80), past 65535; give --screen-port or a lower --port' });
     assert.equal(parse(['--port', '65500', '--screen-port', '0', '--mirror-port', '0']).config.port, 65500);
+  });
+});
+
+describe('--on-event limits', () => {
+  test('the hooks\' limits: defaults, given ones (seconds to ms), and a bad one refused in one line', () => {
+    assert.deepEqual(parse([]).onEventLimits, { maxRunning: MAX_RUNNING_HOOKS, timeoutMs: HOOK_TIMEOUT_MS });
+    assert.deepEqual(parse(['--on-event-max-running', '2', '--on-event-timeout', '5']).onEventLimits, { maxRunning: 2, timeoutMs: 5000 });
+    assert.throws(() => parse(['--on-event-timeout', '0']), { message: '--on-event-timeout "0" is not a whole number above 0' });
+    assert.throws(() => parse(['--on-event-max-running', 'many']), { message: '--on-event-max-running "many" is not a whole number above 0' });
   });
 });
 
