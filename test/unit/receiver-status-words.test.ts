@@ -6,7 +6,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { writeRequest } from '../../src/http';
 import { makeConfig } from '../../src/receiver/config';
-import { ACTIVITY_WORDS, MEDIA_WORDS, PAUSED_WORDS, SLIDESHOW_WORDS, statusWords } from '../../src/receiver/media/status-words';
+import { ACTIVITY_WORDS, MEDIA_WORDS, PAIRING_WORDS, PAUSED_WORDS, SLIDESHOW_WORDS, statusWords } from '../../src/receiver/media/status-words';
 import { Receiver } from '../../src/receiver/receiver';
 import type { DisplayStatus } from '../../src/platform';
 import { sampleJpeg } from '../support/jpeg-samples';
@@ -36,6 +36,12 @@ test('a paused video says so, and what audio plays names its track; a photo has 
   assert.equal(statusWords({ activity: 'receivingVideo', media: 'video', track: 'Teardrop' }), 'Playing video');
 });
 
+test('a PIN on the screen: the words say pairing, whatever is shown behind it', () => {
+  assert.equal(statusWords({ activity: 'idle', pairing: true }), PAIRING_WORDS);
+  assert.equal(statusWords({ activity: 'receivingVideo', media: 'video', pairing: true }), PAIRING_WORDS);
+  assert.equal(statusWords({ activity: 'idle', pairing: false }), 'Idle');
+});
+
 test('with nothing shown the activity speaks; one it does not know is shown as it is', () => {
   assert.equal(statusWords({ activity: 'idle' }), 'Idle');
   assert.equal(statusWords({ activity: 'receivingAudio' }), 'Playing audio');
@@ -45,7 +51,7 @@ test('with nothing shown the activity speaks; one it does not know is shown as i
 });
 
 test('every word is printable ASCII (the Moddable strip font has no more) and none is a spec name', () => {
-  const words = [...Object.values(ACTIVITY_WORDS), ...Object.values(MEDIA_WORDS), ...Object.values(PAUSED_WORDS), ...Object.values(SLIDESHOW_WORDS)];
+  const words = [...Object.values(ACTIVITY_WORDS), ...Object.values(MEDIA_WORDS), ...Object.values(PAUSED_WORDS), ...Object.values(SLIDESHOW_WORDS), PAIRING_WORDS];
   for (const text of words) {
     assert.match(text, /^[ -~]+$/, text);
     assert.doesNotMatch(text, /[a-z][A-Z]/, `${text} reads like an identifier`);

@@ -30,6 +30,9 @@ export const PAUSED_WORDS: Readonly<Partial<Record<ShownMedia, string>>> = {
   video: 'Video paused',
 };
 
+/** While a PIN is shown for a sender to type: what the screen is for just then. */
+export const PAIRING_WORDS = 'Pairing: enter the code on your device';
+
 /** Between the words and the track that plays (`Playing audio - Title - Artist`). */
 export const TRACK_SEPARATOR = ' - ';
 
@@ -47,11 +50,14 @@ export type StatusWordsOf = Pick<DisplayStatus, 'activity'> & {
   readonly paused?: boolean;
   /** The track audio plays (`Title - Artist`), where the screen knows it; the words then name it. */
   readonly track?: string | null;
+  /** A PIN is on the screen (pair-setup): the words say so, whatever else goes on. */
+  readonly pairing?: boolean;
 };
 
 /** What the status line says the receiver does: the media shown, else the activity; the track audio plays. */
 export function statusWords(status: StatusWordsOf): string {
-  const { media, slideshow, activity, paused, track } = status;
+  const { media, slideshow, activity, paused, track, pairing } = status;
+  if (pairing) return PAIRING_WORDS;
   if (media === 'slideshow' && slideshow) return wordsIn(SLIDESHOW_WORDS, slideshow) ?? `Slideshow ${slideshow}`;
   const pausedWords = media && paused ? PAUSED_WORDS[media] : undefined;
   // An activity this table does not know yet is shown as it is rather than not at all.

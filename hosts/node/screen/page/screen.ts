@@ -65,9 +65,9 @@ function render(state: PageState): void {
   idleName.textContent = state.name;
   showConnection(state.name, state.connection);
   status.name.textContent = state.name;
-  // What is shown, a slideshow with its state, a paused video, the track: the words the Moddable
-  // strip reads too (it knows no pause nor track).
-  status.activity.textContent = statusWords({ ...state, paused: state.video?.rate === 0, track: trackOf(state.nowPlaying) });
+  // What is shown, a slideshow with its state, a paused video, the track, a PIN being typed: the
+  // words the Moddable strip reads too (it knows no pause nor track).
+  status.activity.textContent = statusWords({ ...state, paused: state.video?.rate === 0, track: trackOf(state.nowPlaying), pairing: Boolean(state.pin) });
   if (state.pin) {
     pinDigits.textContent = state.pin;
     pinBox.hidden = false;
