@@ -1,6 +1,6 @@
 // Writes the man pages, man/vendorplay-receiver.1 and man/vendorplay-send.1, from the options
-// tables (hosts/node/man-pages.ts, bundled here with esbuild as the build bundles the commands) and
-// the built sender's --help (its usage and commands). Run by `npm run build` and `prepare`, so a
+// tables (hosts/node/man-pages.ts and sender/man-page.ts, bundled here with esbuild as the build
+// bundles the commands) and the built sender's --help (its usage and commands). Run by `npm run build` and `prepare`, so a
 // packed package carries them (package.json `files` and `man`); man/ is not kept in git.
 
 import { execFileSync } from 'node:child_process';
@@ -25,7 +25,7 @@ export async function writeManPages() {
   const bundled = path.join(DIST, `man-pages.${process.pid}.mjs`);
   await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: ['hosts/node/man-pages.ts'],
+    stdin: { contents: "export { receiverManPage } from './hosts/node/man-pages.ts';\nexport { senderManPage } from './sender/man-page.ts';\n", resolveDir: ROOT, loader: 'ts', sourcefile: 'man-pages-entry.ts' },
     outfile: bundled,
     bundle: true,
     format: 'esm',

@@ -1,15 +1,15 @@
-// The two commands' man pages (roff, man(7) macros), made from the options tables: every row is
-// an entry of OPTIONS under its section's heading. scripts/man.mjs bundles this file and writes
-// the pages to man/; the sender's usage and commands come from its built --help, which holds them.
+// The receiver's man page (roff, man(7) macros), made from its options table: every row is an
+// entry of OPTIONS under its section's heading; and the pieces a page is made of, which the
+// sender's page (sender/man-page.ts) uses too. scripts/man.mjs bundles both and writes the pages
+// to man/.
 
 import { limitsHelp } from './command-line';
 import { CONFIG_FILE_NAME, SYSTEM_CONFIG_FILE } from './config-file';
 import { describeRow, sectionsOf, type OptionRow } from './option-table';
 import { PORT_OFFSETS, RECEIVER_OPTIONS } from './receiver-options';
-import { SENDER_OPTIONS } from '../../sender/options';
 
 /** Text as roff reads it: backslashes escaped, hyphens as \-, no line starting with a control character. */
-function roff(text: string): string {
+export function roff(text: string): string {
   return text
     .replace(/\\/g, '\\e')
     .replace(/-/g, '\\-')
@@ -26,18 +26,19 @@ function optionEntry(row: OptionRow): string {
 }
 
 /** The OPTIONS section: a subsection per section of the table, in its order. */
-function optionsSection(rows: readonly OptionRow[]): string {
+export function optionsSection(rows: readonly OptionRow[]): string {
   return sectionsOf(rows)
     .map((section) => [`.SS ${roff(section)}`, ...rows.filter((row) => row.section === section).map(optionEntry)].join('\n'))
     .join('\n');
 }
 
 /** Preformatted lines (a block of --help kept as it is). */
-function verbatim(text: string): string {
+export function verbatim(text: string): string {
   return `.nf\n${roff(text.replace(/\s+$/, ''))}\n.fi`;
 }
 
-function header(command: string, version: string, summary: string): string {
+/** The page's title line and NAME section. */
+export function header(command: string, version: string, summary: string): string {
   return `.\\" Made by scripts/man.mjs from the options table; edit the table, not this file.\n.TH ${command.toUpperCase()} 1 "" "${command} ${version}" "User Commands"\n.SH NAME\n${command} \\- ${roff(summary)}`;
 }
 
@@ -112,39 +113,5 @@ the senders paired with this receiver
 .SH SEE ALSO
 .BR vendorplay-send (1),
 .BR systemctl (1)
-`;
-}
-
-/** The sender's page: `help` is its built --help, whose usage and commands come before its options. */
-export function senderManPage(version: string, help: string): string {
-  const usage = /^Usage:\n([\s\S]*?)\n\n/.exec(help)?.[1] ?? '';
-  const commands = /^Commands:\n([\s\S]*?)\n\n/m.exec(help)?.[1] ?? '';
-  if (!usage || !commands) throw new Error('vendorplay-send --help has no Usage: or Commands: block');
-  return `${header('vendorplay-send', version, 'send photos, slideshows, video, a screen or audio to a receiver of the wireless media protocol')}
-.SH SYNOPSIS
-${verbatim(usage.replace(/^ {2}/gm, ''))}
-.SH DESCRIPTION
-.B vendorplay-send
-sends to a receiver (this project's, or another of the protocol) at \\fIHOST\\fR:\\fIPORT\\fR, for
-trying a receiver by hand and for tests.
-.SS Commands
-${verbatim(commands)}
-.SH OPTIONS
-${optionsSection(SENDER_OPTIONS)}
-.SH FILES
-.TP
-.I $XDG_CONFIG_HOME/vendorplay/sender.json
-the pairings the sender keeps (\\fI~/.config/vendorplay/sender.json\\fR)
-.SH EXIT STATUS
-0 on success; 1 when the receiver refused or could not be reached; 2 for a wrong command line.
-.SH EXAMPLES
-.TP
-.B vendorplay-send photo 192.168.1.20:7000 picture.jpg
-shows a picture
-.TP
-.B vendorplay-send play 192.168.1.20:7000 https://example.com/video.mp4
-plays a video by URL and prints its events until it ends
-.SH SEE ALSO
-.BR vendorplay-receiver (1)
 `;
 }
