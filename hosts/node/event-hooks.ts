@@ -108,7 +108,9 @@ export class EventHooks {
       stream?.setEncoding('utf8');
       stream?.on('data', (text: string) => {
         const lines = (partial + text).split('\n');
-        partial = lines.pop() ?? '';
+        // Only what a log line shows is kept of a line still open: a hook that prints without
+        // newlines must not grow the receiver.
+        partial = (lines.pop() ?? '').slice(0, MAX_OUTPUT_LINE);
         for (const line of lines) log('debug', `${label} ${name}: ${line.slice(0, MAX_OUTPUT_LINE)}`);
       });
       stream?.on('end', () => {
