@@ -8,13 +8,12 @@
 import { concat, utf8Decode, utf8Encode } from '../src/bytes';
 import { createSenderChannel, type ControlChannel } from '../src/pairing/channel';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from '../src/pairing/hkdf';
-import { ed25519Sign, ed25519Verify, sha512, x25519KeyPair, x25519Shared, type KeyPair } from '../src/pairing/keys';
-import { modPow } from '../src/pairing/modexp';
-import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../src/pairing/srp';
+import { ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared, type KeyPair } from '../src/pairing/keys';
+import { SRP_GROUP_3072, srpClientProof } from '../src/pairing/srp';
 import { decodeTlv8, decodeTlv8Groups, decodeTlvUint, encodeTlv8, encodeTlvUint } from '../src/pairing/tlv8';
 import { PAIR_METHOD, TLV } from '../src/pairing/tlv-types';
 import { tlvErrorName } from '../src/pairing';
-import { bigIntToBytes, bytesToBigInt, constantTimeEqual } from '../src/pairing/_util';
+import { bytesToBigInt, constantTimeEqual } from '../src/pairing/_util';
 
 /** Random bytes (node:crypto's in the command). */
 export type Random = (length: number) => Uint8Array;
@@ -81,9 +80,6 @@ export function pairSetupM1(): Uint8Array {
   return encodeTlv8([state(1), [TLV.Method, encodeTlvUint(PAIR_METHOD.PairSetup)]]);
 }
 
-const { N, g, length: N_BYTES } = SRP_GROUP_3072;
-const pad = (value: bigint) => bigIntToBytes(value, N_BYTES);
-const H = (...parts: Uint8Array[]) => sha512(concat(...parts));
 
 /** The SRP client's step: M3 from M2 and the PIN, and what M4 must prove. */
 export interface SrpClientStep {
@@ -95,26 +91,14 @@ export interface SrpClientStep {
   readonly sessionKey: Uint8Array;
 }
 
-/** RFC 5054 client: x = H(s | H(I:P)), A = g^a, u = H(PAD(A)|PAD(B)), S = (B - k g^x)^(a + u x). */
+/** The SRP client (src/pairing/srp.ts srpClientProof) on the receiver's M2: M3 and what M4 must prove. */
 export function srpClientStep(m2: Uint8Array, pin: string, random: Random): SrpClientStep {
   const items = answerItems('pair-setup M2', m2, 2);
   const salt = required(items, TLV.Salt, 'pair-setup M2', 'Salt');
-  const B = bytesToBigInt(required(items, TLV.PublicKey, 'pair-setup M2', 'PublicKey'));
-  if (B % N === 0n) throw new PairingBroken('pair-setup M2: the receiver\'s public key is 0 mod N');
-  const identity = utf8Encode(SRP_PAIR_SETUP_USERNAME);
-  const x = bytesToBigInt(H(salt, H(identity, utf8Encode(':'), utf8Encode(pin))));
-  const k = bytesToBigInt(H(pad(N), pad(g)));
-  const a = bytesToBigInt(random(32));
-  const A = pad(modPow(g, a, N));
-  const u = bytesToBigInt(H(A, pad(B)));
-  let base = (B - ((k * modPow(g, x, N)) % N)) % N;
-  if (base < 0n) base += N;
-  const K = H(pad(modPow(base, a + u * x, N)));
-  const hN = H(bigIntToBytes(N));
-  const hG = H(bigIntToBytes(g));
-  for (let i = 0; i < hN.length; i++) hN[i] ^= hG[i];
-  const M1 = H(hN, H(identity), salt, A, pad(B), K);
-  return { m3: encodeTlv8([state(3), [TLV.PublicKey, A], [TLV.Proof, M1]]), expectedProof: H(A, M1, K), sessionKey: K };
+  const serverKey = required(items, TLV.PublicKey, 'pair-setup M2', 'PublicKey');
+  if (bytesToBigInt(serverKey) % SRP_GROUP_3072.N === 0n) throw new PairingBroken('pair-setup M2: the receiver\'s public key is 0 mod N');
+  const client = srpClientProof({ salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
+  return { m3: encodeTlv8([state(3), [TLV.PublicKey, client.publicKey], [TLV.Proof, client.proof]]), expectedProof: client.expectedProof, sessionKey: client.sessionKey };
 }
 
 /** Checks pair-setup M4's proof: the receiver knows the PIN too. */

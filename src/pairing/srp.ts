@@ -214,3 +214,49 @@ function distinct(forms: Uint8Array[]): Uint8Array[] {
   for (const form of forms) if (!out.some((seen) => constantTimeEqual(seen, form))) out.push(form);
   return out;
 }
+
+/** The client's half of one exchange (the sender's pair-setup M3), from the server's s and B. */
+export interface SrpClientProof {
+  /** PAD(A), A = g^a. */
+  readonly publicKey: Uint8Array;
+  /** M1, the client's proof. */
+  readonly proof: Uint8Array;
+  /** M2 = H(A | M1 | K): what the server's answer must carry. */
+  readonly expectedProof: Uint8Array;
+  /** K = H(PAD(S)). */
+  readonly sessionKey: Uint8Array;
+}
+
+interface SrpClientOptions {
+  readonly salt: Uint8Array;
+  /** B as the server sent it. */
+  readonly serverKey: Uint8Array;
+  readonly password: string;
+  /** The client's private exponent a. */
+  readonly privateKey: bigint;
+  /** The SRP username I; pair-setup's when omitted. */
+  readonly username?: string;
+  readonly crypto?: CryptoKernels;
+}
+
+/**
+ * The client of the formulas above (S = (B - k g^x)^(a + u x) mod N), in the standard form HAP
+ * clients send: A and B as 384-byte PAD values. The sender tool and the tests' clients pair with it.
+ */
+export function srpClientProof(options: SrpClientOptions): SrpClientProof {
+  const crypto = options.crypto ?? portableCryptoKernels;
+  const hash = (...parts: Uint8Array[]): Uint8Array => crypto.sha512(parts);
+  const { salt, privateKey: a } = options;
+  const pad = (value: bigint): Uint8Array => bigIntToBytes(value, N_BYTES);
+  const identity = utf8Encode(options.username ?? SRP_PAIR_SETUP_USERNAME);
+  const { k, hNxorHg } = constants(hash);
+  const x = bytesToBigInt(hash(salt, hash(identity, utf8Encode(':'), utf8Encode(options.password))));
+  const A = pad(crypto.modPow(g, a, N));
+  const B = bytesToBigInt(options.serverKey);
+  const u = bytesToBigInt(hash(A, pad(B)));
+  let base = (B - ((k * crypto.modPow(g, x, N)) % N)) % N;
+  if (base < 0n) base += N;
+  const K = hash(pad(crypto.modPow(base, a + u * x, N)));
+  const proof = hash(hNxorHg, hash(identity), salt, A, pad(B), K);
+  return { publicKey: A, proof, expectedProof: hash(A, proof, K), sessionKey: K };
+}

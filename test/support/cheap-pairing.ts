@@ -5,10 +5,9 @@
 // hashes and a few bigint multiplications instead of tens of milliseconds. What the receiver does
 // with the results (the lock, the budget, the answers) is unchanged. Portable (runs in XS too).
 
-import { concat, latin1Encode, utf8Encode } from '../../src/bytes';
+import { concat, latin1Encode } from '../../src/bytes';
 import { portableCryptoKernels, type CryptoKernels } from '../../src/pairing/crypto-kernels';
-import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
-import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../../src/pairing/srp';
+import { SRP_GROUP_3072, srpClientProof } from '../../src/pairing/srp';
 import { decodeTlv8, encodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV } from '../../src/pairing/tlv-types';
 import type { RandomSource } from '../../src/platform';
@@ -48,34 +47,16 @@ export function rememberingCryptoKernels(): CryptoKernels {
 /** The same bytes every call (0x11 each: also a valid random PIN draw, below its rejection limit). */
 export const fixedRandom: RandomSource = (length) => new Uint8Array(length).fill(0x11);
 
-const { N, g, length: N_BYTES } = SRP_GROUP_3072;
-const pad = (value: bigint): Uint8Array => bigIntToBytes(value, N_BYTES);
+const { length: N_BYTES } = SRP_GROUP_3072;
 
-/**
- * The sender's pair-setup M3 for the M2 body `m2` and `pin` (RFC 5054 client, as
- * pairing-client.ts srpClientStep), on `kernels` and the fixed private key `a`.
- */
+/** The sender's pair-setup M3 for the M2 body `m2` and `pin` (srpClientProof), on `kernels` and the fixed private key `a`. */
 export function cheapM3(m2: Uint8Array, pin: string, kernels: CryptoKernels, a = 0x2222n): Uint8Array {
-  const H = (...parts: Uint8Array[]): Uint8Array => kernels.sha512(parts);
   const items = decodeTlv8(m2);
   const salt = items.get(TLV.Salt);
   const serverKey = items.get(TLV.PublicKey);
   if (!salt || !serverKey) throw new Error(`M2 without Salt or PublicKey: items ${[...items.keys()].join(',')}`);
-  const identity = utf8Encode(SRP_PAIR_SETUP_USERNAME);
-  const x = bytesToBigInt(H(salt, H(identity, utf8Encode(':'), utf8Encode(pin))));
-  const k = bytesToBigInt(H(pad(N), pad(g)));
-  const A = pad(kernels.modPow(g, a, N));
-  const B = bytesToBigInt(serverKey);
-  const u = bytesToBigInt(H(A, pad(B)));
-  let base = (B - ((k * kernels.modPow(g, x, N)) % N)) % N;
-  if (base < 0n) base += N;
-  const S = kernels.modPow(base, a + u * x, N);
-  const K = H(pad(S));
-  const hN = H(bigIntToBytes(N));
-  const hG = H(bigIntToBytes(g));
-  for (let i = 0; i < hN.length; i++) hN[i] ^= hG[i];
-  const proof = H(hN, H(identity), salt, A, pad(B), K);
-  return encodeTlv8([state(3), [TLV.PublicKey, A], [TLV.Proof, proof]]);
+  const client = srpClientProof({ salt, serverKey, password: pin, privateKey: a, crypto: kernels });
+  return encodeTlv8([state(3), [TLV.PublicKey, client.publicKey], [TLV.Proof, client.proof]]);
 }
 
 /** An M3 whose proof is wrong (a wrong PIN), without any exponentiation. */

@@ -1,22 +1,23 @@
 // A sender's side of pairing written from the formulas (spec 5.3-5.5, SRP-6a RFC 5054 with
 // SHA-512, HKDF labels, Ed25519/X25519), on the primitives in src/pairing: the client the
-// portable pairing suites and the e2e suite drive the receiver with. Portable (runs in XS).
+// portable pairing suites and the e2e suite drive the receiver with, able to misbehave where the
+// sender tool's own (sender/pairing-messages.ts) does what a sender should. Portable (runs in XS).
 
 import { concat, utf8Encode } from '../../src/bytes';
 import { createSenderChannel } from '../../src/pairing/channel';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from '../../src/pairing/hkdf';
-import { ed25519KeyPair, ed25519Sign, ed25519Verify, sha512, x25519KeyPair, x25519Shared, type KeyPair } from '../../src/pairing/keys';
-import { modPow } from '../../src/pairing/modexp';
-import { SRP_GROUP_3072, SRP_PAIR_SETUP_USERNAME } from '../../src/pairing/srp';
+import { ed25519KeyPair, ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared, type KeyPair } from '../../src/pairing/keys';
+import { srpClientProof } from '../../src/pairing/srp';
 import { decodeTlv8, encodeTlv8, encodeTlvUint } from '../../src/pairing/tlv8';
 import { PAIR_FLAG, PAIR_METHOD, TLV } from '../../src/pairing/tlv-types';
-import { bigIntToBytes, bytesToBigInt } from '../../src/pairing/_util';
+import { bytesToBigInt } from '../../src/pairing/_util';
 import type { RandomSource } from '../../src/platform';
 import type { SecureChannel } from '../../src/http';
+import type { SenderIdentity } from '../../sender/pairing-messages';
 
-const { N, g, length: N_BYTES } = SRP_GROUP_3072;
-const pad = (value: bigint) => bigIntToBytes(value, N_BYTES);
-const H = (...parts: Uint8Array[]) => sha512(concat(...parts));
+// A well-behaved sender's M5 and M6 are the sender tool's own.
+export { openPairSetupM6, pairSetupM5 } from '../../sender/pairing-messages';
+export type { SenderIdentity };
 
 export const state = (n: number): [number, Uint8Array] => [TLV.State, new Uint8Array([n])];
 
@@ -37,72 +38,23 @@ export interface SrpClientStep {
   readonly sessionKey: Uint8Array;
 }
 
-/** RFC 5054 client: x = H(s | H(I:P)), A = g^a, u = H(PAD(A)|PAD(B)), S = (B - k g^x)^(a + u x). */
+/** The SRP client (src/pairing/srp.ts srpClientProof) on M2: M3, and what M4 must prove. */
 export function srpClientStep(m2: Uint8Array, pin: string, random: RandomSource): SrpClientStep {
   const items = decodeTlv8(m2);
   const salt = items.get(TLV.Salt);
   const serverKey = items.get(TLV.PublicKey);
   if (!salt || !serverKey) throw new Error(`M2 without Salt or PublicKey: items ${[...items.keys()].join(',')}`);
-  const identity = utf8Encode(SRP_PAIR_SETUP_USERNAME);
-  const x = bytesToBigInt(H(salt, H(identity, utf8Encode(':'), utf8Encode(pin))));
-  const k = bytesToBigInt(H(pad(N), pad(g)));
-  const a = bytesToBigInt(random(32));
-  const A = pad(modPow(g, a, N));
-  const B = bytesToBigInt(serverKey);
-  const u = bytesToBigInt(H(A, pad(B)));
-  let base = (B - ((k * modPow(g, x, N)) % N)) % N;
-  if (base < 0n) base += N;
-  const S = modPow(base, a + u * x, N);
-  const K = H(pad(S));
-  const hN = H(bigIntToBytes(N));
-  const hG = H(bigIntToBytes(g));
-  for (let i = 0; i < hN.length; i++) hN[i] ^= hG[i];
-  const M1 = H(hN, H(identity), salt, A, pad(B), K);
+  const client = srpClientProof({ salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
   return {
-    m3: encodeTlv8([state(3), [TLV.PublicKey, A], [TLV.Proof, M1]]),
-    expectedProof: H(A, M1, K),
-    sessionKey: K,
+    m3: encodeTlv8([state(3), [TLV.PublicKey, client.publicKey], [TLV.Proof, client.proof]]),
+    expectedProof: client.expectedProof,
+    sessionKey: client.sessionKey,
   };
 }
 
-/** A sender's lasting pairing identity: identifier and Ed25519 long-term key pair. */
-export interface SenderIdentity {
-  readonly id: string;
-  readonly keys: KeyPair;
-}
-
+/** A new sender identity: `id` and a fresh Ed25519 long-term key pair. */
 export function newSenderIdentity(id: string, random: RandomSource): SenderIdentity {
   return { id, keys: ed25519KeyPair(random) };
-}
-
-/** Pair-setup M5 (spec 5.3): the sender's identifier, LTPK and signature, sealed with PS-Msg05. */
-export function pairSetupM5(sessionKey: Uint8Array, sender: SenderIdentity): Uint8Array {
-  const id = utf8Encode(sender.id);
-  const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
-  const signature = ed25519Sign(sender.keys.secretKey, concat(senderX, id, sender.keys.publicKey));
-  const sub = encodeTlv8([
-    [TLV.Identifier, id],
-    [TLV.PublicKey, sender.keys.publicKey],
-    [TLV.Signature, signature],
-  ]);
-  const sealed = chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM5, sub);
-  return encodeTlv8([state(5), [TLV.EncryptedData, sealed]]);
-}
-
-/** Opens pair-setup M6 and checks the receiver's signature; returns its identifier and LTPK. */
-export function openPairSetupM6(sessionKey: Uint8Array, m6: Uint8Array): { id: string; publicKey: Uint8Array } {
-  const items = decodeTlv8(m6);
-  const sealed = items.get(TLV.EncryptedData);
-  if (!sealed) throw new Error(`M6 without EncryptedData: items ${[...items.keys()].join(',')}`);
-  const sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM6, sealed));
-  const id = sub.get(TLV.Identifier)!;
-  const publicKey = sub.get(TLV.PublicKey)!;
-  const signature = sub.get(TLV.Signature)!;
-  const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
-  if (!ed25519Verify(publicKey, concat(receiverX, id, publicKey), signature)) throw new Error('M6 signature does not verify');
-  let text = '';
-  for (const byte of id) text += String.fromCharCode(byte);
-  return { id: text, publicKey };
 }
 
 /** The sender's pair-verify: M1, then M3 from M2 (checking the receiver), then the channel. */
