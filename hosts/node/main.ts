@@ -256,7 +256,7 @@ async function chooseMdnsAdvertiser(commandLine: CommandLine, log: Logger): Prom
 }
 
 /** The ports on Node and the listeners; then the receiver, started and said on stdout. */
-async function start(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined }> {
+async function start(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined; readyLines: string[] }> {
   const { config, dataDir } = commandLine;
   const { crypto } = selectFrameKernel(log);
   // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
@@ -342,12 +342,14 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
   if (screenServer && player) say(`video plays in the screen page: open ${screenServer.urls[0]} in a browser to watch it`);
   say(audio.line);
   receiver.start();
-  say(`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}`);
+  // The last start-up lines say the receiver is ready: main prints them once a signal stops it
+  // cleanly (a service manager or a test may send SIGTERM the moment it reads them).
+  const readyLines = [`profile ${config.profile}, dialect ${config.dialect}, device id ${config.deviceId}, data in ${dataDir}`];
   for (const service of receiver.services()) {
     const txt = service.txt.map(([key, value]) => `${key}=${value}`).join(' ');
-    say(`${commandLine.mdns ? 'advertising' : 'not advertising (--no-mdns)'} "${service.name}" ${service.type} port ${service.port}: ${txt}`);
+    readyLines.push(`${commandLine.mdns ? 'advertising' : 'not advertising (--no-mdns)'} "${service.name}" ${service.type} port ${service.port}: ${txt}`);
   }
-  return { receiver, recorder };
+  return { receiver, recorder, readyLines };
 }
 
 /** SIGINT and SIGTERM stop the receiver: goodbye packets, connections closed, exit 0. */
@@ -406,12 +408,13 @@ async function main(): Promise<void> {
     await opened.closeAll();
     return;
   }
-  const { receiver, recorder } = started;
+  const { receiver, recorder, readyLines } = started;
   if (commandLine.activitySignal) {
     // For tests: SIGUSR2 toggles the activity idle <-> receiving video.
     process.on('SIGUSR2', () => receiver.setActivity(receiver.activity === 'idle' ? 'receivingVideo' : 'idle'));
   }
   stopOnSignals(receiver, recorder, opened, log);
+  for (const line of readyLines) say(line);
 }
 
 await main();
