@@ -114,7 +114,10 @@ describe('senders’ sessions on the built command', BOUND, () => {
       }
       await logged(from, /(timing offset[^\n]*\n[^]*){4}/, 'four samples');
       assert.equal((await sender.request('TEARDOWN', 'rtsp://127.0.0.1/1', { protocol: 'RTSP' })).head.status, 200);
-      const ended = /ended: TEARDOWN; clock: (\d+) samples, sender clock - wall clock (-?[\d.]+) ms/.exec(log(from));
+      // The answer on the socket may be read before the log line on the receiver's stderr pipe.
+      const endedLine = /ended: TEARDOWN; clock: (\d+) samples, sender clock - wall clock (-?[\d.]+) ms/;
+      await logged(from, endedLine, 'the session ended by TEARDOWN');
+      const ended = endedLine.exec(log(from));
       assert.ok(ended, log(from));
       // RFC 5905 8: a sample's offset is off by at most half its round trip; on a quiet machine
       // loopback round trips are well under 2 ms, on a busy one the least round trip seen bounds

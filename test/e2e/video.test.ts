@@ -276,7 +276,9 @@ describe('video URLs inside the receiver, with the default options', BOUND, () =
       const url = `http://${host}:${insidePort}/admin/movie.mp4?token=s3cr3t`;
       const run = await send(['play', `127.0.0.1:${receiver.port}`, url, '--dialect', 'apple'], 30_000, async (output) => {
         await untilMatch(output, /^event: video loading$/m, 'the loading event');
-        // What the screen page does with the item: fetch it at its /media path.
+        // What the screen page does with the item: fetch it at its /media path. The event may
+        // arrive before the receiver's stderr pipe brings the line that names the item.
+        await untilMatch(() => receiver.stderr.slice(from), /video: item \d+: /, 'the item\'s log line');
         const item = /video: item (\d+): /.exec(receiver.stderr.slice(from))?.[1];
         assert.ok(item, receiver.stderr.slice(from));
         const page = await fetch(new URL(`media/${item}/0`, receiver.screenUrl), { headers: { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'video' } });
@@ -306,6 +308,7 @@ describe('video URLs inside the receiver, with the default options', BOUND, () =
       const url = `http://127.0.0.1:${insidePort}/allowed.mp4`;
       const run = await send(['play', `127.0.0.1:${allowing.port}`, url, '--dialect', 'apple', '--stop-after', '3'], 30_000, async (output) => {
         await untilMatch(output, /^event: video loading$/m, 'the loading event');
+        await untilMatch(() => allowing.stderr.slice(from), /video: item \d+: /, 'the item\'s log line');
         const item = /video: item (\d+): /.exec(allowing.stderr.slice(from))?.[1];
         const page = await fetch(new URL(`media/${item}/0`, allowing.screenUrl), { headers: { 'Sec-Fetch-Site': 'same-origin', 'Sec-Fetch-Mode': 'no-cors', 'Sec-Fetch-Dest': 'video' } });
         assert.equal(page.status, 200);
