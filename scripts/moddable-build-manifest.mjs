@@ -174,17 +174,49 @@ function targetOf(manifestFile) {
 }
 
 /**
+ * The platform section a board target builds with: its own (`esp32/moddable_six`), else the
+ * first wildcard that matches it (`esp32/*`), as mcconfig picks them.
+ */
+function boardSection(platforms, target) {
+  if (platforms[target]) return [target, platforms[target]];
+  const wildcard = Object.keys(platforms).find((key) => key.endsWith('/*') && target.startsWith(key.slice(0, -1)));
+  return wildcard ? [wildcard, platforms[wildcard]] : [undefined, undefined];
+}
+
+/**
+ * `--board-sizes <target>`: the simulator (the `lin` section) gets exactly the XS creation sizes
+ * of a board target, growth included (none on a board), so a run in mcsim aborts where the board
+ * would run out ("failed in fixed size heap"); config `boardSizes` names the target in the log.
+ * XS slots are 32 bytes on a 64-bit simulator against 16 on the 32-bit ESP32, and arrays keep
+ * their items as slots in the chunk heap: the same counts hold less in the simulator, never more.
+ */
+function giveSimulatorBoardSizes(manifest, target) {
+  const platforms = manifest.platforms ?? {};
+  const [key, section] = boardSection(platforms, target);
+  if (!section?.creation) {
+    const boards = Object.keys(platforms).filter((name) => platforms[name].creation).join(', ');
+    throw new Error(`--board-sizes ${target}: no platform section with creation sizes matches (sections with sizes: ${boards || 'none'})`);
+  }
+  const lin = (platforms.lin ??= {});
+  lin.creation = { ...lin.creation, ...structuredClone(section.creation) };
+  lin.config = { ...lin.config, boardSizes: key === target ? target : `${target} (${key})` };
+  manifest.platforms = platforms;
+}
+
+/**
  * Translates the app whose manifest is `manifestFile` into `out`/<app name>/: `manifest.json`
  * (what mcconfig is given), `manifests/` (the included manifests' copies, by repository path) and
  * `js/` (the compiled modules, by repository path). Returns { manifestFile, modules } (modules:
- * how many TypeScript files were compiled, and how many of them changed).
+ * how many TypeScript files were compiled, and how many of them changed). `boardSizes`: a board
+ * target whose creation sizes the simulator build gets (giveSimulatorBoardSizes).
  */
-export function buildModdableApp(manifestFile, out = OUT) {
+export function buildModdableApp(manifestFile, out = OUT, { boardSizes } = {}) {
   const appName = path.basename(path.dirname(path.resolve(manifestFile)));
   const appDir = path.join(out, appName);
   const context = { jsRoot: path.join(appDir, 'js'), manifestsRoot: path.join(appDir, 'manifests'), sources: new Map() };
   const source = path.resolve(manifestFile);
   const top = translateObject(readManifest(source), path.dirname(source), context);
+  if (boardSizes !== undefined) giveSimulatorBoardSizes(top, boardSizes);
   const generated = path.join(appDir, 'manifest.json');
   writeIfChanged(generated, JSON.stringify(top, null, 2) + '\n');
 

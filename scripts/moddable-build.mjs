@@ -5,7 +5,9 @@
 // with the other arguments unchanged. The manifest defaults to the repository's manifest.json, the
 // same app `mcconfig` builds from the repository root; the build lands where mcconfig puts it
 // ($MODDABLE/build/.../<app>/, or under -o). `--emit-only` writes the files, prints the generated
-// manifest's path and runs nothing; `--out <dir>` writes them under <dir>/<app>/ instead.
+// manifest's path and runs nothing; `--out <dir>` writes them under <dir>/<app>/ instead;
+// `--board-sizes <target>` (e.g. esp32/moddable_six) gives the simulator build that board's XS
+// creation sizes with no growth, to prove in mcsim what the board's heap holds.
 
 import { spawnSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
@@ -21,23 +23,26 @@ export function splitArguments(args) {
   let manifest;
   let emitOnly = false;
   let out = OUT;
+  let boardSizes;
   for (let i = 0; i < args.length; i++) {
     const arg = args[i];
     if (arg === '--emit-only') emitOnly = true;
     else if (arg === '--out') out = path.resolve(args[++i]);
+    else if (arg === '--board-sizes') boardSizes = args[++i];
     else if (OPTIONS_WITH_VALUE.has(arg)) mcconfig.push(arg, args[++i]);
     else if (arg.startsWith('-') || arg.includes('=')) mcconfig.push(arg);
     else if (manifest !== undefined) throw new Error(`'${arg}': too many manifests (already ${manifest})`);
     else manifest = arg;
   }
-  return { mcconfig, manifest: manifest ?? path.join(ROOT, 'manifest.json'), emitOnly, out };
+  if (boardSizes === '' || boardSizes?.startsWith('-')) throw new Error('--board-sizes needs a board target (e.g. esp32/moddable_six)');
+  return { mcconfig, manifest: manifest ?? path.join(ROOT, 'manifest.json'), emitOnly, out, boardSizes };
 }
 
 function main() {
-  const { mcconfig, manifest, emitOnly, out } = splitArguments(process.argv.slice(2));
+  const { mcconfig, manifest, emitOnly, out, boardSizes } = splitArguments(process.argv.slice(2));
   if (!existsSync(manifest)) throw new Error(`${manifest}: manifest not found`);
   const started = Date.now();
-  const built = buildModdableApp(manifest, out);
+  const built = buildModdableApp(manifest, out, { boardSizes });
   console.error(`# ${built.modules} TypeScript modules compiled to JavaScript (${built.changed} changed) in ${Date.now() - started} ms: ${path.relative(process.cwd(), built.manifestFile)}`);
   if (emitOnly) {
     console.log(built.manifestFile);

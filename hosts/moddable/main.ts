@@ -292,6 +292,8 @@ function start(): void {
     if (advertiser) log('debug', `mdns: publishing "${service.name}" ${service.type} port ${service.port}: ${txt}`);
     else log('info', `not advertising "${service.name}" ${service.type} port ${service.port} (${mdns.reason}): ${txt}`);
   }
+  // A simulator build given a board's XS sizes (scripts/moddable-build.mjs --board-sizes).
+  if (manifest.boardSizes !== undefined) log('info', `XS heaps at the creation sizes of ${String(manifest.boardSizes)}, no growth`);
   const seconds = Number(manifest.memoryReportSeconds ?? 0);
   if (seconds > 0) reportMemory(seconds, log, () => `${receiver.connectionCount} connection(s)`);
 }

@@ -189,3 +189,29 @@ test('no preloaded module writes to a Map, Set, WeakMap or WeakSet it made at mo
   }
   assert.deepEqual(found, []);
 });
+
+test('--board-sizes gives the simulator build a board target\'s XS creation sizes, no growth (its own section, or the wildcard it falls under), and refuses a target with none', () => {
+  const out = mkdtempSync(path.join(tmpdir(), 'moddable-build-'));
+  const build = (target: string) =>
+    execFileSync(process.execPath, [path.join(ROOT, 'scripts/moddable-build.mjs'), '--emit-only', '--out', out, '--board-sizes', target], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'pipe'] }).trim();
+  try {
+    const platforms = JSON.parse(readFileSync(path.join(ROOT, 'manifest.json'), 'utf8')).platforms;
+    for (const [target, section, named] of [
+      ['esp32/moddable_six', 'esp32/moddable_six', 'esp32/moddable_six'],
+      ['esp32/esp32s3', 'esp32/*', 'esp32/esp32s3 (esp32/*)'],
+    ] as const) {
+      const lin = JSON.parse(readFileSync(build(target), 'utf8')).platforms.lin;
+      assert.deepEqual(lin.creation, { ...platforms.lin.creation, ...platforms[section].creation }, target);
+      assert.equal(lin.creation.chunk.incremental, 0);
+      assert.equal(lin.creation.heap.incremental, 0);
+      assert.equal(lin.config.boardSizes, named);
+    }
+    assert.throws(() => build('esp8266/nodemcu'), (error: { status: number; stderr: string }) => {
+      assert.equal(error.status, 1);
+      assert.match(error.stderr, /--board-sizes esp8266\/nodemcu: no platform section with creation sizes matches \(sections with sizes: esp32\/moddable_six, /);
+      return true;
+    });
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+});
