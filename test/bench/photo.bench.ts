@@ -1,5 +1,6 @@
-// PUT /photo latency: from the first byte of a picture handed to the socket to its hand-off to
-// the display, at 1, 4 and 16 MB, on the Node host (the Receiver in this process on a real
+// The core's PUT /photo latency (group photo-core; what users run is measured by
+// photo-command.bench.ts, group photo): from the first byte of a picture handed to the socket to
+// its hand-off to the display, at 1, 4 and 16 MB, on the Node host (the Receiver in this process on a real
 // loopback socket, hosts/node/io/tcp.ts, with a Display that notes the time), against a bare
 // node:http server receiving the same request and doing the same work with it: joining the
 // body's chunks into one buffer and handing that on (the receiver builds one body too; it also
@@ -16,8 +17,8 @@
 
 import { spawn } from 'node:child_process';
 import http from 'node:http';
-import net from 'node:net';
-import { equal, latin1Encode } from '../../src/bytes';
+import type net from 'node:net';
+import { equal } from '../../src/bytes';
 import type { Display } from '../../src/platform';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
@@ -27,6 +28,7 @@ import { within } from '../e2e/receiver-process';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { MemoryStore } from '../support/memory-ports';
 import { report, round, spread, spreadFields, verify } from './measure';
+import { PhotoClient, photoRequest } from './photo-client';
 
 export interface PhotoLoad {
   /** Picture sizes in bytes, each with its measured rounds per server and process (odd, so there is a median). */
@@ -51,7 +53,7 @@ export const DEFAULT_PHOTO_LOAD: PhotoLoad = {
   processes: 7,
 };
 
-/** Set in a process that runs the rounds (see runPhotoBench): the load, as JSON. */
+/** Set in a process that runs the rounds (see runPhotoCoreBench): the load, as JSON. */
 const ROUNDS_PROCESS = 'VENDORPLAY_PHOTO_BENCH_ROUNDS';
 
 /** What one process measured: per size, each server's round times in ms. */
@@ -148,81 +150,12 @@ async function startNodeHttp(): Promise<Target> {
   };
 }
 
-/** One keep-alive connection that sends a whole PUT /photo and waits for its 200. */
-class PhotoClient {
-  private received = '';
-  private wake: (() => void) | undefined;
-
-  private constructor(private readonly socket: net.Socket) {
-    socket.setNoDelay(true);
-    socket.on('data', (data: Buffer) => {
-      this.received += data.toString('latin1');
-      this.wake?.();
-    });
-  }
-
-  static connect(port: number): Promise<PhotoClient> {
-    return within(
-      3000,
-      `connect to 127.0.0.1:${port}`,
-      new Promise((resolve, reject) => {
-        const socket = net.connect({ port, host: '127.0.0.1' }, () => resolve(new PhotoClient(socket)));
-        socket.once('error', reject);
-      }),
-    );
-  }
-
-  /**
-   * Sends `request` in one write and returns when its first byte was handed to the socket,
-   * once the response's head arrived.
-   */
-  async send(request: Uint8Array): Promise<{ firstByteAt: number }> {
-    const firstByteAt = performance.now();
-    await new Promise<void>((resolve, reject) => {
-      this.socket.write(request, (error) => (error ? reject(error) : resolve()));
-    });
-    await within(
-      10_000,
-      'the response to PUT /photo',
-      new Promise<void>((resolve, reject) => {
-        const check = () => {
-          const end = this.received.indexOf('\r\n\r\n');
-          if (end < 0) return;
-          const head = this.received.slice(0, end);
-          this.received = this.received.slice(end + 4);
-          this.wake = undefined;
-          if (!head.startsWith('HTTP/1.1 200 ')) reject(new Error(`unexpected response: ${head.split('\r\n')[0]}`));
-          else resolve();
-        };
-        this.wake = check;
-        check();
-      }),
-    );
-    return { firstByteAt };
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
-
-function photoRequest(jpeg: Uint8Array): Uint8Array {
-  const head = latin1Encode(
-    'PUT /photo HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Vendor-Session-ID: 9a8b7c6d-5e4f-4a3b-8c2d-1e0f9a8b7c6d\r\n' +
-      `X-Vendor-Transition: Dissolve\r\nContent-Type: image/jpeg\r\nContent-Length: ${jpeg.length}\r\n\r\n`,
-  );
-  const request = new Uint8Array(head.length + jpeg.length);
-  request.set(head);
-  request.set(jpeg, head.length);
-  return request;
-}
-
 /**
  * The photo bench. In the parent (`npm run bench`): runs load.processes fresh processes of this
  * same script, one after another, and reports over all of them. In such a process (ROUNDS_PROCESS
  * set): measures the rounds and prints them as one JSON line for the parent.
  */
-export async function runPhotoBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promise<void> {
+export async function runPhotoCoreBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promise<void> {
   const asked = process.env[ROUNDS_PROCESS];
   if (asked !== undefined) {
     console.log(JSON.stringify(await measureRounds(JSON.parse(asked) as PhotoLoad)));
@@ -233,12 +166,12 @@ export async function runPhotoBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promi
   for (const [index, { bytes, rounds }] of load.sizes.entries()) {
     const common = { bytes, rounds: rounds * load.processes, processes: load.processes };
     for (const name of ['receiver', 'node-http'] as const) {
-      report({ bench: 'photo.put-first-byte-to-handoff', server: name, ...spreadFields('ms', runs.flatMap((run) => run[index][name]), 3), ...common });
+      report({ bench: 'photo-core.put-first-byte-to-handoff', server: name, ...spreadFields('ms', runs.flatMap((run) => run[index][name]), 3), ...common });
     }
     const perProcess = runs.map((run) => spread(run[index].receiver).median / spread(run[index]['node-http']).median);
     const ratios = spread(perProcess);
     report({
-      bench: 'photo.put-first-byte-to-handoff',
+      bench: 'photo-core.put-first-byte-to-handoff',
       of: 'receiver/node-http (latency: above 1 means the receiver takes longer)',
       ratio: ratios.median,
       ratioMin: ratios.min,
@@ -255,8 +188,8 @@ export async function runPhotoBench(load: PhotoLoad = DEFAULT_PHOTO_LOAD): Promi
  */
 async function roundsInProcess(load: PhotoLoad): Promise<ProcessSamples> {
   const script = process.env.VENDORPLAY_BENCH_RUN;
-  if (!script) throw new Error('the photo bench runs its rounds in processes of the compiled bench: run it with npm run bench -- photo');
-  const child = spawn(process.execPath, [...process.execArgv, script, 'photo'], {
+  if (!script) throw new Error('the photo bench runs its rounds in processes of the compiled bench: run it with npm run bench -- photo-core');
+  const child = spawn(process.execPath, [...process.execArgv, script, 'photo-core'], {
     env: { ...process.env, [ROUNDS_PROCESS]: JSON.stringify(load) },
     stdio: ['ignore', 'pipe', 'inherit'],
   });

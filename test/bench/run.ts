@@ -1,6 +1,6 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
-// channel, photo, slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror,
+// channel, photo (the command), photo-core (the Receiver in-process), slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror,
 // audio-clock, audio).
 
 import { runAudioBench } from './audio.bench';
@@ -9,7 +9,8 @@ import { runChannelBench } from './channel.bench';
 import { runHttpBench } from './http.bench';
 import { runMirrorHandoffBenches } from './mirror-handoff.bench';
 import { runMirrorBench } from './mirror.bench';
-import { runPhotoBench } from './photo.bench';
+import { runCommandPhotoBench } from './photo-command.bench';
+import { runPhotoCoreBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
 import { runSlideshowBench } from './slideshow.bench';
 import { runStartupBench } from './startup.bench';
@@ -21,7 +22,8 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   plist: runPlistBench,
   http: () => runHttpBench(),
   channel: runChannelBench,
-  photo: () => runPhotoBench(),
+  photo: () => runCommandPhotoBench(),
+  'photo-core': () => runPhotoCoreBench(),
   slideshow: runSlideshowBench,
   startup: runStartupBench,
   video: runVideoBench,
