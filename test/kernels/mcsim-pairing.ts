@@ -10,96 +10,21 @@
 //   node --import tsx test/kernels/mcsim-pairing.ts [port=7001] [photoBytes=1048576] [pin=3939]
 
 import { randomBytes } from 'node:crypto';
-import net from 'node:net';
-import { HttpClient, PairMethods, PairingTypeFlags, type PairingData } from 'hap-controller';
-import jpeg from 'jpeg-js';
-import { concat, utf8Decode } from '../../src/bytes';
-import { MessageParser, writeRequest, type Protocol, type ResponseHead } from '../../src/http';
+import { PairMethods, PairingTypeFlags, type PairingData } from 'hap-controller';
+import { utf8Decode } from '../../src/bytes';
 import { createSenderChannel } from '../../src/pairing/channel';
 import { TLV } from '../../src/pairing/tlv-types';
 import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
-import type { SecureChannel } from '../../src/http/secure-channel';
 import { PairVerifyClient, pairSetupM1, replyItems, srpClientStep } from '../support/pairing-client';
+import { HOST, PinClient, Sender, photo } from './mcsim-client';
 
 const [port = 7001, photoBytes = 1 << 20] = process.argv.slice(2, 4).map(Number);
 const PIN = process.argv[4] ?? '3939';
-const HOST = '127.0.0.1';
 const random = (n: number) => new Uint8Array(randomBytes(n));
-
-/** hap-controller insists on HomeKit's XXX-XX-XXX PIN format; the protocol's PIN is 4 digits (spec 5.3). */
-class PinClient extends HttpClient {
-  override verifyPin(): void {}
-}
-
-/** One request at a time on a socket, in the clear or through a channel. */
-class Sender {
-  private readonly parser = new MessageParser('response');
-  private channel: SecureChannel | undefined;
-  private pending: ((response: { head: ResponseHead; body: Uint8Array }) => void) | undefined;
-  private current: { head: ResponseHead; parts: Uint8Array[] } | undefined;
-  private cseq = 1;
-
-  private constructor(private readonly socket: net.Socket) {
-    socket.on('data', (data: Buffer) => {
-      for (const plaintext of this.channel ? this.channel.open(new Uint8Array(data)) : [new Uint8Array(data)]) this.parser.receive(plaintext);
-      for (let event = this.parser.next(); event; event = this.parser.next()) {
-        if (event.type === 'head') this.current = { head: event.head, parts: [] };
-        else if (event.type === 'body') this.current?.parts.push(event.data.slice());
-        else if (event.type === 'end' && this.current) {
-          const done = { head: this.current.head, body: concat(...this.current.parts) };
-          this.current = undefined;
-          this.pending?.(done);
-        }
-      }
-    });
-  }
-
-  static connect(): Promise<Sender> {
-    return new Promise((resolve, reject) => {
-      const socket = net.connect({ port, host: HOST }, () => resolve(new Sender(socket)));
-      socket.once('error', reject);
-    });
-  }
-
-  encrypt(channel: SecureChannel): void {
-    this.channel = channel;
-  }
-
-  request(method: string, target: string, options: { protocol?: Protocol; body?: Uint8Array; contentType?: string } = {}): Promise<{ head: ResponseHead; body: Uint8Array }> {
-    const protocol = options.protocol ?? 'HTTP';
-    const headers: [string, string][] = [];
-    if (protocol === 'RTSP') headers.push(['CSeq', String(this.cseq++)]);
-    if (options.body) headers.push(['Content-Type', options.contentType ?? 'application/octet-stream']);
-    const bytes = writeRequest({ protocol, version: protocol === 'RTSP' ? '1.0' : '1.1', method, target, headers, body: options.body ?? (method === 'POST' ? new Uint8Array(0) : undefined) });
-    return new Promise((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${method} ${target}: no answer in 60 s`)), 60_000);
-      this.pending = (response) => {
-        clearTimeout(timer);
-        resolve(response);
-      };
-      this.socket.write(this.channel ? this.channel.seal(bytes) : bytes);
-    });
-  }
-
-  close(): void {
-    this.socket.destroy();
-  }
-}
 
 function step(what: string, started: number): void {
   console.log(`${what} (${Date.now() - started} ms)`);
-}
-
-/** A JPEG of noise (it compresses badly) of at most `bytes`, as close below as a few tries get. */
-function photo(bytes: number): Uint8Array {
-  let side = Math.floor(Math.sqrt(bytes / 2) / 16) * 16;
-  for (;;) {
-    const data = new Uint8Array(randomBytes(side * side * 4));
-    const encoded = new Uint8Array(jpeg.encode({ data, width: side, height: side }, 90).data);
-    if (encoded.length <= bytes) return encoded;
-    side = Math.floor((side * Math.sqrt(bytes / encoded.length) * 0.99) / 16) * 16;
-  }
 }
 
 async function main(): Promise<void> {
@@ -125,7 +50,7 @@ async function main(): Promise<void> {
     { id: utf8Decode(hex(paired.AccessoryPairingID)), publicKey: hex(paired.AccessoryLTPK) },
     random,
   );
-  const sender = await Sender.connect();
+  const sender = await Sender.connect(port);
   const m2 = await sender.request('POST', '/pair-verify', { protocol: 'RTSP', body: client.m1() });
   if (m2.head.status !== 200 || replyItems(m2.body).get(TLV.Error)) throw new Error(`our pair-verify M2: ${m2.head.status}, TLV ${Buffer.from(m2.body).toString('hex')}`);
   const m4 = await sender.request('POST', '/pair-verify', { protocol: 'RTSP', body: client.m3(m2.body) });
@@ -144,7 +69,7 @@ async function main(): Promise<void> {
   step('hap-controller transient pair-setup M1-M4: done', started);
 
   started = Date.now();
-  const transient = await Sender.connect();
+  const transient = await Sender.connect(port);
   const t2 = await transient.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }), contentType: 'application/pairing+tlv8' });
   const srp = srpClientStep(t2.body, PIN, random);
   const t4 = await transient.request('POST', '/pair-setup', { body: srp.m3, contentType: 'application/pairing+tlv8' });
