@@ -4,7 +4,7 @@
 // encryption or to another protocol happens in one place (`encrypt`, `takeRemaining`).
 //
 //   bytes -> [SecureChannel.open] -> MessageParser -> head, then a body as the reader chose:
-//     'whole'   collected up to a limit (grown as it arrives when Content-Length is known) -> message
+//     'whole'   collected up to a limit (its pieces kept as they arrive, joined once) -> message
 //     'stream'  handed out piece by piece as `chunk` events (photos on boards, mirroring)
 //     'skip'    read past and dropped (a refused request's body)
 
@@ -35,17 +35,27 @@ export class ChannelError extends Error {
 const EMPTY = new Uint8Array(0);
 
 /**
- * The first buffer of a body whose Content-Length is known: that length when smaller, else this,
- * doubled as bytes arrive (capped at the length, so the last buffer is the body itself, no copy
- * at the end). Not the whole length at the first byte: a head that declares 16 MB and sends 10
- * bytes held 16 MB (2 GB of address space for 128 such connections). Measured on Node, 64 KB
- * pieces, per body (noisy shared machine): 1 MB 0.8-0.9 ms whole at once, 1.8-2.0 ms doubled,
- * 0.2-0.4 ms kept as pieces and joined at the end; 4 MB 2.6-3.2 / 2.2-3.3 / 2.6-5.4 ms; 16 MB
- * 6.3-15 / 8.6-9.0 / 7.6-10.9 ms. Doubling costs about what one buffer does and holds at most
- * twice what arrived, with no object per piece (a peer sending its body a few bytes at a time
- * would make pieces cost more than their bytes) and no second buffer at the end.
+ * Makes a new array of `length` bytes that the caller overwrites entirely before reading it, so
+ * it need not be zero-filled (Node: Buffer.allocUnsafeSlow's memory). It must be the whole of its
+ * buffer (byteOffset 0, byteLength `length`): a picture keeps it as it is, without a copy.
  */
-export const BODY_FIRST_CAPACITY = 64 * 1024;
+export type ByteAllocator = (length: number) => Uint8Array;
+
+/** The portable allocator: a zero-filled array (what ECMAScript offers; XS hosts use it). */
+export const zeroedBytes: ByteAllocator = (length) => new Uint8Array(length);
+
+/**
+ * A body read whole arrives in pieces, views of the bytes the host received: a piece of at least
+ * this many bytes is kept as it is, and the body joined once at its end, into one array from the
+ * allocator (one copy of each byte, as node:http's Buffer.concat makes; growing one buffer by
+ * doubling as the bytes came copied and zero-filled each byte about twice). Smaller pieces are
+ * copied into a staging array (BODY_STAGING_BYTES), so a peer that sends its body a few bytes at
+ * a time costs no object per piece. What is held is what arrived plus at most one staging array:
+ * a head that declares 16 MB and sends 10 bytes holds the staging array, not 16 MB.
+ */
+export const BODY_PIECE_MIN_BYTES = 4 * 1024;
+/** The staging array for small pieces (or the body's length, when smaller: then it is the body, no copy at the end). */
+export const BODY_STAGING_BYTES = 16 * 1024;
 
 export class MessageAssembler<K extends MessageKind> {
   private parser: MessageParser<K>;
@@ -54,15 +64,22 @@ export class MessageAssembler<K extends MessageKind> {
   private pending: { readonly channel: SecureChannel; readonly onPlaintext: () => void; held: Uint8Array } | undefined;
   private head: MessageHeadOf<K> | undefined;
   private mode: BodyMode = 'whole';
-  /** Whole body with a known length: filled in place, grown as it arrives (bodyCapacity). */
-  private body: Uint8Array | undefined;
-  private chunks: Uint8Array[] = [];
+  /** The body read whole so far, in order: views of received bytes, and filled parts of staging arrays. */
+  private pieces: Uint8Array[] = [];
   private size = 0;
+  /** The staging array small pieces are copied into; bytes [stagedFrom, stagedTo) are not in `pieces` yet. */
+  private staging: Uint8Array | undefined;
+  private stagedFrom = 0;
+  private stagedTo = 0;
+  /** Bytes the body holds: the pieces kept as views, and every staging array (bodyCapacity). */
+  private held = 0;
 
   constructor(
     readonly kind: K,
     private readonly limits: Partial<HttpLimits> = {},
     channel?: SecureChannel,
+    /** Where a body read whole is joined (and staged): a host may hand one that does not zero-fill. */
+    private readonly allocate: ByteAllocator = zeroedBytes,
   ) {
     this.parser = new MessageParser(kind, limits);
     this.channel = channel;
@@ -79,11 +96,11 @@ export class MessageAssembler<K extends MessageKind> {
   }
 
   /**
-   * Bytes set aside for the body being collected whole: the buffer it is filled into (at most
-   * twice what arrived, or BODY_FIRST_CAPACITY), or the pieces of a chunked body.
+   * Bytes set aside for the body being collected whole: the pieces kept and the staging array
+   * (what arrived, plus at most BODY_STAGING_BYTES).
    */
   get bodyCapacity(): number {
-    return this.body ? this.body.length : this.chunks.length > 0 ? this.size : 0;
+    return this.held;
   }
 
   /** Bytes of an over-limit body the parser still drops after a non-fatal 413 (MessageParser.discarding). */
@@ -149,9 +166,7 @@ export class MessageAssembler<K extends MessageKind> {
         case 'head':
           this.head = event.head;
           this.mode = 'whole';
-          this.body = undefined;
-          this.chunks = [];
-          this.size = 0;
+          this.dropBody();
           return event;
         case 'body':
           if (this.mode === 'stream') return { type: 'chunk', data: event.data };
@@ -166,8 +181,7 @@ export class MessageAssembler<K extends MessageKind> {
         }
         case 'error':
           this.head = undefined;
-          this.body = undefined;
-          this.chunks = [];
+          this.dropBody();
           return { type: 'error', error: event };
       }
     }
@@ -227,52 +241,71 @@ export class MessageAssembler<K extends MessageKind> {
   /** Wipes the channel's keys (the connection has closed). */
   dispose(): void {
     this.channel?.dispose();
-    this.body = undefined;
-    this.chunks = [];
+    this.dropBody();
   }
 
   private collect(data: Uint8Array): void {
-    const length = this.head?.contentLength;
-    if (length !== undefined) {
-      // The parser has checked Content-Length against the limit before the first piece.
-      this.body = grown(this.body, this.size, this.size + data.length, length);
-      this.body.set(data, this.size);
+    const count = data.length;
+    if (count >= BODY_PIECE_MIN_BYTES) {
+      this.unstage();
+      this.pieces.push(data);
+      this.held += count;
     } else {
-      // Chunked: pieces are views of received bytes, joined at the end.
-      this.chunks.push(data);
+      // What fits goes into the staging array; the rest starts the next (each one filled whole).
+      let staging = this.staging;
+      let copied = 0;
+      if (staging && this.stagedTo < staging.length) {
+        copied = Math.min(count, staging.length - this.stagedTo);
+        staging.set(copied === count ? data : data.subarray(0, copied), this.stagedTo);
+        this.stagedTo += copied;
+      }
+      if (copied < count) {
+        this.unstage();
+        // The parser has checked a Content-Length against the limit before the first piece.
+        const length = this.head?.contentLength;
+        const left = (length === undefined ? BODY_STAGING_BYTES : length - this.size) - copied;
+        staging = this.allocate(Math.max(count - copied, Math.min(BODY_STAGING_BYTES, left)));
+        this.staging = staging;
+        this.held += staging.length;
+        staging.set(data.subarray(copied), 0);
+        this.stagedFrom = 0;
+        this.stagedTo = count - copied;
+      }
     }
-    this.size += data.length;
+    this.size += count;
+  }
+
+  /** The staged bytes join the pieces (the staging array's rest stays for the next small ones). */
+  private unstage(): void {
+    if (!this.staging || this.stagedTo === this.stagedFrom) return;
+    this.pieces.push(this.staging.subarray(this.stagedFrom, this.stagedTo));
+    this.stagedFrom = this.stagedTo;
   }
 
   private takeBody(): Uint8Array {
-    if (this.body) {
-      const body = this.body;
-      this.body = undefined;
-      // Grown up to the Content-Length it ends at, so the buffer is the body; a copy otherwise.
-      return body.length === this.size ? body : body.slice(0, this.size);
-    }
-    if (this.chunks.length === 0) return EMPTY;
-    if (this.chunks.length === 1) {
-      const only = this.chunks[0].slice();
-      this.chunks = [];
-      return only;
-    }
-    const body = new Uint8Array(this.size);
+    this.unstage();
+    const { pieces, size } = this;
+    const staging = this.staging;
+    this.dropBody();
+    if (size === 0) return EMPTY;
+    // A body that fitted its own staging array is that array.
+    const only = pieces.length === 1 ? pieces[0] : undefined;
+    if (only && only.buffer === staging?.buffer && only.byteOffset === 0 && only.length === staging.length) return staging;
+    const body = this.allocate(size);
     let offset = 0;
-    for (const chunk of this.chunks) {
-      body.set(chunk, offset);
-      offset += chunk.length;
+    for (const piece of pieces) {
+      body.set(piece, offset);
+      offset += piece.length;
     }
-    this.chunks = [];
     return body;
   }
-}
 
-/** `body` (holding `size` bytes), or a larger buffer with them, able to take `needed` of at most `length` bytes. */
-function grown(body: Uint8Array | undefined, size: number, needed: number, length: number): Uint8Array {
-  if (body && body.length >= needed) return body;
-  const capacity = Math.min(length, Math.max(needed, body ? body.length * 2 : BODY_FIRST_CAPACITY));
-  const next = new Uint8Array(capacity);
-  if (body) next.set(body.subarray(0, size));
-  return next;
+  private dropBody(): void {
+    this.pieces = [];
+    this.size = 0;
+    this.staging = undefined;
+    this.stagedFrom = 0;
+    this.stagedTo = 0;
+    this.held = 0;
+  }
 }

@@ -8,7 +8,7 @@ export type { BodyFraming, MessageHead, MessageHeadOf, MessageKind, Protocol, Pr
 export { MessageParser, type BodyEvent, type EndEvent, type ErrorEvent, type HeadEvent, type ParserEvent } from './parser';
 export { STATUS, isDefinedStatus, reasonPhrase, statusForbidsBody } from './status';
 export { HttpWriteError, writeRequest, writeResponse, type RequestToWrite, type ResponseToWrite } from './writer';
-export { ChannelError, MessageAssembler, type AssembledEvent, type BodyMode } from './assembler';
+export { ChannelError, MessageAssembler, zeroedBytes, type AssembledEvent, type BodyMode, type ByteAllocator } from './assembler';
 export type { SecureChannel } from './secure-channel';
 export { applyKeepAlive } from './keep-alive';
 export { EVENT_PURPOSE, PTTH, SLIDESHOW_PURPOSE } from './reverse-http';

@@ -10,7 +10,7 @@ import { utf8Decode, utf8Encode } from '../bytes';
 import { ConnectionDriver } from './connection/connection-driver';
 import { CountedLog } from '../counted-log';
 import { DIALECTS, type Dialect } from '../dialect';
-import { HEADER, STATUS, httpDate, writeResponse, type RequestHead } from '../http';
+import { HEADER, STATUS, httpDate, writeResponse, type ByteAllocator, type RequestHead } from '../http';
 import {
   activityFields,
   changeActivity,
@@ -153,6 +153,12 @@ export interface ReceiverPorts {
    * anything slow (the Node host's --on-event command) off that turn.
    */
   readonly onEvent?: (event: ReceiverEvent) => void;
+  /**
+   * Makes the arrays request bodies are joined into (a 16 MB photo is one): arrays the receiver
+   * overwrites whole before reading, so a host may hand memory that is not zero-filled (Node:
+   * Buffer.allocUnsafeSlow). Zero-filled arrays when omitted.
+   */
+  readonly allocateBytes?: ByteAllocator;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -262,6 +268,7 @@ export class Receiver implements InfoContext, SansIoTimers {
       holdEvents: (sessionId) => this.events.hold(sessionId),
       senderPresent: (connection) => this.companions(connection.addresses.remoteAddress, connection) > 0,
       logClosed: (cause, message) => this.logClosed(cause, message),
+      ...(ports.allocateBytes && { allocateBytes: ports.allocateBytes }),
     };
     this.mirrorConnectionContext = { ...this.connectionContext, router: this.mirrorRouter };
     this.status = { name: this.config.name, activity: this.activityState.activity };

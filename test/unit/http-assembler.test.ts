@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { concat, latin1Decode, latin1Encode } from '../../src/bytes';
-import { BODY_FIRST_CAPACITY, ChannelError, MessageAssembler, type AssembledEvent } from '../../src/http/assembler';
+import { BODY_PIECE_MIN_BYTES, BODY_STAGING_BYTES, ChannelError, MessageAssembler, type AssembledEvent } from '../../src/http/assembler';
 import type { SecureChannel } from '../../src/http/secure-channel';
 import type { MessageHead } from '../../src/http/message';
 
@@ -82,31 +82,53 @@ test('a body of declared length holds what arrived, not the declared length: 16 
   assembler.receive(bytes(`PUT /photo HTTP/1.1\r\nContent-Length: ${16 * 1024 * 1024}\r\n\r\n0123456789`));
   assert.equal(assembler.next()?.type, 'head');
   assert.equal(assembler.next(), null);
-  assert.equal(assembler.bodyCapacity, BODY_FIRST_CAPACITY, 'the first buffer, not 16 MB');
-  assert.ok(assembler.bodyCapacity <= 64 * 1024);
+  assert.equal(assembler.bodyCapacity, BODY_STAGING_BYTES, 'one staging array, not 16 MB');
+  assert.ok(assembler.bodyCapacity <= 16 * 1024);
 });
 
-test('a body of declared length grows by doubling up to it: the same bytes, at most twice what arrived held, the last buffer is the body', () => {
+/** An allocator that notes each length it is asked for (a host's, which need not zero-fill). */
+function countingAllocator(): { allocate: (length: number) => Uint8Array; lengths: number[] } {
+  const lengths: number[] = [];
+  return { lengths, allocate: (length) => (lengths.push(length), new Uint8Array(length).fill(0xee)) };
+}
+
+test('a body of declared length holds what arrived (plus one staging array at most), however it is split, and is joined once into one array of the allocator', () => {
   const length = 300_001;
   const body = new Uint8Array(length).map((_, i) => (i * 7) & 0xff);
-  const assembler = new MessageAssembler('request', { maxBodyBytes: 1024 * 1024 });
-  assembler.receive(bytes(`PUT /photo HTTP/1.1\r\nContent-Length: ${length}\r\n\r\n`));
-  assert.equal(assembler.next()?.type, 'head');
-  const capacities: number[] = [];
-  let message: AssembledEvent<MessageHead> | null = null;
-  for (let at = 0; at < length; at += 1000) {
-    assembler.receive(body.subarray(at, at + 1000));
-    message = assembler.next();
-    if (message) break;
-    const arrived = Math.min(length, at + 1000);
-    assert.ok(assembler.bodyCapacity <= Math.max(BODY_FIRST_CAPACITY, 2 * arrived), `${assembler.bodyCapacity} held for ${arrived} arrived`);
-    if (capacities.at(-1) !== assembler.bodyCapacity) capacities.push(assembler.bodyCapacity);
+  for (const piece of [1, 1000, BODY_PIECE_MIN_BYTES, 65_536, 3000 + BODY_PIECE_MIN_BYTES]) {
+    const { allocate, lengths } = countingAllocator();
+    const assembler = new MessageAssembler('request', { maxBodyBytes: 1024 * 1024 }, undefined, allocate);
+    assembler.receive(bytes(`PUT /photo HTTP/1.1\r\nContent-Length: ${length}\r\n\r\n`));
+    assert.equal(assembler.next()?.type, 'head');
+    let message: AssembledEvent<MessageHead> | null = null;
+    // Pieces alternate small and large, to mix staged and kept bytes.
+    for (let at = 0, turn = 0; at < length; turn++) {
+      const size = turn % 3 === 2 ? 7 : piece;
+      assembler.receive(body.slice(at, at + size));
+      at = Math.min(length, at + size);
+      message = assembler.next();
+      if (message) break;
+      assert.ok(assembler.bodyCapacity <= at + BODY_STAGING_BYTES, `pieces of ${piece}: ${assembler.bodyCapacity} held for ${at} arrived`);
+    }
+    assert.ok(message?.type === 'message', `pieces of ${piece}`);
+    assert.deepEqual(message.body, body, `pieces of ${piece}`);
+    assert.equal(lengths.at(-1), length, `pieces of ${piece}: the body is one array of the allocator's`);
+    assert.equal(message.body.buffer.byteLength, length, 'an array of its own (a picture keeps it without a copy)');
+    assert.ok(lengths.slice(0, -1).every((staged) => staged <= BODY_STAGING_BYTES), `staging arrays only before it: ${lengths.join(' ')}`);
+    assert.equal(assembler.bodyCapacity, 0, 'handed over');
   }
-  assert.deepEqual(capacities, [65_536, 131_072, 262_144, length], "doubled, then capped at the length");
+});
+
+test('a small body is its own staging array: no second copy at the end', () => {
+  const { allocate, lengths } = countingAllocator();
+  const assembler = new MessageAssembler('request', {}, undefined, allocate);
+  assembler.receive(bytes('PUT /x HTTP/1.1\r\nContent-Length: 11\r\n\r\nhello'));
+  assert.deepEqual(drain(assembler), ['head']);
+  assembler.receive(bytes(' world'));
+  const message = assembler.next();
   assert.ok(message?.type === 'message');
-  assert.deepEqual(message.body, body);
-  assert.equal(message.body.buffer.byteLength, length, 'grown to the length at the end: no copy');
-  assert.equal(assembler.bodyCapacity, 0, 'handed over');
+  assert.equal(latin1Decode(message.body), 'hello world');
+  assert.deepEqual(lengths, [11], 'one array, the size of the body');
 });
 
 test('a streamed body comes as chunks and the message has an empty body; a skipped one not at all', () => {

@@ -36,6 +36,7 @@ import {
   applyKeepAlive,
   httpDate,
   writeResponse,
+  type ByteAllocator,
   type ErrorEvent,
   type Protocol,
   type RequestHead,
@@ -109,6 +110,8 @@ export interface ConnectionContext {
    * one line per interval with the count (a flood of them must not flood the log).
    */
   logClosed(cause: string, message: string): void;
+  /** Where request bodies are joined (ReceiverPorts.allocateBytes); zero-filled arrays when absent. */
+  readonly allocateBytes?: ByteAllocator;
 }
 
 /**
@@ -194,11 +197,16 @@ export class ReceiverConnection implements SansIoConnection {
 
   private newAssembler(): MessageAssembler<'request'> {
     const { limits } = this.context;
-    return new MessageAssembler('request', {
-      maxHeadBytes: limits.maxHeadBytes,
-      maxHeaderCount: limits.maxHeaderCount,
-      maxBodyBytes: limits.maxBodyBytes,
-    });
+    return new MessageAssembler(
+      'request',
+      {
+        maxHeadBytes: limits.maxHeadBytes,
+        maxHeaderCount: limits.maxHeaderCount,
+        maxBodyBytes: limits.maxBodyBytes,
+      },
+      undefined,
+      this.context.allocateBytes,
+    );
   }
 
   /** The mode, named (`encrypted` for a request connection behind a secure channel). */
