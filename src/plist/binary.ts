@@ -520,8 +520,11 @@ function readUint64(bytes: Uint8Array, p: number): number | bigint {
 const CHUNK = 1024;
 /** Strings up to this length are built by concatenation, which beats an apply() call. */
 const SHORT = 24;
-/** Reused code-unit buffer for UTF-16 chunks: no allocation per character. */
-const scratch = new Uint16Array(CHUNK);
+/**
+ * Reused code-unit buffer for UTF-16 chunks: no allocation per character. Made on first use: a
+ * board preloads this module, and XS keeps a typed array made at preload read-only.
+ */
+let scratchBuffer: Uint16Array | undefined;
 
 function asciiString(bytes: Uint8Array, start: number, count: number, index: number): string {
   let bad = 0;
@@ -559,6 +562,7 @@ function utf16String(bytes: Uint8Array, start: number, count: number): string {
     return text;
   }
   const parts: string[] = [];
+  const scratch = (scratchBuffer ??= new Uint16Array(CHUNK));
   for (let done = 0, p = start; done < count; ) {
     const n = Math.min(CHUNK, count - done);
     for (let i = 0; i < n; i++, p += 2) scratch[i] = (bytes[p] << 8) | bytes[p + 1];

@@ -956,7 +956,6 @@ function formatPath(path: (string | number)[], depth: number): string {
 // U+FFFE, U+FFFF and, with the u flag, lone surrogates (a proper pair is one code point).
 const FORBIDDEN_IN_XML = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\uFFFE\uFFFF\uD800-\uDFFF]/u;
 const NEEDS_ESCAPE = /[&<>\r]/;
-const ESCAPES = /[&<>\r]/g;
 
 function escapeCharacter(character: string): string {
   return character === '&' ? '&amp;' : character === '<' ? '&lt;' : character === '>' ? '&gt;' : '&#13;';
@@ -970,7 +969,9 @@ function escapeCharacter(character: string): string {
  */
 function escapeText(text: string): string | undefined {
   if (FORBIDDEN_IN_XML.test(text)) return undefined;
-  return NEEDS_ESCAPE.test(text) ? text.replace(ESCAPES, escapeCharacter) : text;
+  // A literal here is a new RegExp per call: replace writes a global one's lastIndex, which a
+  // module-level one preloaded on a board would refuse (XS keeps it read-only).
+  return NEEDS_ESCAPE.test(text) ? text.replace(/[&<>\r]/g, escapeCharacter) : text;
 }
 
 /**

@@ -150,42 +150,83 @@ function preloadedModules(manifestFile: string): Map<string, string> {
   return reached;
 }
 
-test('no preloaded module writes to a Map, Set, WeakMap or WeakSet it made at module level (XS makes them read-only: the first set throws)', () => {
-  // xsl keeps what preloaded modules made in the archive's read-only heap: ordinary objects are
-  // copied to RAM when written, but a collection is not ("TypeError: this: read-only WeakMap
-  // instance", aborting the app in a timer). A table filled while the module loads and only
-  // read afterwards is fine; one written at run time must be made per instance.
-  const preloaded = preloadedModules(path.join(ROOT, 'manifest.json'));
+/**
+ * The modules xsl preloads, from the JavaScript the fast build hands mcconfig: a TypeScript
+ * `import type` is gone there, so what is reached is what xsl runs (names mapped to the
+ * TypeScript sources, for the checks' line numbers).
+ */
+function preloadedFromCompiled(): Map<string, string> {
+  const out = mkdtempSync(path.join(tmpdir(), 'moddable-build-'));
+  try {
+    const generated = execFileSync(process.execPath, [path.join(ROOT, 'scripts/moddable-build.mjs'), '--emit-only', '--out', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+    const sources = moduleMap(path.join(ROOT, 'manifest.json'));
+    return new Map([...preloadedModules(generated).keys()].map((name) => [name, sources.get(name)!]));
+  } finally {
+    rmSync(out, { recursive: true, force: true });
+  }
+}
+
+test('no preloaded module reaches @noble: xsl runs preloaded modules at link time, and @noble/curves calls TextEncoder there (a global only the host\'s prelude installs, at run time) and writes its WeakMaps at run time', () => {
+  const preloaded = preloadedFromCompiled();
+  assert.ok(preloaded.has('src/receiver/connection/connection-driver'), [...preloaded.keys()].join(', '));
+  assert.deepEqual([...preloaded.keys()].filter((name) => name.startsWith('@noble/')), []);
+});
+
+test('no preloaded module writes at run time to what XS keeps read-only from preload: a Map, Set, WeakMap or WeakSet, a typed array, or a global or sticky RegExp made at module level', () => {
+  // xsl keeps what preloaded modules made in the archive's read-only heap: ordinary objects and
+  // arrays are copied to RAM when written, but built-ins' instances are not ("XS linker
+  // warnings", Exceptions): a collection's set throws ("TypeError: this: read-only WeakMap
+  // instance", which aborted the app in a timer), so do a typed array's element writes and
+  // set/fill, and a RegExp's lastIndex, which exec and replace write for the g and y flags. A
+  // table filled while the module loads and only read afterwards is fine; one written at run
+  // time must be made at run time (per instance, or on first use).
+  const preloaded = preloadedFromCompiled();
   assert.ok(preloaded.has('src/discovery/mdns/mdns-responder'), [...preloaded.keys()].join(', '));
   const collections = new Set(['Map', 'Set', 'WeakMap', 'WeakSet']);
-  const writes = new Set(['set', 'add', 'delete', 'clear']);
+  const collectionWrites = new Set(['set', 'add', 'delete', 'clear']);
+  const typedArrays = new Set(['Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array']);
+  const typedArrayWrites = new Set(['set', 'fill', 'copyWithin', 'reverse', 'sort']);
   const found: string[] = [];
   for (const [name, file] of preloaded) {
+    if (!file.endsWith('.ts')) continue; // the SDK's and @noble's own modules are not ours to check
     const source = ts.createSourceFile(file, readFileSync(file, 'utf8'), ts.ScriptTarget.Latest, true);
+    const line = (node: ts.Node) => source.getLineAndCharacterOfPosition(node.getStart()).line + 1;
     const moduleCollections = new Set<string>();
+    const moduleTypedArrays = new Set<string>();
     for (const statement of source.statements) {
       if (!ts.isVariableStatement(statement)) continue;
       for (const declaration of statement.declarationList.declarations) {
         const init = declaration.initializer;
-        if (init && ts.isNewExpression(init) && ts.isIdentifier(init.expression) && collections.has(init.expression.text) && ts.isIdentifier(declaration.name)) {
-          moduleCollections.add(declaration.name.text);
+        if (!init || !ts.isIdentifier(declaration.name)) continue;
+        if (ts.isRegularExpressionLiteral(init) && /\/[a-z]*[gy][a-z]*$/.test(init.text)) {
+          found.push(`${name}: ${declaration.name.text} = ${init.text}, a module-level RegExp whose lastIndex its uses write (line ${line(declaration)})`);
         }
+        if (!ts.isNewExpression(init) || !ts.isIdentifier(init.expression)) continue;
+        if (collections.has(init.expression.text)) moduleCollections.add(declaration.name.text);
+        if (typedArrays.has(init.expression.text)) moduleTypedArrays.add(declaration.name.text);
       }
     }
     const visit = (node: ts.Node, inFunction: boolean): void => {
+      if (inFunction && ts.isCallExpression(node) && ts.isPropertyAccessExpression(node.expression) && ts.isIdentifier(node.expression.expression)) {
+        const [target, method] = [node.expression.expression.text, node.expression.name.text];
+        if ((moduleCollections.has(target) && collectionWrites.has(method)) || (moduleTypedArrays.has(target) && typedArrayWrites.has(method))) {
+          found.push(`${name}: ${node.expression.getText(source)}() at run time (line ${line(node)})`);
+        }
+      }
       if (
         inFunction &&
-        ts.isCallExpression(node) &&
-        ts.isPropertyAccessExpression(node.expression) &&
-        ts.isIdentifier(node.expression.expression) &&
-        moduleCollections.has(node.expression.expression.text) &&
-        writes.has(node.expression.name.text)
+        ts.isBinaryExpression(node) &&
+        node.operatorToken.kind >= ts.SyntaxKind.FirstAssignment &&
+        node.operatorToken.kind <= ts.SyntaxKind.LastAssignment &&
+        ts.isElementAccessExpression(node.left) &&
+        ts.isIdentifier(node.left.expression) &&
+        moduleTypedArrays.has(node.left.expression.text)
       ) {
-        found.push(`${name}: ${node.expression.getText(source)}() at run time (line ${source.getLineAndCharacterOfPosition(node.getStart()).line + 1})`);
+        found.push(`${name}: ${node.left.getText(source)} written at run time (line ${line(node)})`);
       }
       node.forEachChild((child) => visit(child, inFunction || ts.isFunctionLike(node)));
     };
-    if (moduleCollections.size > 0) visit(source, false);
+    if (moduleCollections.size > 0 || moduleTypedArrays.size > 0) visit(source, false);
   }
   assert.deepEqual(found, []);
 });

@@ -22,7 +22,12 @@ interface KeptAnswer {
   readonly cseqAt: number;
 }
 
-const KEPT = new WeakMap<Response, KeptAnswer>();
+/**
+ * Made at its first use, not when the module loads: a board preloads this module, and XS keeps a
+ * collection made at preload in read-only memory, where its first set would throw.
+ */
+let keptByResponse: WeakMap<Response, KeptAnswer> | undefined;
+const keptAnswers = (): WeakMap<Response, KeptAnswer> => (keptByResponse ??= new WeakMap());
 
 /** `\r\n\r\n`, the end of a head. */
 const HEAD_END = latin1Encode('\r\n\r\n');
@@ -34,7 +39,7 @@ const HEAD_END = latin1Encode('\r\n\r\n');
  */
 export function keepAnswer(response: Response, head: RequestHead, close: boolean, date: string, bytes: Uint8Array): void {
   if (head.protocol === 'HTTP') {
-    KEPT.set(response, { date, version: head.version, close, bytes, cseqAt: -1 });
+    keptAnswers().set(response, { date, version: head.version, close, bytes, cseqAt: -1 });
     return;
   }
   const cseq = head.headers.get(HEADER.cseq);
@@ -47,7 +52,7 @@ export function keepAnswer(response: Response, head: RequestHead, close: boolean
   const kept = new Uint8Array(bytes.length - line.length);
   kept.set(bytes.subarray(0, at));
   kept.set(bytes.subarray(at + line.length), at);
-  KEPT.set(response, { date, version: head.version, close, bytes: kept, cseqAt: at });
+  keptAnswers().set(response, { date, version: head.version, close, bytes: kept, cseqAt: at });
 }
 
 /**
@@ -55,7 +60,7 @@ export function keepAnswer(response: Response, head: RequestHead, close: boolean
  * kept fits: another HTTP version, keep-alive or Date (a new second) than the kept answer's.
  */
 export function keptAnswer(response: Response, head: RequestHead, close: boolean, date: string): Uint8Array | undefined {
-  const kept = KEPT.get(response);
+  const kept = keptByResponse?.get(response);
   if (!kept || kept.version !== head.version || kept.close !== close || kept.date !== date) return undefined;
   if ((kept.cseqAt < 0) !== (head.protocol === 'HTTP')) return undefined;
   if (kept.cseqAt < 0) return kept.bytes;
