@@ -8,11 +8,12 @@
 //
 // A peer that half-closes after its request (`printf ... | nc -q 5`) ends the socket's life for
 // ECMA-419: Moddable reports its FIN as onError and never calls onWritable again, though the
-// socket is still open for sending (the Linux simulator's socket has its buffer free again by
-// then; an lwIP board's send buffer took the whole answer at once). So onError first gives what
+// socket is still open for sending (the Linux port's sockets, modules/native/lin-sockets, take
+// writes after the FIN and send what close() leaves; an lwIP board's send buffer took the whole
+// answer at once). So onError first gives what
 // is queued to the socket, in pieces no larger than the socket has ever said it takes, and closes
-// only then: otherwise an answer longer than one socket buffer (1,536 bytes in the simulator) was
-// cut off where the first write ended.
+// only then: otherwise an answer longer than one socket buffer (1,536 bytes with the SDK's Linux
+// sockets) was cut off where the first write ended.
 
 import type { Connection } from '../../src/platform';
 import { describeError } from '../../src/errors';

@@ -15,8 +15,9 @@ export interface Udp419 {
   write(bytes: ArrayBufferView | ArrayBuffer, address: string, port: number): void;
   close(): void;
   /**
-   * Joins a multicast group on every interface (SDK 8.2 lwip: ESP32 and other lwIP boards).
-   * Absent where the SDK has no multicast for ECMA-419 sockets (its Linux simulator).
+   * Joins a multicast group on every interface (SDK 8.2 lwip: ESP32 and other lwIP boards; the
+   * Linux port's own sockets, modules/native/lin-sockets). Absent where a platform's ECMA-419
+   * sockets have no multicast (the SDK's Linux ones).
    */
   add?(address: string): void;
 }
@@ -47,10 +48,12 @@ export interface MulticastGroup {
 }
 
 /**
- * The multicast DNS socket: bound to the group's port, the group joined where the SDK can
- * (`add`), else said in the log. What the SDK gives, per platform (SDK 8.2.3 sources):
+ * The multicast DNS socket: bound to the group's port, the group joined where the socket can
+ * (`add`), else said in the log. What the sockets give, per platform (SDK 8.2.3 sources):
  * - lwIP boards (ESP32): `add(group)` joins on every interface (igmp_joingroup); TTL by `timeToLive`.
- * - the Linux simulator (modules/io/socket/lin/udp.c): no multicast at all ("To do: multicast"),
+ * - the Linux port: our own sockets (modules/native/lin-sockets): `add(group)` joins on every
+ *   multicast interface; `multicast` in the options binds with SO_REUSEADDR and joins at once.
+ * - the SDK's Linux sockets, no longer linked (modules/io/socket/lin/udp.c): no multicast at all ("To do: multicast"),
  *   no SO_REUSEADDR. Sending to the group works; the socket hears the group only when another
  *   socket in its network namespace has joined it (Linux delivers a joined group's datagrams to
  *   every socket bound to the port, IP_MULTICAST_ALL), and binding fails while another responder
