@@ -159,7 +159,7 @@ async function startNodeHttp(response: RawResponse): Promise<NodeHttpServer> {
 }
 
 /** What every response in a load run must be: its status line, headers it must carry, its body. */
-interface Expected {
+export interface Expected {
   statusLine: string;
   /** Lower-case `name: value` lines that must appear in the head. */
   headerLines: string[];
@@ -170,7 +170,7 @@ interface Expected {
   body: Buffer | ((first: Buffer, socket: net.Socket) => void);
 }
 
-function expectedOf(response: RawResponse, identifying: string[]): Expected {
+export function expectedOf(response: RawResponse, identifying: string[]): Expected {
   const { head } = response;
   const headerLines = identifying.map((name) => {
     const value = head.headers.get(name);
@@ -256,7 +256,7 @@ function cpuSeconds(pid: number): number {
   return (Number(fields[11]) + Number(fields[12])) / 100;
 }
 
-interface RoundResult {
+export interface RoundResult {
   requestsPerSec: number;
   /** CPU microseconds the server used per request. */
   cpuUsPerRequest: number;
@@ -267,7 +267,7 @@ interface RoundResult {
  * keep-alive connections each write `pipeline` requests, wait for their answers, and repeat
  * until `ms` has passed.
  */
-async function requestRate(port: number, pid: number, request: string, expected: Expected, connections: number, pipeline: number, ms: number): Promise<RoundResult> {
+export async function requestRate(port: number, pid: number, request: string, expected: Expected, connections: number, pipeline: number, ms: number): Promise<RoundResult> {
   const batch = latin1Encode(request.repeat(pipeline));
   const sockets = await Promise.all(
     Array.from({ length: connections }, () =>
@@ -438,7 +438,7 @@ export async function runHttpBench(load: HttpLoad = DEFAULT_HTTP_LOAD): Promise<
  * /info bodies differ per connection by senderAddress only (spec 2.11): a connection's first body
  * must name that connection's own address and otherwise equal `sample`.
  */
-function infoCheck(sample: Uint8Array): (first: Buffer, socket: net.Socket) => void {
+export function infoCheck(sample: Uint8Array): (first: Buffer, socket: net.Socket) => void {
   const reference = decodeBinaryPlist(sample) as PlistDict;
   return (first, socket) => {
     const info = decodeBinaryPlist(new Uint8Array(first)) as PlistDict;

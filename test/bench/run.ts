@@ -1,7 +1,7 @@
 // `npm run bench`: every benchmark, one JSON line per figure on stdout (scripts/bench.mjs compiles
 // this file first). Run some groups with `npm run bench -- plist http` (names: plist, http,
 // channel, photo (the command), photo-core (the Receiver in-process), slideshow, startup, video, mirror-handoff, xs-pair-setup, xs, mirror,
-// audio-clock, audio).
+// audio-clock, audio, rtsp-uxplay).
 
 import { runAudioBench } from './audio.bench';
 import { runAudioClockBench } from './audio-clock.bench';
@@ -12,6 +12,7 @@ import { runMirrorBench } from './mirror.bench';
 import { runCommandPhotoBench } from './photo-command.bench';
 import { runPhotoCoreBench } from './photo.bench';
 import { runPlistBench } from './plist.bench';
+import { runRtspUxplayBench } from './rtsp-uxplay.bench';
 import { runSlideshowBench } from './slideshow.bench';
 import { runStartupBench } from './startup.bench';
 import { runVideoBench } from './video.bench';
@@ -33,6 +34,7 @@ const BENCHES: Record<string, () => void | Promise<void>> = {
   mirror: runMirrorBench,
   'audio-clock': runAudioClockBench,
   audio: runAudioBench,
+  'rtsp-uxplay': runRtspUxplayBench,
 };
 
 const wanted = process.argv.slice(2);
