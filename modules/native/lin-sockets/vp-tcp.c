@@ -16,8 +16,10 @@
  * The peer's end: its FIN (a half-close: it may still read) or a failure is reported as onError,
  * once, only after every byte read before it has been taken with read(), and never inside the
  * call that took them (a deferred callback), so promise jobs the bytes started run first. After
- * a FIN write() still sends (hosts/moddable/tcp.ts writes the rest of its answer in onError);
- * after a failure it throws.
+ * a FIN write() still sends, and onError waits until the write buffer is empty (onWritable goes
+ * on meanwhile), or socketLingerMs without the kernel taking a byte: hosts/moddable/tcp.ts takes
+ * onError as the last moment to write, with the whole buffer free, and closes after it, so a
+ * half-closing peer still gets an answer larger than the buffer. After a failure write() throws.
  */
 
 #include "vp-socket.h"
@@ -42,6 +44,9 @@ typedef struct {
 	uint8_t lingering;   /* closed by JavaScript, still sending what write() took */
 	uint8_t counted;     /* in the instrumentation's socket count */
 	guint lingerTimer;
+	/* After a FIN with bytes still to send: onError once they are out, or when this fires. */
+	guint finTimer;
+	uint8_t finTimedOut;
 	uint32_t lingerMs;
 	uint8_t *readBuffer;
 	uint32_t readCapacity, readStart, readLength;
@@ -179,11 +184,45 @@ static gboolean vpTcpLingerTimeout(gpointer data)
 	return G_SOURCE_REMOVE;
 }
 
-/* The onError owed once the peer is done and every byte read before has been taken. */
+/* onError is due: the peer failed, or sent its FIN and what was written to it is out (or stuck). */
+static int vpTcpErrorDue(VpTcp *tcp)
+{
+	if (!tcp->socket.open || tcp->errorReported || tcp->readLength)
+		return 0;
+	if (tcp->failed)
+		return 1;
+	return tcp->readEnded && (!tcp->writeLength || tcp->finTimedOut);
+}
+
+static gboolean vpTcpFinTimeout(gpointer data)
+{
+	VpTcp *tcp = data;
+	tcp->finTimer = 0;
+	tcp->finTimedOut = 1;
+	if (vpTcpErrorDue(tcp))
+		vpSocketDefer(&tcp->socket);
+	return G_SOURCE_REMOVE;
+}
+
+static void vpTcpStopFinTimer(VpTcp *tcp)
+{
+	if (tcp->finTimer) {
+		g_source_remove(tcp->finTimer);
+		tcp->finTimer = 0;
+	}
+}
+
+/* Schedules the onError that is due; after a FIN with bytes to send, (re)starts the wait for them. */
 static void vpTcpOweError(VpTcp *tcp)
 {
-	if (tcp->socket.open && !tcp->errorReported && (tcp->readEnded || tcp->failed) && !tcp->readLength)
+	if (vpTcpErrorDue(tcp)) {
+		vpTcpStopFinTimer(tcp);
 		vpSocketDefer(&tcp->socket);
+	}
+	else if (tcp->socket.open && tcp->readEnded && !tcp->failed && tcp->writeLength && !tcp->errorReported) {
+		vpTcpStopFinTimer(tcp);
+		tcp->finTimer = g_timeout_add(tcp->lingerMs, vpTcpFinTimeout, tcp);
+	}
 }
 
 static void vpTcpDeferred(VpSocket *socket)
@@ -194,7 +233,7 @@ static void vpTcpDeferred(VpSocket *socket)
 		if (!vpSocketCall(socket, VP_ON_WRITABLE, 1, tcp->writeCapacity - tcp->writeLength))
 			return;
 	}
-	if (socket->open && !tcp->errorReported && (tcp->readEnded || tcp->failed) && !tcp->readLength) {
+	if (vpTcpErrorDue(tcp)) {
 		tcp->errorReported = 1;
 		vpSocketCall(socket, VP_ON_ERROR, 0, 0);
 	}
@@ -259,6 +298,7 @@ static void vpTcpFinalize(VpSocket *socket)
 	VpTcp *tcp = (VpTcp *)socket;
 	if (tcp->lingerTimer)
 		g_source_remove(tcp->lingerTimer);
+	vpTcpStopFinTimer(tcp);
 	if (tcp->counted)
 		modInstrumentationAdjust(NetworkSockets, -1);
 	free(tcp->readBuffer);
@@ -386,6 +426,7 @@ void xs_vp_tcp_close(xsMachine *the)
 		return;
 	}
 	vpSocketEndJavaScript(&tcp->socket);
+	vpTcpStopFinTimer(tcp);
 	if (tcp->socket.deferred) {
 		g_source_remove(tcp->socket.deferred);
 		tcp->socket.deferred = 0;
