@@ -5,6 +5,9 @@
 // alternate between the servers (and which goes first). Reported per request kind: each
 // server's CPU microseconds per request (from /proc) and requests per second, min/median/max
 // over rounds, and the ratio receiver/UxPlay per round (below 1: the receiver spends less).
+// Beside them, `node-net`: a bare node:net server writing the receiver's own answer bytes back
+// for every request it reads, no parsing at all: the floor of any receiver on Node (its event
+// loop, one read and one write per request), to say how much of the gap is Node's.
 //
 // UxPlay needs avahi-daemon on a system bus to start, and avahi publishes on a network: so all
 // of it runs inside a network namespace of the bench's own with a private bus and avahi
@@ -61,7 +64,7 @@ export async function runRtspUxplayBench(): Promise<void> {
 }
 
 interface Server {
-  readonly name: 'receiver' | 'uxplay';
+  readonly name: 'receiver' | 'uxplay' | 'node-net';
   readonly port: number;
   readonly pid: number;
 }
@@ -84,6 +87,39 @@ async function startUxplay(): Promise<{ child: ChildProcess; port: number }> {
   throw new Error(`uxplay answered no OPTIONS on ports ${UXPLAY_BASE_PORT}-${UXPLAY_BASE_PORT + 2} in 15 s: ${stderr}`);
 }
 
+/** The floor: answers every read with `answer` (one request per read: the client sends one at a time). */
+const NODE_NET_SERVER = `
+const net = require('node:net');
+const answer = Buffer.from(process.env.BENCH_ANSWER, 'base64');
+const server = net.createServer((socket) => { socket.setNoDelay(true); socket.on('data', () => socket.write(answer)); });
+server.listen(0, '127.0.0.1', () => process.stdout.write('listening on ' + server.address().port + '\\n'));
+process.on('SIGTERM', () => process.exit(0));
+`;
+
+/** Starts the bare server answering with `answer`'s bytes, as the receiver wrote them. */
+async function startNodeNet(answer: Uint8Array): Promise<{ child: ChildProcess; port: number }> {
+  const child = spawn(process.execPath, ['-e', NODE_NET_SERVER], { stdio: ['ignore', 'pipe', 'inherit'], env: { ...process.env, BENCH_ANSWER: Buffer.from(answer).toString('base64') } });
+  let output = '';
+  const port = await within(10_000, 'the node:net server to listen', new Promise<number>((resolve, reject) => {
+    child.stdout!.on('data', (data: Buffer) => {
+      output += data.toString();
+      const listening = /listening on (\d+)/.exec(output);
+      if (listening) resolve(Number(listening[1]));
+    });
+    child.once('exit', (code) => reject(new Error(`node:net server exited (${code})`)));
+  }));
+  return { child, port };
+}
+
+/** The bytes of a response as they came (status line, headers in order, body). */
+function wireBytes(response: RawResponse): Uint8Array {
+  const { head, body } = response;
+  let text = `${head.protocol}/${head.version} ${head.status} ${head.reason}\r\n`;
+  for (const [name, value] of head.headers) text += `${name}: ${value}\r\n`;
+  const headBytes = Buffer.from(`${text}\r\n`, 'latin1');
+  return Buffer.concat([headBytes, Buffer.from(body)]);
+}
+
 /** What every answer of `server` to `request` must be, from its first answer. */
 async function expectationFor(server: Server, what: string, request: string, identifying: readonly string[]): Promise<{ expected: Expected; first: RawResponse }> {
   const first = await exchange(server.port, request);
@@ -97,36 +133,43 @@ async function expectationFor(server: Server, what: string, request: string, ide
 async function measureInside(): Promise<void> {
   const uxplay = await startUxplay();
   const receiver = await ReceiverProcess.start({ logLevel: 'info' });
+  const floors: ChildProcess[] = [];
   try {
     const servers: Server[] = [
       { name: 'receiver', port: receiver.port, pid: receiver.child.pid ?? 0 },
       { name: 'uxplay', port: uxplay.port, pid: uxplay.child.pid ?? 0 },
     ];
     for (const { what, request, identifying } of REQUESTS) {
+      const floor = await startNodeNet(wireBytes(await exchange(receiver.port, request)));
+      floors.push(floor.child);
+      const measured: Server[] = [...servers, { name: 'node-net', port: floor.port, pid: floor.child.pid ?? 0 }];
       const expected = new Map<string, Expected>();
       const bytes = new Map<string, number>();
-      for (const server of servers) {
+      for (const server of measured) {
         const { expected: each, first } = await expectationFor(server, what, request, identifying);
         expected.set(server.name, each);
         bytes.set(server.name, first.body.length);
         await requestRate(server.port, server.pid, request, each, 1, 1, WARM_UP_MS);
       }
-      const cpu: Record<string, number[]> = { receiver: [], uxplay: [] };
-      const rates: Record<string, number[]> = { receiver: [], uxplay: [] };
+      const cpu: Record<string, number[]> = { receiver: [], uxplay: [], 'node-net': [] };
+      const rates: Record<string, number[]> = { receiver: [], uxplay: [], 'node-net': [] };
       for (let round = 0; round < ROUNDS; round++) {
-        for (const server of round % 2 === 0 ? servers : [...servers].reverse()) {
+        for (const server of round % 2 === 0 ? measured : [...measured].reverse()) {
           const result = await within(ROUND_MS + 10_000, `${what} round on ${server.name}`, requestRate(server.port, server.pid, request, expected.get(server.name)!, 1, 1, ROUND_MS));
           cpu[server.name].push(result.cpuUsPerRequest);
           rates[server.name].push(result.requestsPerSec);
         }
       }
-      for (const server of servers) {
-        report({ bench: what, server: server.name, ...spreadFields('cpuUsPerRequest', cpu[server.name], 1), ...spreadFields('requestsPerSec', rates[server.name], 0), bodyBytes: bytes.get(server.name), connections: 1, rounds: ROUNDS, roundMs: ROUND_MS });
+      for (const server of measured) {
+        report({ bench: what, server: server.name, ...spreadFields('cpuUsPerRequest', cpu[server.name], 1), ...spreadFields('requestsPerSec', rates[server.name], 0), bodyBytes: bytes.get(server.name) ?? 0, connections: 1, rounds: ROUNDS, roundMs: ROUND_MS });
       }
       report({ bench: what, compared: 'receiver/uxplay cpuUsPerRequest (below 1: the receiver spends less)', ...ratioFigure(cpu.receiver, cpu.uxplay) });
+      report({ bench: what, compared: 'node-net/uxplay cpuUsPerRequest (the floor of a receiver on Node)', ...ratioFigure(cpu['node-net'], cpu.uxplay) });
+      report({ bench: what, compared: 'receiver/node-net cpuUsPerRequest (the receiver above that floor)', ...ratioFigure(cpu.receiver, cpu['node-net']) });
     }
   } finally {
     await receiver.stop();
+    for (const floor of floors) floor.kill('SIGTERM');
     uxplay.child.kill('SIGTERM');
     await new Promise((resolve) => (uxplay.child.exitCode !== null ? resolve(undefined) : uxplay.child.once('exit', resolve)));
   }
