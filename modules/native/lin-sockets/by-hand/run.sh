@@ -4,7 +4,8 @@
 # then measure.mjs (or $MEASURE) and the pairing probe (unless $NOPROBE) from inside it.
 #   sh run.sh <mc.so under $WORK> <label>     WORK=/tmp/sock (a folder of /tmp) holds the photos
 #   and gets mcsim-<label>.log, measure-<label>.log, probe-<label>.log. MCAST=1 gives lo multicast
-#   (the namespace's only interface) for the mDNS check. Hold /tmp/mcsim.lock around it.
+#   (the namespace's only interface) for the mDNS check; ASOUNDRC, the simulator's .asoundrc (the
+#   audio capture). Hold /tmp/mcsim.lock around it.
 set -e
 export MODDABLE="${MODDABLE:-/tmp/moddable}" SO="$1" LABEL="$2" WORK="${WORK:-/tmp/sock}"
 export DIR="$(cd "$(dirname "$0")" && pwd)"
@@ -16,6 +17,7 @@ ip netns exec vpsock unshare -m --propagation private sh -c '
   P=$(mktemp -d); R=${WORK#/tmp/}; mkdir -p $P/$R $P/moddable $P/home
   mount --bind $WORK $P/$R; mount --bind "$MODDABLE" $P/moddable; mount --rbind $P /tmp
   cd /tmp/home
+  [ -z "$ASOUNDRC" ] || printf "%s\n" "$ASOUNDRC" > .asoundrc
   export HOME=$PWD XDG_CONFIG_HOME=$PWD DISPLAY=:150
   Xvfb :150 -screen 0 1280x900x24 -nolisten tcp & x=$!; sleep 2
   LOG=$WORK/mcsim-$LABEL.log
