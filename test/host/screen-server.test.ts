@@ -15,7 +15,7 @@ import { test } from 'node:test';
 import { VirtualScreen } from '../../hosts/node/screen/display';
 import { PagePlayer } from '../../hosts/node/screen/player';
 import { startScreenServer } from '../../hosts/node/screen/server';
-import { PROJECT_ROOT } from '../e2e/receiver-process';
+import { PROJECT_ROOT, PROMPT_MS, within } from '../e2e/receiver-process';
 
 const SCREEN_FOLDER = path.join(PROJECT_ROOT, 'hosts/node/screen');
 
@@ -157,4 +157,42 @@ test('the screen folder holds no JavaScript, and its page imports only page/, pa
       'page/video.ts: imports hls.js (the page imports only page/, ../page-protocol, src/errors and hls.js types)',
     ],
   );
+});
+
+/** The `data:` states of a /events stream, read as they come. */
+function eventStates(body: ReadableStream<Uint8Array>): () => Promise<{ photo: { version: number; bytes: number } | null }> {
+  const reader = body.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  return async () => {
+    for (;;) {
+      const match = /^data: (.*)\n\n/m.exec(text);
+      if (match) {
+        text = text.slice(match.index + match[0].length);
+        return JSON.parse(match[1]);
+      }
+      const { value, done } = await reader.read();
+      if (done) throw new Error(`the event stream ended; left: ${text}`);
+      text += decoder.decode(value, { stream: true });
+    }
+  };
+}
+
+test('the screen told of a picture with no page open: a page that opens then gets it in its first state, and an open page gets the next one', async () => {
+  const screen = new VirtualScreen('Events');
+  const server = await startScreenServer({ screen, port: 0, log: () => {} });
+  const controller = new AbortController();
+  try {
+    screen.showPhoto(new Uint8Array([0xff, 0xd8, 1, 2, 0xff, 0xd9]));
+    const response = await fetch(`http://127.0.0.1:${server.port}/events`, { signal: controller.signal });
+    assert.equal(response.status, 200);
+    const next = eventStates(response.body!);
+    const shown = (state: { photo: { version: number; bytes: number } | null }) => state.photo && { version: state.photo.version, bytes: state.photo.bytes };
+    assert.deepEqual(shown(await within(PROMPT_MS, 'the first state', next())), { version: 1, bytes: 6 });
+    screen.showPhoto(new Uint8Array([0xff, 0xd8, 1, 2, 3, 4, 5, 6, 0xff, 0xd9]));
+    assert.deepEqual(shown(await within(PROMPT_MS, 'the state after the next picture', next())), { version: 2, bytes: 10 });
+  } finally {
+    controller.abort();
+    await server.close();
+  }
 });

@@ -85,7 +85,8 @@ export class PageEventStreams {
   }
 
   private changed(): void {
-    if (this.pending) return;
+    // No page open: nothing to build (a page that opens gets the whole state then).
+    if (this.pending || this.clients.size === 0) return;
     this.pending = true;
     setImmediate(() => {
       this.pending = false;
