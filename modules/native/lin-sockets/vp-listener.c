@@ -113,10 +113,6 @@ static void vpListenerDropWaiting(VpListener *listener)
 	}
 }
 
-static void vpListenerNothingDeferred(VpSocket *socket)
-{
-}
-
 static void vpListenerFinalize(VpSocket *socket)
 {
 	vpListenerDropWaiting((VpListener *)socket);
@@ -160,7 +156,7 @@ void xs_vp_listener_constructor(xsMachine *the)
 	VpListener *listener = calloc(1, sizeof(VpListener));
 	if (!listener)
 		xsUnknownError("Listener: no memory");
-	vpSocketInit(&listener->socket, the, vpListenerReady, vpListenerNothingDeferred, vpListenerFinalize);
+	vpSocketInit(&listener->socket, the, vpListenerReady, NULL, vpListenerFinalize);
 	listener->limit = limit;
 	xsmcSetHostData(xsThis, listener);
 	xsSetHostHooks(xsThis, (xsHostHooks *)&vpListenerHooks);

@@ -78,7 +78,7 @@ static gboolean vpSocketRunDeferred(gpointer data)
 
 void vpSocketDefer(VpSocket *socket)
 {
-	if (!socket->deferred)
+	if (socket->deferredRun && !socket->deferred)
 		socket->deferred = g_idle_add_full(G_PRIORITY_DEFAULT, vpSocketRunDeferred, socket, NULL);
 }
 

@@ -49,7 +49,7 @@ struct VpSocket {
 	guint watch;
 	GIOCondition watching;
 	GUnixFDSourceFunc ready;
-	/* One idle source for callbacks that must not run inside the JavaScript call that caused them. */
+	/* One idle source for callbacks that must not run inside the JavaScript call that caused them (deferredRun may be NULL). */
 	guint deferred;
 	void (*deferredRun)(VpSocket *socket);
 	/* Frees what the record's type owns beyond this struct (buffers, queues), then the record. */
@@ -65,7 +65,7 @@ void vpSocketOpen(xsMachine *the, VpSocket *socket, xsSlot *options, const char 
 /* Waits for exactly `condition` on the descriptor (0: for nothing). */
 void vpSocketWatch(VpSocket *socket, GIOCondition condition);
 
-/* Runs deferredRun once, soon, from the main loop (not inside the current call). */
+/* Runs deferredRun once, soon, from the main loop (not inside the current call); nothing without one. */
 void vpSocketDefer(VpSocket *socket);
 
 /* Ends the JavaScript side: no more callbacks, the object forgotten; the descriptor is the caller's. */

@@ -279,14 +279,14 @@ static gboolean vpTcpReady(gint fd, GIOCondition condition, gpointer data)
 			}
 		}
 		vpTcpRewatch(tcp);
-		int open = socket->open;
-		if (open && tcp->writableDue && !tcp->failed) {
+		int stillOpen = socket->open;
+		if (stillOpen && tcp->writableDue && !tcp->failed) {
 			tcp->writableDue = 0;
-			open = vpSocketCall(socket, VP_ON_WRITABLE, 1, tcp->writeCapacity - tcp->writeLength);
+			stillOpen = vpSocketCall(socket, VP_ON_WRITABLE, 1, tcp->writeCapacity - tcp->writeLength);
 		}
-		if (open && (tcp->readLength > before))
-			open = vpSocketCall(socket, VP_ON_READABLE, 1, tcp->readLength);
-		if (open)
+		if (stillOpen && (tcp->readLength > before))
+			stillOpen = vpSocketCall(socket, VP_ON_READABLE, 1, tcp->readLength);
+		if (stillOpen)
 			vpTcpOweError(tcp);
 	}
 	vpSocketRelease(socket);
@@ -299,8 +299,9 @@ static void vpTcpFinalize(VpSocket *socket)
 	if (tcp->lingerTimer)
 		g_source_remove(tcp->lingerTimer);
 	vpTcpStopFinTimer(tcp);
-	if (tcp->counted)
+	if (tcp->counted) {
 		modInstrumentationAdjust(NetworkSockets, -1);
+	}
 	free(tcp->readBuffer);
 	free(tcp->writeBuffer);
 	free(tcp);

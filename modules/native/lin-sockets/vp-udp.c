@@ -100,10 +100,10 @@ static gboolean vpUdpReady(gint fd, GIOCondition condition, gpointer data)
 	if (failed)
 		udp->errorReported = 1;
 	vpUdpRewatch(udp);
-	int open = socket->open;
-	if (open && (udp->waiting > before))
-		open = vpSocketCall(socket, VP_ON_READABLE, 1, udp->waiting);
-	if (open && failed)
+	int stillOpen = socket->open;
+	if (stillOpen && (udp->waiting > before))
+		stillOpen = vpSocketCall(socket, VP_ON_READABLE, 1, udp->waiting);
+	if (stillOpen && failed)
 		vpSocketCall(socket, VP_ON_ERROR, 0, 0);
 	vpSocketRelease(socket);
 	return G_SOURCE_CONTINUE;
@@ -118,10 +118,6 @@ static void vpUdpDropWaiting(VpUdp *udp)
 	}
 	udp->last = NULL;
 	udp->waiting = 0;
-}
-
-static void vpUdpNothingDeferred(VpSocket *socket)
-{
 }
 
 static void vpUdpFinalize(VpSocket *socket)
@@ -239,7 +235,7 @@ void xs_vp_udp_constructor(xsMachine *the)
 	VpUdp *udp = calloc(1, sizeof(VpUdp));
 	if (!udp)
 		xsUnknownError("UDP: no memory");
-	vpSocketInit(&udp->socket, the, vpUdpReady, vpUdpNothingDeferred, vpUdpFinalize);
+	vpSocketInit(&udp->socket, the, vpUdpReady, NULL, vpUdpFinalize);
 	udp->limit = limit;
 	xsmcSetHostData(xsThis, udp);
 	xsSetHostHooks(xsThis, (xsHostHooks *)&vpUdpHooks);
