@@ -9,7 +9,7 @@ import { closeSync, fsyncSync, mkdirSync, openSync, readFileSync, renameSync, rm
 import { homedir } from 'node:os';
 import path from 'node:path';
 import { ed25519KeyPair } from '../src/pairing/keys';
-import type { PairedReceiver, Random, SenderIdentity } from './pairing-messages';
+import { SENDER_CRYPTO, type PairedReceiver, type Random, type SenderIdentity } from './pairing-messages';
 import { SendError } from './wire';
 
 /** A receiver paired with, as stored. */
@@ -97,7 +97,7 @@ export function saveCredentials(file: string, credentials: Credentials): void {
 
 /** The sender's identity, made now (a random UUID and a new key pair) when there is none yet. */
 export function withSenderIdentity(credentials: Credentials, random: Random, newId: () => string): Credentials & { sender: SenderIdentity } {
-  return { ...credentials, sender: credentials.sender ?? { id: newId(), keys: ed25519KeyPair(random) } };
+  return { ...credentials, sender: credentials.sender ?? { id: newId(), keys: ed25519KeyPair(random, SENDER_CRYPTO) } };
 }
 
 /** With `receiver` paired: it replaces any pairing with the same identifier or at the same address. */

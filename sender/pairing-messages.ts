@@ -14,6 +14,14 @@ import { decodeTlv8, decodeTlv8Groups, decodeTlvUint, encodeTlv8, encodeTlvUint 
 import { PAIR_METHOD, TLV } from '../src/pairing/tlv-types';
 import { tlvErrorName } from '../src/pairing';
 import { bytesToBigInt, constantTimeEqual } from '../src/pairing/_util';
+import type { CryptoKernels } from '../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../src/pairing/portable-crypto-kernels';
+
+/**
+ * The kernels the sender's pairing and channel run on (the core picks none: DESIGN 5). The tool
+ * runs on Node, once per command: the portable build is fast enough, and needs nothing built.
+ */
+export const SENDER_CRYPTO: CryptoKernels = portableCryptoKernels;
 
 /** Random bytes (node:crypto's in the command). */
 export type Random = (length: number) => Uint8Array;
@@ -97,7 +105,7 @@ export function srpClientStep(m2: Uint8Array, pin: string, random: Random): SrpC
   const salt = required(items, TLV.Salt, 'pair-setup M2', 'Salt');
   const serverKey = required(items, TLV.PublicKey, 'pair-setup M2', 'PublicKey');
   if (bytesToBigInt(serverKey) % SRP_GROUP_3072.N === 0n) throw new PairingBroken('pair-setup M2: the receiver\'s public key is 0 mod N');
-  const client = srpClientProof({ salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
+  const client = srpClientProof({ crypto: SENDER_CRYPTO, salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
   return { m3: encodeTlv8([state(3), [TLV.PublicKey, client.publicKey], [TLV.Proof, client.proof]]), expectedProof: client.expectedProof, sessionKey: client.sessionKey };
 }
 
@@ -110,14 +118,14 @@ export function checkPairSetupM4(m4: Uint8Array, step: SrpClientStep): void {
 /** Pair-setup M5: the sender's identifier, long-term public key and signature, sealed with PS-Msg05. */
 export function pairSetupM5(sessionKey: Uint8Array, sender: SenderIdentity): Uint8Array {
   const id = utf8Encode(sender.id);
-  const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign);
-  const signature = ed25519Sign(sender.keys.secretKey, concat(senderX, id, sender.keys.publicKey));
+  const senderX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupControllerSign, 32, SENDER_CRYPTO);
+  const signature = ed25519Sign(sender.keys.secretKey, concat(senderX, id, sender.keys.publicKey), SENDER_CRYPTO);
   const sub = encodeTlv8([
     [TLV.Identifier, id],
     [TLV.PublicKey, sender.keys.publicKey],
     [TLV.Signature, signature],
   ]);
-  const sealed = chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM5, sub);
+  const sealed = chachaSealWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, SENDER_CRYPTO), PAIRING_NONCE.PairSetupM5, sub);
   return encodeTlv8([state(5), [TLV.EncryptedData, sealed]]);
 }
 
@@ -127,15 +135,15 @@ export function openPairSetupM6(sessionKey: Uint8Array, m6: Uint8Array): PairedR
   const sealed = required(answerItems(step, m6, 6), TLV.EncryptedData, step, 'EncryptedData');
   let sub: Map<number, Uint8Array>;
   try {
-    sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM6, sealed));
+    sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, SENDER_CRYPTO), PAIRING_NONCE.PairSetupM6, sealed));
   } catch (error) {
     throw new PairingBroken(`${step}: cannot open its EncryptedData (${(error as Error).message})`);
   }
   const id = required(sub, TLV.Identifier, step, 'Identifier');
   const publicKey = required(sub, TLV.PublicKey, step, 'PublicKey');
   const signature = required(sub, TLV.Signature, step, 'Signature');
-  const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign);
-  if (!ed25519Verify(publicKey, concat(receiverX, id, publicKey), signature)) throw new PairingBroken(`${step}: the receiver's signature does not verify`);
+  const receiverX = derivePairingKey(sessionKey, PAIRING_HKDF.PairSetupAccessorySign, 32, SENDER_CRYPTO);
+  if (!ed25519Verify(publicKey, concat(receiverX, id, publicKey), signature, SENDER_CRYPTO)) throw new PairingBroken(`${step}: the receiver's signature does not verify`);
   return { id: utf8Decode(id), publicKey };
 }
 
@@ -177,7 +185,7 @@ export class PairVerifyClient {
     private readonly receiver: PairedReceiver,
     random: Random,
   ) {
-    this.ephemeral = x25519KeyPair(random);
+    this.ephemeral = x25519KeyPair(random, SENDER_CRYPTO);
   }
 
   m1(): Uint8Array {
@@ -189,8 +197,8 @@ export class PairVerifyClient {
     const step = 'pair-verify M2';
     const items = answerItems(step, m2, 2);
     const receiverKey = required(items, TLV.PublicKey, step, 'PublicKey');
-    const shared = x25519Shared(this.ephemeral.secretKey, receiverKey);
-    const key = derivePairingKey(shared, PAIRING_HKDF.PairVerifyEncrypt);
+    const shared = x25519Shared(this.ephemeral.secretKey, receiverKey, SENDER_CRYPTO);
+    const key = derivePairingKey(shared, PAIRING_HKDF.PairVerifyEncrypt, 32, SENDER_CRYPTO);
     let sub: Map<number, Uint8Array>;
     try {
       sub = decodeTlv8(chachaOpenWithNonceLabel(key, PAIRING_NONCE.PairVerifyM2, required(items, TLV.EncryptedData, step, 'EncryptedData')));
@@ -199,12 +207,12 @@ export class PairVerifyClient {
     }
     const receiverId = required(sub, TLV.Identifier, step, 'Identifier');
     if (utf8Decode(receiverId) !== this.receiver.id) throw new PairingBroken(`${step}: the receiver is ${utf8Decode(receiverId)}, not the paired ${this.receiver.id}`);
-    if (!ed25519Verify(this.receiver.publicKey, concat(receiverKey, receiverId, this.ephemeral.publicKey), required(sub, TLV.Signature, step, 'Signature'))) {
+    if (!ed25519Verify(this.receiver.publicKey, concat(receiverKey, receiverId, this.ephemeral.publicKey), required(sub, TLV.Signature, step, 'Signature'), SENDER_CRYPTO)) {
       throw new PairingBroken(`${step}: the receiver's signature does not verify with the paired key`);
     }
     this.shared = shared;
     const id = utf8Encode(this.sender.id);
-    const signature = ed25519Sign(this.sender.keys.secretKey, concat(this.ephemeral.publicKey, id, receiverKey));
+    const signature = ed25519Sign(this.sender.keys.secretKey, concat(this.ephemeral.publicKey, id, receiverKey), SENDER_CRYPTO);
     const sealed = chachaSealWithNonceLabel(key, PAIRING_NONCE.PairVerifyM3, encodeTlv8([[TLV.Identifier, id], [TLV.Signature, signature]]));
     return encodeTlv8([state(3), [TLV.EncryptedData, sealed]]);
   }
@@ -213,6 +221,6 @@ export class PairVerifyClient {
   finish(m4: Uint8Array): { encryptionKey: Uint8Array; channel: ControlChannel } {
     answerItems('pair-verify M4', m4, 4);
     if (!this.shared) throw new PairingBroken('pair-verify: M4 before M2');
-    return { encryptionKey: this.shared, channel: createSenderChannel(this.shared) };
+    return { encryptionKey: this.shared, channel: createSenderChannel(this.shared, SENDER_CRYPTO) };
   }
 }

@@ -12,15 +12,16 @@ import type PixelsOut from 'commodetto/PixelsOut';
 import Net from 'net';
 import Preference from 'preference';
 import Time from 'time';
-import { ed25519 } from '@noble/curves/ed25519.js';
 import * as nativeCrypto from '../../modules/native/vp-crypto';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
+import * as portableCrypto from './portable-crypto';
 import { createNativeNalKernel } from '../../modules/native/nal-kernel';
 import { createNativeAlacKernel } from '../../modules/native/alac-kernel';
 import * as nativeAlac from '../../modules/native/vp-alac';
 import * as nativeAac from '../../modules/native/vp-aac';
 import { createNativeAacDecoder } from '../../modules/native/vp-aac-decoder';
 import type { AacDecoderFactory } from '../../src/audio/decoder';
+import type { CryptoKernels } from '../../src/pairing';
 import * as nativeNal from '../../modules/native/vp-nal';
 import * as nativeVideo from '../../modules/native/video-decoder/video-decoder';
 import type { AudioSink, Connection, Display, Logger, UdpBinder, UdpSocket } from '../../src/platform';
@@ -172,15 +173,15 @@ function listen(port: number, built: { receiver?: Receiver }, accept: (receiver:
 }
 
 /**
- * Pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where the manifest
- * links them; `cryptoKernels: "noble"` keeps the portable ones (for comparison). The mirroring
- * stream's NAL kernel in C (modules/native/vp-nal.c: no library, every platform links it);
- * `nalKernel: "portable"` keeps the TypeScript one.
+ * The identity, pairing and the channel on the natives (modules/native: libsodium, mbedTLS) where
+ * the manifest links them (lin, esp32), on the portable @noble build where it does not: the
+ * manifest links exactly one of the two (portable-crypto.ts), so a board never loads
+ * @noble/curves. The mirroring stream's NAL kernel in C (modules/native/vp-nal.c: no library,
+ * every platform links it); `nalKernel: "portable"` keeps the TypeScript one.
  */
 function chooseKernels(log: Logger) {
-  const useNatives = nativeCrypto.available && manifest.cryptoKernels !== 'noble';
-  const crypto = useNatives ? createNativeCryptoKernels(nativeCrypto) : undefined;
-  log('info', `crypto kernels: ${crypto ? 'native (libsodium, mbedTLS)' : `portable (@noble)${nativeCrypto.available ? ', cryptoKernels "noble"' : ': no natives on this platform'}`}`);
+  const crypto: CryptoKernels = nativeCrypto.available ? createNativeCryptoKernels(nativeCrypto) : portableCrypto.createPortableCryptoKernels();
+  log('info', `crypto kernels: ${nativeCrypto.available ? 'native (libsodium, mbedTLS)' : 'portable (@noble): no natives on this platform'}`);
   const nalKernel = manifest.nalKernel === 'portable' ? undefined : createNativeNalKernel(nativeNal);
   log('info', `NAL kernel: ${nalKernel ? 'native (C)' : 'portable (TypeScript), nalKernel "portable"'}`);
   // Realtime audio's ALAC decoder in C (modules/native/vp-alac.c, every platform links it): the
@@ -207,13 +208,6 @@ function start(): void {
   const { config } = host;
   const log: Logger = traceLogger(host.logLevel);
   if (!hardwareRandom) log('warn', 'random bytes come from the simulator\'s unseeded libc rand() mixed with the clock: not for real use');
-
-  // @noble/curves keeps a precomputed table for multiples of the Ed25519 base point, built on the
-  // first use (the identity's public key, at start). Its default window (6) makes that table
-  // about 2000 points: 960 KB of XS heap on the 64-bit simulator, far beyond a board's RAM.
-  // `ed25519Window` sets a smaller window (1: no table; slower signing, still milliseconds).
-  const window = Number(manifest.ed25519Window ?? 0);
-  if (window > 0) ed25519.Point.BASE.precompute(window);
 
   const mdns: MdnsStart = host.mdns
     ? startMdnsAdvertiser({

@@ -3,7 +3,7 @@
 // AES-128-CTR encrypted under keys derived from the X25519 shared secret.
 
 import { concat } from '../bytes';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { aes128Ctr, sha1, x25519KeyPair, x25519Shared } from './keys';
 import { rsaSignSha1, type RsaPrivateKey } from './rsa';
@@ -54,7 +54,7 @@ export function authSetupReply(
   body: Uint8Array,
   device: { privateKey: RsaPrivateKey; certificate: Uint8Array },
   random: (n: number) => Uint8Array,
-  crypto: CryptoKernels = portableCryptoKernels,
+  crypto: CryptoKernels,
 ): Uint8Array {
   if (!(body instanceof Uint8Array) || body.length !== AUTH_SETUP_BODY_BYTES) {
     throw new PairingError(`auth-setup: body of ${body instanceof Uint8Array ? body.length : 0} bytes, expected ${AUTH_SETUP_BODY_BYTES}`);

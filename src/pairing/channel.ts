@@ -5,7 +5,7 @@
 import { StateKey } from '../connection-state';
 import type { SecureChannel } from '../http/secure-channel';
 import { PairingError } from './errors';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from './frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from './hkdf';
 import { checkBytes } from './_util';
@@ -190,12 +190,12 @@ function framedChannel(encryptionKey: Uint8Array, labels: ChannelLabels, side: '
 }
 
 /** The receiver's side of a session's event channel, framed as the control channel. */
-export function createEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+export function createEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels): ControlChannel {
   return framedChannel(encryptionKey, EVENT_CHANNEL_KEYS, 'receiver', crypto);
 }
 
 /** The sender's side of the event channel (keys swapped), for tests and the sender tool. */
-export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: CryptoKernels): ControlChannel {
   return framedChannel(encryptionKey, EVENT_CHANNEL_KEYS, 'sender', crypto);
 }
 
@@ -204,11 +204,11 @@ export function createSenderEventChannel(encryptionKey: Uint8Array, crypto: Cryp
  * Control-Write-Encryption-Key), the sender-to-receiver key, and seals with
  * Control-Read-Encryption-Key, both on `crypto` (HKDF and the frame kernel).
  */
-export function createControlChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+export function createControlChannel(sharedSecret: Uint8Array, crypto: CryptoKernels): ControlChannel {
   return framedChannel(sharedSecret, CONTROL_CHANNEL_KEYS, 'receiver', crypto);
 }
 
 /** The sender's side of the same channel (keys swapped), for tests and the sender tool. */
-export function createSenderChannel(sharedSecret: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): ControlChannel {
+export function createSenderChannel(sharedSecret: Uint8Array, crypto: CryptoKernels): ControlChannel {
   return framedChannel(sharedSecret, CONTROL_CHANNEL_KEYS, 'sender', crypto);
 }

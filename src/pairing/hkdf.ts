@@ -3,7 +3,7 @@
 // The two tables below are the only place those strings are written.
 
 import { chacha20poly1305 } from '@noble/ciphers/chacha.js';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { TLV_ERROR } from './tlv-types';
 import { asciiBytes, checkBytes } from './_util';
@@ -55,7 +55,7 @@ const HASH_LENGTH = 64;
  * exact ASCII wire strings, on the HMAC of `crypto`. `length` defaults to the 32 bytes of a
  * ChaCha20 or Ed25519 key.
  */
-export function hkdfSha512(ikm: Uint8Array, salt: string, info: string, length = 32, crypto: CryptoKernels = portableCryptoKernels): Uint8Array {
+export function hkdfSha512(ikm: Uint8Array, salt: string, info: string, length: number, crypto: CryptoKernels): Uint8Array {
   checkBytes(ikm, 'HKDF input key');
   if (!Number.isInteger(length) || length < 1 || length > 255 * HASH_LENGTH) throw new PairingError(`HKDF output of ${length} bytes (1 to ${255 * HASH_LENGTH})`);
   const prk = crypto.hmacSha512(asciiBytes(salt), ikm);
@@ -80,7 +80,7 @@ export function hkdfSha512(ikm: Uint8Array, salt: string, info: string, length =
 }
 
 /** HKDF-SHA-512 with one row of PAIRING_HKDF. */
-export function derivePairingKey(ikm: Uint8Array, label: PairingHkdfLabel, length = 32, crypto: CryptoKernels = portableCryptoKernels): Uint8Array {
+export function derivePairingKey(ikm: Uint8Array, label: PairingHkdfLabel, length: number, crypto: CryptoKernels): Uint8Array {
   return hkdfSha512(ikm, label.salt, label.info, length, crypto);
 }
 

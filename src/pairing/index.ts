@@ -1,5 +1,5 @@
 // The face of src/pairing/: what the receiver, the hosts and the sender use of pairing (pair-setup,
-// pair-verify, the paired-sender store, the frame and crypto kernels, TLV8). Inside the folder,
+// pair-verify, the paired-sender store, the frame and crypto kernels' contract, TLV8). Inside the folder,
 // modules import each other directly.
 
 export { errorReply, tlvErrorName } from './_reply';
@@ -8,7 +8,10 @@ export { bigIntToBytes, bytesToBigInt } from './_util';
 export { AUTH_SETUP_BODY_BYTES, authSetupReply } from './auth-setup';
 export type { AuthSetupDevice } from './auth-setup';
 export { ENCRYPTION_KEY, createEventChannel, createSenderEventChannel } from './channel';
-export { portableCryptoKernels, withFrameKernel } from './crypto-kernels';
+// The portable build (portable-crypto-kernels.ts) is not re-exported here: an export from the
+// face loads its module for every importer, and that one loads @noble/curves. A host that runs
+// on it imports it by its own path; a host with natives never loads it.
+export { isAllZero, withFrameKernel } from './crypto-kernels';
 export type { CryptoKernels } from './crypto-kernels';
 export { readCertificateDer } from './der';
 export { PairingError, StorageError } from './errors';

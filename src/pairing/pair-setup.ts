@@ -47,7 +47,7 @@ import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Clock, Logger, RandomSource, Store } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { ENCRYPTION_KEY, createControlChannel } from './channel';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify } from './keys';
@@ -113,8 +113,8 @@ interface PairSetupOptions {
    * undefined: asked once its identifier is read, before it is paired or verified.
    */
   readonly refusesPeer?: (identifier: string, session: ConnectionState) => string | undefined;
-  /** SRP, signatures and the channel run on these; the portable @noble build when omitted. */
-  readonly crypto?: CryptoKernels;
+  /** SRP, signatures and the channel run on these (the host's pick: DESIGN 5). */
+  readonly crypto: CryptoKernels;
 }
 
 /** Per connection: how far its pair-setup got, and what its failures count under. */
@@ -145,7 +145,7 @@ export class PairSetup {
   private readonly crypto: CryptoKernels;
 
   constructor(private readonly options: PairSetupOptions) {
-    this.crypto = options.crypto ?? portableCryptoKernels;
+    this.crypto = options.crypto;
     this.lock = new PairSetupLock(options.timeoutMs, options.clock, (session) => this.end(session, 'abandoned'));
     this.window = new FailureWindow(options.limits, options.clock);
     this.failures = this.loadFailures();

@@ -18,7 +18,7 @@ import { concat, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource } from '../platform';
 import { StateKey, type ConnectionState } from '../connection-state';
 import { ENCRYPTION_KEY, createControlChannel } from './channel';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { PairingError, stepFailure } from './errors';
 import { chachaOpenWithNonceLabel, chachaSealWithNonceLabel, derivePairingKey, PAIRING_HKDF, PAIRING_NONCE } from './hkdf';
 import { ed25519Sign, ed25519Verify, x25519KeyPair, x25519Shared } from './keys';
@@ -40,8 +40,8 @@ interface PairVerifyOptions {
    * undefined: asked once its identifier is read, before it is paired or verified.
    */
   readonly refusesPeer?: (identifier: string, session: ConnectionState) => string | undefined;
-  /** The curves, HKDF and the channel run on these; the portable @noble build when omitted. */
-  readonly crypto?: CryptoKernels;
+  /** The curves, HKDF and the channel run on these (the host's pick: DESIGN 5). */
+  readonly crypto: CryptoKernels;
 }
 
 interface VerifyProgress {
@@ -57,7 +57,7 @@ export class PairVerify {
   private readonly crypto: CryptoKernels;
 
   constructor(private readonly options: PairVerifyOptions) {
-    this.crypto = options.crypto ?? portableCryptoKernels;
+    this.crypto = options.crypto;
   }
 
   /** One request of a connection's pair-verify. Throws a PairingError without tlvError for a malformed body (400). */

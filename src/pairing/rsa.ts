@@ -4,7 +4,7 @@
 import { sha1 } from '@noble/hashes/legacy.js';
 import { PairingError } from './errors';
 import { DER_TAG, derUnsignedInteger, pemLabel, pemToDer, readDerChildren, readDerExactly } from './der';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { bigIntToBytes, bytesToBigInt, checkBytes } from './_util';
 
 export { pemToDer } from './der';
@@ -89,7 +89,7 @@ function sameBytes(a: Uint8Array, b: readonly number[]): boolean {
  * before it is returned, so a fault (or a broken modPow replacement) never leaks a bad
  * signature, which would reveal a factor of n.
  */
-export function rsaSignSha1(key: RsaPrivateKey, message: Uint8Array, crypto: CryptoKernels = portableCryptoKernels): Uint8Array {
+export function rsaSignSha1(key: RsaPrivateKey, message: Uint8Array, crypto: CryptoKernels): Uint8Array {
   const { modPow } = crypto;
   checkBytes(message, 'RSA message');
   const k = key.byteLength;

@@ -18,7 +18,7 @@
 //   randomness): the exponentiations stay short on a board.
 
 import { utf8Encode } from '../bytes';
-import { portableCryptoKernels, type CryptoKernels } from './crypto-kernels';
+import type { CryptoKernels } from './crypto-kernels';
 import { PairingError } from './errors';
 import { TLV_ERROR } from './tlv-types';
 import { bigIntToBytes, bytesToBigInt, checkBytes, constantTimeEqual, padLeft, stripLeadingZeros } from './_util';
@@ -79,8 +79,8 @@ interface SrpServerOptions {
   /** The private exponent b as big-endian bytes (tests fix it); 32 random bytes when omitted. */
   privateKey?: Uint8Array;
   random: (n: number) => Uint8Array;
-  /** SHA-512 and modPow; the portable @noble build when omitted. */
-  crypto?: CryptoKernels;
+  /** SHA-512 and modPow (the host's pick: DESIGN 5). */
+  crypto: CryptoKernels;
 }
 
 /** The receiver's side of one SRP-6a exchange (pair-setup M1 to M4). */
@@ -101,7 +101,7 @@ export class SrpServer {
   private readonly hash = (...parts: Uint8Array[]): Uint8Array => this.crypto.sha512(parts);
 
   constructor(options: SrpServerOptions) {
-    this.crypto = options.crypto ?? portableCryptoKernels;
+    this.crypto = options.crypto;
     const { hash } = this;
     const modPow = this.crypto.modPow;
     const username = options.username ?? SRP_PAIR_SETUP_USERNAME;
@@ -236,7 +236,8 @@ interface SrpClientOptions {
   readonly privateKey: bigint;
   /** The SRP username I; pair-setup's when omitted. */
   readonly username?: string;
-  readonly crypto?: CryptoKernels;
+  /** SHA-512 and modPow. */
+  readonly crypto: CryptoKernels;
 }
 
 /**
@@ -244,7 +245,7 @@ interface SrpClientOptions {
  * clients send: A and B as 384-byte PAD values. The sender tool and the tests' clients pair with it.
  */
 export function srpClientProof(options: SrpClientOptions): SrpClientProof {
-  const crypto = options.crypto ?? portableCryptoKernels;
+  const crypto = options.crypto;
   const hash = (...parts: Uint8Array[]): Uint8Array => crypto.sha512(parts);
   const { salt, privateKey: a } = options;
   const pad = (value: bigint): Uint8Array => bigIntToBytes(value, N_BYTES);

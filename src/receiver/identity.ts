@@ -2,10 +2,9 @@
 // Made once from the random port, kept in the store, so senders see the same device after a
 // restart (TXT pk, pi, psi; spec 2.1 and 2.11).
 
-import { ed25519 } from '@noble/curves/ed25519.js';
-import { sha512 } from '@noble/hashes/sha2.js';
-import { concat, equal, fromHex, toHex, utf8Decode, utf8Encode } from '../bytes';
+import { equal, fromHex, toHex, utf8Decode, utf8Encode } from '../bytes';
 import type { Logger, RandomSource, Store } from '../platform';
+import type { CryptoKernels } from '../pairing';
 import { uuidFromBytes } from '../uuid';
 import { describeError } from '../errors';
 
@@ -37,8 +36,8 @@ interface StoredIdentity {
   systemPairingId: string;
   /**
    * The public key of `secretKey`, kept so that a start does not derive it: that is an Ed25519
-   * base-point multiplication whose first run builds @noble's table (about 35 ms of every start
-   * on the desktop, far more on a microcontroller). Records written before it lack it and get it
+   * base-point multiplication, which on the portable build first builds @noble's table (about
+   * 35 ms of every start on the desktop, far more on a microcontroller). Records written before it lack it and get it
    * on their first start.
    */
   publicKey?: string;
@@ -52,9 +51,10 @@ const KEY_CHECK_BYTES = 8;
  * The stored identity, or a new one (stored at once) when there is none or the stored record
  * is unreadable. An unreadable record is logged and kept under another key rather than
  * silently lost, so a person can look at it. The public key comes from the record when its
- * check holds; otherwise it is derived from the secret key and the record written again.
+ * check holds; otherwise it is derived from the secret key and the record written again. The
+ * key and its check are computed on `crypto`, the host's kernels.
  */
-export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Logger): ReceiverIdentity {
+export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Logger, crypto: CryptoKernels): ReceiverIdentity {
   const stored = store.get(IDENTITY_KEY);
   if (stored) {
     let record: StoredIdentity | undefined;
@@ -67,23 +67,23 @@ export function loadOrCreateIdentity(store: Store, random: RandomSource, log: Lo
       store.put(BAD_IDENTITY_KEY, stored);
     }
     if (record && identity) {
-      const kept = keptPublicKey(record, identity.secretKey);
+      const kept = keptPublicKey(record, identity.secretKey, crypto);
       if (kept) return { ...identity, publicKey: kept };
       // Not kept yet (an older record), or damaged: derived from the secret, which decides.
       if (record.publicKey !== undefined) log('warn', 'stored identity: its public key does not match its check; derived again from the secret key');
-      const publicKey = ed25519.getPublicKey(identity.secretKey);
-      store.put(IDENTITY_KEY, encodeRecord({ ...record, ...keyFields(identity.secretKey, publicKey) }));
+      const publicKey = crypto.ed25519PublicKey(identity.secretKey);
+      store.put(IDENTITY_KEY, encodeRecord({ ...record, ...keyFields(identity.secretKey, publicKey, crypto) }));
       return { ...identity, publicKey };
     }
   }
   const secretKey = random(32);
-  const publicKey = ed25519.getPublicKey(secretKey);
+  const publicKey = crypto.ed25519PublicKey(secretKey);
   const record: StoredIdentity = {
     version: 1,
     secretKey: toHex(secretKey),
     pairingId: uuidFromBytes(random(16)),
     systemPairingId: uuidFromBytes(random(16)),
-    ...keyFields(secretKey, publicKey),
+    ...keyFields(secretKey, publicKey, crypto),
   };
   store.put(IDENTITY_KEY, encodeRecord(record));
   log('info', `created a new receiver identity (pi ${record.pairingId})`);
@@ -95,21 +95,21 @@ function encodeRecord(record: StoredIdentity): Uint8Array {
 }
 
 /** The public key and its check, as a record keeps them. */
-function keyFields(secretKey: Uint8Array, publicKey: Uint8Array): Pick<StoredIdentity, 'publicKey' | 'keyCheck'> {
-  return { publicKey: toHex(publicKey), keyCheck: toHex(keyCheck(secretKey, publicKey)) };
+function keyFields(secretKey: Uint8Array, publicKey: Uint8Array, crypto: CryptoKernels): Pick<StoredIdentity, 'publicKey' | 'keyCheck'> {
+  return { publicKey: toHex(publicKey), keyCheck: toHex(keyCheck(secretKey, publicKey, crypto)) };
 }
 
-function keyCheck(secretKey: Uint8Array, publicKey: Uint8Array): Uint8Array {
-  return sha512(concat(secretKey, publicKey)).subarray(0, KEY_CHECK_BYTES);
+function keyCheck(secretKey: Uint8Array, publicKey: Uint8Array, crypto: CryptoKernels): Uint8Array {
+  return crypto.sha512([secretKey, publicKey]).subarray(0, KEY_CHECK_BYTES);
 }
 
 /** The record's public key when it is there, 32 bytes, and matches its check; otherwise undefined. */
-function keptPublicKey(record: StoredIdentity, secretKey: Uint8Array): Uint8Array | undefined {
+function keptPublicKey(record: StoredIdentity, secretKey: Uint8Array, crypto: CryptoKernels): Uint8Array | undefined {
   if (typeof record.publicKey !== 'string' || typeof record.keyCheck !== 'string') return undefined;
   try {
     const publicKey = fromHex(record.publicKey);
     const check = fromHex(record.keyCheck);
-    return publicKey.length === 32 && equal(check, keyCheck(secretKey, publicKey)) ? publicKey : undefined;
+    return publicKey.length === 32 && equal(check, keyCheck(secretKey, publicKey, crypto)) ? publicKey : undefined;
   } catch {
     return undefined; // not hex
   }

@@ -107,8 +107,11 @@ export interface ReceiverPorts {
    * no photos: feature bits Photo and PhotoCaching stay clear and PUT /photo is not served.
    */
   readonly display?: Display;
-  /** Pairing's and the channel's cryptography (natives on XS, WebAssembly frames on Node); portable @noble when omitted. */
-  readonly crypto?: CryptoKernels;
+  /**
+   * Pairing's, the identity's and the channel's cryptography, the host's pick (DESIGN 5): natives
+   * on XS where the board links them, the portable @noble build elsewhere, WebAssembly frames on Node.
+   */
+  readonly crypto: CryptoKernels;
   /**
    * Plays video by URL (spec 4.2), where the host has a player: without one feature bits Video
    * and VideoHTTPLiveStreams stay clear and the video endpoints are not served.
@@ -235,7 +238,7 @@ export class Receiver implements InfoContext, SansIoTimers {
     this.config = Object.isFrozen(config) ? config : freezeConfig({ ...config, limits: { ...config.limits } });
     const { clock, log, display } = ports;
     this.dialect = DIALECTS[this.config.dialect];
-    this.identity = loadOrCreateIdentity(ports.store, ports.random, log);
+    this.identity = loadOrCreateIdentity(ports.store, ports.random, log, ports.crypto);
     this.features = featureMask(advertisedFeatures(PROFILES[this.config.profile], implementedFeatures(this.config, { display: display !== undefined, player: ports.player !== undefined, mirroring: ports.videoDecoder !== undefined && ports.udp !== undefined, audio: ports.audioSink !== undefined && ports.audioSockets !== undefined })));
     // spec 2.1: gid changes with the activity, not with a restart: it is kept in the store.
     this.deferredWrites = new DeferredWrites(ports.store, this.timers, () => clock.now(), log);

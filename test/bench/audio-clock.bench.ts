@@ -21,6 +21,7 @@ import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../supp
 import { MemorySender } from '../support/memory-sender';
 import { MemoryUdpSocket } from '../support/mirror-ports';
 import { report, spread } from './measure';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SENDER = '192.0.2.30';
 const RATE = 44100;
@@ -46,6 +47,7 @@ function simulate(ppm: number, seed: number): ClockRun {
   const timingSocket = new MemoryUdpSocket(7012);
   const log = recordingLogger();
   const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'speaker', deviceId: '58:55:CA:1A:E2:88' }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(seed),
     store: new MemoryStore(),

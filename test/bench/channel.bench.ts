@@ -15,7 +15,8 @@ import { execFileSync } from 'node:child_process';
 import { createDecipheriv, randomBytes } from 'node:crypto';
 import { equal } from '../../src/bytes';
 import { createControlChannel, createSenderChannel } from '../../src/pairing/channel';
-import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
@@ -41,9 +42,9 @@ function opensslSpeed(): number | undefined {
 export function runChannelBench(): void {
   const shared = new Uint8Array(randomBytes(64));
   const plaintext = new Uint8Array(randomBytes(TOTAL_BYTES));
-  const framed = createSenderChannel(shared).seal(plaintext);
+  const framed = createSenderChannel(shared, portableCryptoKernels).seal(plaintext);
   const frames = TOTAL_BYTES / FRAME;
-  const key = Buffer.from(derivePairingKey(shared, PAIRING_HKDF.ControlWrite));
+  const key = Buffer.from(derivePairingKey(shared, PAIRING_HKDF.ControlWrite, 32, portableCryptoKernels));
   const framedBuffer = Buffer.from(framed);
   const nonce = Buffer.alloc(12);
 

@@ -22,6 +22,7 @@ import { memoryUdp } from '../support/mirror-ports';
 import type { ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import { WasmNalKernel } from '../../hosts/node/kernels/nal-kernel';
 import { report, spreadFields, verify } from './measure';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const FRAMES = 600;
 const FPS = 60;
@@ -63,7 +64,7 @@ export function runMirrorHandoffBench(nalKernel: NalKernel = portableNalKernel):
     reset: () => {},
   };
   const clock = new ManualClock();
-  const receiver = new Receiver(makeConfig({ ntpPort: 0 }), { clock, random: seededRandom(5), store: new MemoryStore(), log: recordingLogger(), videoDecoder: decoder, udp: memoryUdp().binder, nalKernel });
+  const receiver = new Receiver(makeConfig({ ntpPort: 0 }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store: new MemoryStore(), log: recordingLogger(), videoDecoder: decoder, udp: memoryUdp().binder, nalKernel });
   const connection = receiver.openMirror({ remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7100 }, 0)!;
   const request = encodeBinaryPlist({ deviceID: 1, sessionID: 1, version: '130.16', latencyMs: 0, fpsInfo: [], timestampInfo: [] });
   const head = new TextEncoder().encode(`POST /stream HTTP/1.1\r\nContent-Length: ${request.length}\r\n\r\n`);

@@ -29,6 +29,7 @@ import { sampleJpeg } from '../support/jpeg-samples';
 import { MemoryStore } from '../support/memory-ports';
 import { report, round, spread, spreadFields, verify } from './measure';
 import { PhotoClient, photoRequest } from './photo-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 export interface PhotoLoad {
   /** Picture sizes in bytes, each with its measured rounds per server and process (odd, so there is a median). */
@@ -106,6 +107,7 @@ async function startReceiver(load: PhotoLoad): Promise<Target> {
   const { next, arrived } = arrivals();
   const display: Display = { showPhoto: (jpeg) => arrived(jpeg), clear() {}, showStatus() {}, showPin() {}, hidePin() {} };
   const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop', limits: { maxPhotoBytes: largest(load) + 1024, photoCacheBytes: 4 * largest(load) } }), {
+    crypto: portableCryptoKernels,
     clock: nodeClock,
     random: nodeRandom,
     store: new MemoryStore(),

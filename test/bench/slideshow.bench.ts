@@ -14,6 +14,7 @@ import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRand
 import { MemorySender } from '../support/memory-sender';
 import { deliverReplies, ReversePeer } from '../support/reverse-peer';
 import { report, spreadFields, verify } from './measure';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const REPETITIONS = 3;
 
@@ -22,7 +23,7 @@ const SESSION = '6A1F0C3E-2B4D-4E8A-9C71-5D3B2A1E0F98';
 async function slidesPerSecond(pictureBytes: number, slides: number): Promise<{ slidesPerSecond: number; mbPerSecond: number }> {
   const clock = new ManualClock();
   const display = new RecordingDisplay();
-  const receiver = new Receiver(makeConfig({ profile: 'photo-frame' }), { clock, random: seededRandom(3), store: new MemoryStore(), log: recordingLogger(), display });
+  const receiver = new Receiver(makeConfig({ profile: 'photo-frame' }), { crypto: portableCryptoKernels, clock, random: seededRandom(3), store: new MemoryStore(), log: recordingLogger(), display });
   let id = 1;
   const jpeg = sampleJpeg(pictureBytes);
   const reply = (n: number) => ({ status: 200, headers: { 'Content-Type': 'application/x-vendor-binary-plist' }, body: encodeBinaryPlist({ data: jpeg, info: { id: n, key: 1 } }) });

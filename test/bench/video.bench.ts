@@ -24,6 +24,7 @@ import { colourDistance } from '../support/color-blocks';
 import { clipColourAt, CLIP_SIZE, makeMediaFixtures, MediaServer } from '../support/media-fixtures';
 import { MemoryStore } from '../support/memory-ports';
 import { ratioFigure, report, spreadFields, verify } from './measure';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const ROUNDS = 11;
 const WARM_UP_ROUNDS = 2;
@@ -61,6 +62,7 @@ export async function runVideoBench(): Promise<void> {
   const player = new PagePlayer({ destinations: new MediaDestinations({ allow: [parseAddressRange('127.0.0.0/8')!], privateRanges: true }) });
   const screenServer = await startScreenServer({ screen, player, port: 0, log: () => {} });
   const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop' }), {
+    crypto: portableCryptoKernels,
     clock: nodeClock,
     random: nodeRandom,
     store: new MemoryStore(),

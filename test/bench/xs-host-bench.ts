@@ -12,7 +12,8 @@
 import { test } from 'node:test';
 import { fromHex, toHex, joinBytes } from '../../src/bytes';
 import { createControlChannel, createSenderChannel } from '../../src/pairing/channel';
-import { portableCryptoKernels, type CryptoKernels } from '../../src/pairing/crypto-kernels';
+import { type CryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { encodePeers, PEERS_KEY } from '../../src/pairing/peers';
 import { decodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV } from '../../src/pairing/tlv-types';

@@ -16,6 +16,7 @@ import { fileURLToPath } from 'node:url';
 import { toHex } from '../../src/bytes';
 import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { pairSetupM1, srpClientStep } from '../support/pairing-client';
@@ -30,6 +31,7 @@ const REPETITIONS = 5;
 /** The sender's side, on Node: M1, and M3 for the M2 a receiver seeded with SEED answers. */
 async function senderMessages(): Promise<{ m1: string; m3: string; proof: string }> {
   const receiver = new Receiver(makeConfig({ deviceId: '58:55:CA:1A:E2:88' }), {
+    crypto: portableCryptoKernels,
     clock: new ManualClock(),
     random: seededRandom(SEED),
     store: new MemoryStore(),
@@ -53,10 +55,11 @@ import { Receiver } from ${at('src/receiver/receiver')};
 import { decodeTlv8 } from ${at('src/pairing/tlv8')};
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from ${at('test/support/memory-ports')};
 import { MemorySender } from ${at('test/support/memory-sender')};
+import { portableCryptoKernels } from ${at('src/pairing/portable-crypto-kernels')};
 
 test('transient pair-setup, receiver side, up to ${upTo}', async () => {
   const receiver = new Receiver(makeConfig({ deviceId: '58:55:CA:1A:E2:88' }), {
-    clock: new ManualClock(), random: seededRandom(${SEED}), store: new MemoryStore(), log: recordingLogger(),
+    clock: new ManualClock(), random: seededRandom(${SEED}), crypto: portableCryptoKernels, store: new MemoryStore(), log: recordingLogger(),
   });
   const sender = new MemorySender(receiver);
   if (${JSON.stringify(upTo)} === 'receiver') return;

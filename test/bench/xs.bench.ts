@@ -21,6 +21,7 @@ import { bundlePortableSuites } from '../xs/bundle';
 import { runInXs } from '../xs/xsnap';
 import { report } from './measure';
 import type { BenchInput } from './xs-host-bench';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const HERE = path.dirname(fileURLToPath(import.meta.url));
 const SEED = 21;
@@ -30,6 +31,7 @@ const DEVICE_ID = '58:55:CA:1A:E2:88';
 function receiverWith(store = new MemoryStore()): { receiver: Receiver; sender: MemorySender } {
   const clock = new ManualClock();
   const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, profile: 'photo-frame' }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(SEED),
     store,
@@ -61,7 +63,7 @@ async function benchInput(): Promise<BenchInput> {
     deviceId: DEVICE_ID,
     setup: { m1: toHex(m1), m3: toHex(step.m3), proof: toHex(step.expectedProof), sessionKey: toHex(step.sessionKey) },
     verify: { peerId: peer.id, peerKey: toHex(peer.keys.publicKey), m1: toHex(v1), m3: toHex(v3) },
-    channel: { shared: toHex(shared), framed: toHex(createSenderChannel(shared).seal(plaintext)), digest: createHash('sha512').update(plaintext).digest('hex') },
+    channel: { shared: toHex(shared), framed: toHex(createSenderChannel(shared, portableCryptoKernels).seal(plaintext)), digest: createHash('sha512').update(plaintext).digest('hex') },
   };
 }
 

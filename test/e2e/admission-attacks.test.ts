@@ -17,6 +17,7 @@ import { nodeRandom } from '../../hosts/node/io/ports';
 import { pairSetupM1, srpClientStep } from '../support/pairing-client';
 import { PROMPT_MS, ReceiverProcess, until } from './receiver-process';
 import { SocketSender } from './socket-sender';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 /** The attackers' addresses: any 127.x address reaches the receiver on loopback as a sender of its own. */
 const ATTACKERS = Array.from({ length: 8 }, (_, i) => `127.0.1.${i + 1}`);
@@ -158,7 +159,7 @@ describe('admission under attack: 256 cheap connections from 8 addresses, a byst
       const step = srpClientStep(m2.body, '3939', nodeRandom);
       const m4 = await sender.request('POST', '/pair-setup', { body: step.m3, contentType: 'application/pairing+tlv8' });
       assert.equal(m4.head.status, 200, `the transient pairing of ${address} completes`);
-      sender.encrypt(createSenderChannel(step.sessionKey));
+      sender.encrypt(createSenderChannel(step.sessionKey, portableCryptoKernels));
       return {
         get closed() {
           return sender.ended;

@@ -25,6 +25,7 @@ import { MemoryUdpSocket, memoryUdp } from '../support/mirror-ports';
 import { BROWSE, browseEvents, Child, DEBIAN_PYTHON, spawnChild, txtValue, type BrowseEvent, type TxtPairs } from './browse';
 import { createNetnsPair, netnsUnavailable, type NetnsPair } from './netns';
 import { LOG_PREFIX, RECEIVER_COMMAND } from './receiver-process';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const NAME = 'Test Frame';
 const PORT = 7000;
@@ -91,6 +92,7 @@ describe('discovery by multicast DNS, seen by python-zeroconf from another netwo
     );
     const store = fileStore(dataDir);
     expected = new Receiver(makeConfig({ name: NAME, deviceId: DEVICE_ID, port: PORT }), {
+      crypto: portableCryptoKernels,
       clock: nodeClock,
       random: nodeRandom,
       store,

@@ -30,6 +30,7 @@ import { nodeRandom } from '../../hosts/node/io/ports';
 import { newSenderIdentity, openPairSetupM6, PairVerifyClient, pairSetupM1, pairSetupM5, srpClientStep, type SenderIdentity } from '../support/pairing-client';
 import { freshDataDir, PROMPT_MS, RECEIVER_COMMAND, ReceiverProcess, until } from './receiver-process';
 import { SocketSender } from './socket-sender';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const PIN = '3939';
 /** The PIN of the receiver that requires one: a secret (3939 is the spec's public code). */
@@ -207,9 +208,9 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
       const step = srpClientStep(m2.body, REQUIRED_PIN, nodeRandom);
       const m4 = items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4);
       const sealed = m4.get(TLV.EncryptedData)!;
-      const sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(step.sessionKey, PAIRING_HKDF.PairSetupEncrypt), PAIRING_NONCE.PairSetupM4, sealed));
+      const sub = decodeTlv8(chachaOpenWithNonceLabel(derivePairingKey(step.sessionKey, PAIRING_HKDF.PairSetupEncrypt, 32, portableCryptoKernels), PAIRING_NONCE.PairSetupM4, sealed));
       assert.deepEqual(sub.get(TLV.Certificate), certificate);
-      const challenge = derivePairingKey(step.sessionKey, PAIRING_HKDF.MfiPairSetup, 32);
+      const challenge = derivePairingKey(step.sessionKey, PAIRING_HKDF.MfiPairSetup, 32, portableCryptoKernels);
       const publicKey = new X509Certificate(Buffer.from(certificate)).publicKey;
       assert.equal(rsaVerify('sha1', challenge, publicKey, sub.get(TLV.Signature)!), true, 'RSA-SHA1 signature over the MFi HKDF key');
     } finally {
@@ -223,7 +224,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
   test('RTSP POST /auth-setup: the signature of both X25519 keys, AES-CTR encrypted, verifies with the certificate', async () => {
     const socket = await SocketSender.connect(receiver.port);
     try {
-      const own = x25519KeyPair(nodeRandom);
+      const own = x25519KeyPair(nodeRandom, portableCryptoKernels);
       const reply = await socket.request('POST', '/auth-setup', { protocol: 'RTSP', body: concat(new Uint8Array([1]), own.publicKey) });
       assert.equal(reply.head.status, 200);
       const view = new DataView(reply.body.buffer, reply.body.byteOffset, reply.body.byteLength);
@@ -232,7 +233,7 @@ describe('pairing with a real HomeKit-style client (hap-controller) and our own 
       assert.deepEqual(reply.body.subarray(36, 36 + certificateLength), certificate);
       const signatureLength = view.getUint32(36 + certificateLength);
       const encrypted = reply.body.subarray(40 + certificateLength, 40 + certificateLength + signatureLength);
-      const { key, iv } = authSetupCipherKeys(x25519Shared(own.secretKey, receiverKey));
+      const { key, iv } = authSetupCipherKeys(x25519Shared(own.secretKey, receiverKey, portableCryptoKernels));
       const signature = aes128Ctr(key, iv, encrypted);
       const publicKey = new X509Certificate(Buffer.from(certificate)).publicKey;
       assert.equal(rsaVerify('sha1', concat(receiverKey, own.publicKey), publicKey, signature), true);
@@ -313,7 +314,7 @@ describe('pairing as senders do it against a receiver started with --pin 1234', 
       const step = srpClientStep(m2.body, PIN, nodeRandom);
       const m4 = items(await socket.request('POST', '/pair-setup', { body: step.m3 }), 4);
       assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
-      socket.encrypt(createSenderChannel(step.sessionKey));
+      socket.encrypt(createSenderChannel(step.sessionKey, portableCryptoKernels));
       assert.equal((await socket.request('GET', '/server-info')).head.status, 200);
     } finally {
       socket.close();

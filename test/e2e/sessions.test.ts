@@ -18,6 +18,7 @@ import { nodeRandom } from '../../hosts/node/io/ports';
 import { pairSetupM1, srpClientStep } from '../support/pairing-client';
 import { ReceiverProcess, runSender, until } from './receiver-process';
 import { SocketSender } from './socket-sender';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const BOUND = { timeout: 120_000 };
 const PLIST = 'application/x-apple-binary-plist';
@@ -174,7 +175,7 @@ describe('senders’ sessions on the built command', BOUND, () => {
       const m2 = await sender.request('POST', '/pair-setup', { body: pairSetupM1({ transient: true }), contentType: 'application/pairing+tlv8' });
       const step = srpClientStep(m2.body, '3939', nodeRandom);
       await sender.request('POST', '/pair-setup', { body: step.m3, contentType: 'application/pairing+tlv8' });
-      sender.encrypt(createSenderChannel(step.sessionKey));
+      sender.encrypt(createSenderChannel(step.sessionKey, portableCryptoKernels));
       const answer = await sender.request('SETUP', 'rtsp://127.0.0.1/3', { protocol: 'RTSP', body: sessionBody(), contentType: PLIST });
       assert.equal(answer.head.status, 200);
       const eventPort = Number(plistOf(answer.body).eventPort);

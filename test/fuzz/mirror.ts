@@ -16,6 +16,7 @@ import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../supp
 import { RecordingDecoder, memoryUdp } from '../support/mirror-ports';
 import { FuzzFailure, type Campaign } from './engine';
 import { mutate, randomSplit } from './mutate';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 function nal(rng: Rng, type: number, size: number): Uint8Array {
   const unit = rng.bytes(Math.max(1, size));
@@ -125,6 +126,7 @@ export const mirrorSession: Campaign<Uint8Array> = {
     const clock = new ManualClock();
     const decoder = new RecordingDecoder();
     const receiver = new Receiver(makeConfig({ ntpPort: 0, limits: { maxMirrorPayloadBytes: 4096 } }), {
+      crypto: portableCryptoKernels,
       clock,
       random: seededRandom(1),
       store: new MemoryStore(),

@@ -25,6 +25,7 @@ import { ManualClock, MemoryStore, seededRandom } from '../support/memory-ports'
 import { FuzzFailure, type Campaign } from './engine';
 import { HTTP_TOKENS, requestBytes } from './http-shapes';
 import { mutate, randomSplit, tokens } from './mutate';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 /** Limits small enough that inputs reach them. */
 const LIMITS = { maxHeldBytes: 16 * 1024, maxBodyBytes: 32 * 1024, maxPhotoBytes: 64 * 1024, photoCacheBytes: 256 * 1024, idleTimeoutMs: 30_000, headerTimeoutMs: 5_000, bodyGraceMs: 2_000 };
@@ -240,6 +241,7 @@ function createReceiverConnectionCampaign(): Campaign<ConnectionInput> {
   const setUp = (): void => {
     clock = new ManualClock();
     receiver = new Receiver(makeConfig({ name: 'Fuzz Frame', deviceId: '58:55:CA:1A:E2:88', limits: LIMITS }), {
+      crypto: portableCryptoKernels,
       clock,
       random: seededRandom(7),
       store: new MemoryStore(),

@@ -12,11 +12,13 @@ import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
 import { listen } from '../../hosts/node/io/tcp';
 import { MemoryStore, recordingLogger } from '../support/memory-ports';
 import { until } from '../e2e/receiver-process';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const MAX_HELD = 32 * 1024;
 
 test('a flood of pipelined requests behind a slow handler is held back by TCP; memory stays under maxHeldBytes', async () => {
   const receiver = new Receiver(makeConfig({ name: 'Flood', port: 0, limits: { maxHeldBytes: MAX_HELD } }), {
+    crypto: portableCryptoKernels,
     clock: nodeClock,
     random: nodeRandom,
     store: new MemoryStore(),

@@ -4,7 +4,8 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { createWasmFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
 import { registerCryptoVectorTests } from './crypto-vectors';
 

@@ -18,6 +18,7 @@ import { decodeBinaryPlist } from '../../src/plist/binary';
 import { decodeXmlPlist } from '../../src/plist/xml';
 import { PairVerifyClient, pairSetupM1, replyItems, srpClientStep } from '../support/pairing-client';
 import { HOST, PinClient, Sender, photo } from './mcsim-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const [port = 7001, photoBytes = 1 << 20] = process.argv.slice(2, 4).map(Number);
 const PIN = process.argv[4] ?? '3939';
@@ -74,7 +75,7 @@ async function main(): Promise<void> {
   const srp = srpClientStep(t2.body, PIN, random);
   const t4 = await transient.request('POST', '/pair-setup', { body: srp.m3, contentType: 'application/pairing+tlv8' });
   if (replyItems(t4.body).get(TLV.Error)) throw new Error('our transient pair-setup: M4 carries an error');
-  transient.encrypt(createSenderChannel(srp.sessionKey));
+  transient.encrypt(createSenderChannel(srp.sessionKey, portableCryptoKernels));
   const serverInfo = await transient.request('GET', '/server-info');
   const rtspInfo = await transient.request('GET', '/info', { protocol: 'RTSP' });
   step(`our transient pair-setup + encrypted GET /server-info ${serverInfo.head.status}, RTSP GET /info ${rtspInfo.head.status}`, started);

@@ -4,7 +4,7 @@
 
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
-import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { registerPairingFlowTests } from './pairing-flows';
 
 test('the portable kernels the flows run on are the noble build, with a frame kernel', () => {

@@ -19,6 +19,7 @@ import { sampleJpeg } from '../support/jpeg-samples';
 import { MemoryStore, ManualClock, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { PairVerifyClient, newSenderIdentity, openPairSetupM6, pairSetupM1, pairSetupM5, replyItems, srpClientStep } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
 /** A password: a secret every pair-setup takes, transient ones too (a required PIN refuses transient pairing). */
@@ -67,7 +68,7 @@ export function registerPairingFlowTests(crypto: CryptoKernels): void {
     const m4 = stateItems((await sender.pairing('/pair-setup', right.m3)).body, 4);
     assert.equal(m4.get(TLV.Error), undefined);
     assert.deepEqual(m4.get(TLV.Proof), right.expectedProof);
-    sender.encrypt(createSenderChannel(right.sessionKey));
+    sender.encrypt(createSenderChannel(right.sessionKey, portableCryptoKernels));
     await encryptedInfo(sender);
     // A photo of some 40 frames over the channel (spec 6.1).
     const put = await sender.request('PUT', '/photo', { body: sampleJpeg(40_000), contentType: 'image/jpeg' });

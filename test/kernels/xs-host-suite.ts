@@ -8,7 +8,7 @@ import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { fromHex, toHex } from '../../src/bytes';
 import { portableNalKernel } from '../../src/mirror/nal-kernel';
-import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { createNativeCryptoKernels } from '../../modules/native/kernels';
 import { portableAlacKernel } from '../../src/audio/alac';
 import { createNativeAlacKernel } from '../../modules/native/alac-kernel';

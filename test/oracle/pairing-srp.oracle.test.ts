@@ -10,6 +10,7 @@ import { createControlChannel, createSenderChannel } from '../../src/pairing/cha
 import { PairingError } from '../../src/pairing/errors';
 import { SrpServer } from '../../src/pairing/srp';
 import { TLV_ERROR } from '../../src/pairing/tlv-types';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const random = (n: number) => new Uint8Array(randomBytes(n));
 const identity = Buffer.from('Pair-Setup');
@@ -17,7 +18,7 @@ const identity = Buffer.from('Pair-Setup');
 describe('SRP server against the fast-srp-hap client', () => {
   test('the client verifies our M2 and both sides hold the same session key', () => {
     for (let round = 0; round < 4; round++) {
-      const server = new SrpServer({ password: '3939', random });
+      const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', random });
       const client = new SrpClient(SRP.params.hap, Buffer.from(server.salt), identity, Buffer.from('3939'), randomBytes(32));
       client.setB(Buffer.from(server.publicKey));
       server.computeSharedSecret(new Uint8Array(client.computeA()));
@@ -28,7 +29,7 @@ describe('SRP server against the fast-srp-hap client', () => {
   });
 
   test('a client with another setup code is refused with Authentication', () => {
-    const server = new SrpServer({ password: '3939', random });
+    const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', random });
     const client = new SrpClient(SRP.params.hap, Buffer.from(server.salt), identity, Buffer.from('3940'), randomBytes(32));
     client.setB(Buffer.from(server.publicKey));
     server.computeSharedSecret(new Uint8Array(client.computeA()));
@@ -41,7 +42,7 @@ describe('SRP server against the fast-srp-hap client', () => {
   test('B equals fast-srp-hap server B for the same salt, code and private key', () => {
     const salt = randomBytes(16);
     const secret = randomBytes(32);
-    const ours = new SrpServer({ password: '1234', salt, privateKey: new Uint8Array(secret), random });
+    const ours = new SrpServer({ crypto: portableCryptoKernels, password: '1234', salt, privateKey: new Uint8Array(secret), random });
     const reference = new ReferenceServer(SRP.params.hap, salt, identity, Buffer.from('1234'), secret);
     assert.deepEqual(Buffer.from(ours.publicKey), reference.computeB());
   });
@@ -72,7 +73,7 @@ function frames(bytes: Uint8Array): [Buffer, Buffer, Buffer][] {
 describe('control channel against Node chacha20-poly1305', () => {
   test('OpenSSL opens every frame the receiver seals, with the read key and counters from 0', () => {
     const shared = random(64);
-    const channel = createControlChannel(shared);
+    const channel = createControlChannel(shared, portableCryptoKernels);
     const key = controlKey(shared, 'Control-Read-Encryption-Key');
     let counter = 0;
     for (const size of [1, 100, 1023, 1024, 1025, 5000, 17]) {
@@ -91,7 +92,7 @@ describe('control channel against Node chacha20-poly1305', () => {
 
   test('the receiver opens frames OpenSSL seals with the write key', () => {
     const shared = random(32);
-    const channel = createControlChannel(shared);
+    const channel = createControlChannel(shared, portableCryptoKernels);
     const key = controlKey(shared, 'Control-Write-Encryption-Key');
     for (let counter = 0; counter < 40; counter++) {
       const plaintext = randomBytes(1 + ((counter * 211) % 1024));
@@ -108,7 +109,7 @@ describe('control channel against Node chacha20-poly1305', () => {
 
   test('the sender channel uses the keys the other way round', () => {
     const shared = random(64);
-    const sender = createSenderChannel(shared);
+    const sender = createSenderChannel(shared, portableCryptoKernels);
     const [[aad, ciphertext, tag]] = frames(sender.seal(new Uint8Array([1, 2, 3])));
     const decipher = createDecipheriv('chacha20-poly1305', controlKey(shared, 'Control-Write-Encryption-Key'), nonce(0), { authTagLength: 16 });
     decipher.setAAD(aad, { plaintextLength: 3 });

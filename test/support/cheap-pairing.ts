@@ -6,7 +6,8 @@
 // with the results (the lock, the budget, the answers) is unchanged. Portable (runs in XS too).
 
 import { concat, latin1Encode } from '../../src/bytes';
-import { portableCryptoKernels, type CryptoKernels } from '../../src/pairing/crypto-kernels';
+import type { CryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { SRP_GROUP_3072, srpClientProof } from '../../src/pairing/srp';
 import { decodeTlv8, encodeTlv8 } from '../../src/pairing/tlv8';
 import { TLV } from '../../src/pairing/tlv-types';

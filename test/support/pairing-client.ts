@@ -14,6 +14,7 @@ import { bytesToBigInt } from '../../src/pairing/_util';
 import type { RandomSource } from '../../src/platform';
 import type { SecureChannel } from '../../src/http';
 import type { SenderIdentity } from '../../sender/pairing-messages';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 // A well-behaved sender's M5 and M6 are the sender tool's own.
 export { openPairSetupM6, pairSetupM5 } from '../../sender/pairing-messages';
@@ -44,7 +45,7 @@ export function srpClientStep(m2: Uint8Array, pin: string, random: RandomSource)
   const salt = items.get(TLV.Salt);
   const serverKey = items.get(TLV.PublicKey);
   if (!salt || !serverKey) throw new Error(`M2 without Salt or PublicKey: items ${[...items.keys()].join(',')}`);
-  const client = srpClientProof({ salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
+  const client = srpClientProof({ crypto: portableCryptoKernels, salt, serverKey, password: pin, privateKey: bytesToBigInt(random(32)) });
   return {
     m3: encodeTlv8([state(3), [TLV.PublicKey, client.publicKey], [TLV.Proof, client.proof]]),
     expectedProof: client.expectedProof,
@@ -54,7 +55,7 @@ export function srpClientStep(m2: Uint8Array, pin: string, random: RandomSource)
 
 /** A new sender identity: `id` and a fresh Ed25519 long-term key pair. */
 export function newSenderIdentity(id: string, random: RandomSource): SenderIdentity {
-  return { id, keys: ed25519KeyPair(random) };
+  return { id, keys: ed25519KeyPair(random, portableCryptoKernels) };
 }
 
 /** The sender's pair-verify: M1, then M3 from M2 (checking the receiver), then the channel. */
@@ -67,7 +68,7 @@ export class PairVerifyClient {
     private readonly receiver: { id: string; publicKey: Uint8Array },
     random: RandomSource,
   ) {
-    this.ephemeral = x25519KeyPair(random);
+    this.ephemeral = x25519KeyPair(random, portableCryptoKernels);
   }
 
   m1(): Uint8Array {
@@ -78,17 +79,17 @@ export class PairVerifyClient {
   m3(m2: Uint8Array, options: { signWith?: KeyPair; id?: string } = {}): Uint8Array {
     const items = decodeTlv8(m2);
     const receiverKey = items.get(TLV.PublicKey)!;
-    const shared = x25519Shared(this.ephemeral.secretKey, receiverKey);
+    const shared = x25519Shared(this.ephemeral.secretKey, receiverKey, portableCryptoKernels);
     this.shared = shared;
-    const key = derivePairingKey(shared, PAIRING_HKDF.PairVerifyEncrypt);
+    const key = derivePairingKey(shared, PAIRING_HKDF.PairVerifyEncrypt, 32, portableCryptoKernels);
     const sub = decodeTlv8(chachaOpenWithNonceLabel(key, PAIRING_NONCE.PairVerifyM2, items.get(TLV.EncryptedData)!));
     const receiverId = sub.get(TLV.Identifier)!;
     if (!equalBytes(receiverId, utf8Encode(this.receiver.id))) throw new Error('M2: not the paired receiver identifier');
-    if (!ed25519Verify(this.receiver.publicKey, concat(receiverKey, receiverId, this.ephemeral.publicKey), sub.get(TLV.Signature)!)) {
+    if (!ed25519Verify(this.receiver.publicKey, concat(receiverKey, receiverId, this.ephemeral.publicKey), sub.get(TLV.Signature)!, portableCryptoKernels)) {
       throw new Error('M2: receiver signature does not verify');
     }
     const id = utf8Encode(options.id ?? this.sender.id);
-    const signature = ed25519Sign((options.signWith ?? this.sender.keys).secretKey, concat(this.ephemeral.publicKey, id, receiverKey));
+    const signature = ed25519Sign((options.signWith ?? this.sender.keys).secretKey, concat(this.ephemeral.publicKey, id, receiverKey), portableCryptoKernels);
     const sealed = chachaSealWithNonceLabel(key, PAIRING_NONCE.PairVerifyM3, encodeTlv8([[TLV.Identifier, id], [TLV.Signature, signature]]));
     return encodeTlv8([state(3), [TLV.EncryptedData, sealed]]);
   }
@@ -96,7 +97,7 @@ export class PairVerifyClient {
   /** The sender's channel after M4 (spec 5.4). */
   channel(): SecureChannel {
     if (!this.shared) throw new Error('no shared secret before M2');
-    return createSenderChannel(this.shared);
+    return createSenderChannel(this.shared, portableCryptoKernels);
   }
 }
 

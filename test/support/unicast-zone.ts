@@ -12,6 +12,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import { MemoryPlayer } from './memory-player';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from './memory-ports';
 import { memoryUdp, RecordingDecoder } from './mirror-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 /** The interface address the answers carry (A record). */
 export const ZONE_IPV4 = Uint8Array.of(192, 168, 1, 20);
@@ -19,6 +20,7 @@ export const ZONE_IPV4 = Uint8Array.of(192, 168, 1, 20);
 /** The desktop receiver called `name`, in `dialect`, as its unicast responder sees it. */
 export function desktopZone(dialect: DialectName, name = 'Receiver'): Zone {
   const receiver = new Receiver(makeConfig({ name, dialect, profile: 'desktop', deviceId: '58:55:CA:1A:E2:88' }), {
+    crypto: portableCryptoKernels,
     clock: new ManualClock(),
     random: seededRandom(21),
     store: new MemoryStore(),

@@ -18,6 +18,7 @@ import { TimerDriver } from '../../src/receiver/timers';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { pairSetupM1, replyItems, srpClientStep, state } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
 const DECAY_MS = 60_000;
@@ -29,6 +30,7 @@ function setup(overrides: Partial<Omit<ReceiverConfig, 'limits'>> = {}, limits: 
   const store = new MemoryStore();
   const display = new RecordingDisplay(clock);
   const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, ...overrides, limits: { pairingFailuresBeforeBackoff: 2, pairingFailureDecayMs: DECAY_MS, ...limits } }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(8),
     store,

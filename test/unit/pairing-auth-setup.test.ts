@@ -11,6 +11,7 @@ import { modPow } from '../../src/pairing/modexp';
 import { parseRsaPrivateKey } from '../../src/pairing/rsa';
 import vectors from '../vectors/auth-setup.json' with { type: 'json' };
 import keyVectors from '../vectors/rsa-sha1.json' with { type: 'json' };
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const device = { privateKey: parseRsaPrivateKey(keyVectors.pkcs1Pem), certificate: fromHex(keyVectors.certificatePkcs7Der) };
 const fixedRandom = (bytes: Uint8Array) => (n: number) => {
@@ -22,7 +23,7 @@ const u32 = (bytes: Uint8Array, offset: number) =>
 
 test('the reply equals the one computed with Node crypto, byte for byte', () => {
   for (const vector of vectors.cases) {
-    const reply = authSetupReply(fromHex(vector.body), device, fixedRandom(fromHex(vector.receiverRandom)));
+    const reply = authSetupReply(fromHex(vector.body), device, fixedRandom(fromHex(vector.receiverRandom)), portableCryptoKernels);
     assert.equal(toHex(reply), vector.reply);
   }
 });
@@ -38,8 +39,8 @@ test('the AES key and IV are SHA-1 of AES-KEY / AES-IV and the shared secret, cu
 test('the sender decrypts the signature and verifies it with the public key', () => {
   const vector = vectors.cases[1];
   const senderSecret = fromHex(vector.senderSecret);
-  const body = concat(new Uint8Array([AUTH_SETUP_TYPE.EncryptedAesKey]), x25519PublicKey(senderSecret));
-  const reply = authSetupReply(body, device, fixedRandom(fromHex(vector.receiverRandom)));
+  const body = concat(new Uint8Array([AUTH_SETUP_TYPE.EncryptedAesKey]), x25519PublicKey(senderSecret, portableCryptoKernels));
+  const reply = authSetupReply(body, device, fixedRandom(fromHex(vector.receiverRandom)), portableCryptoKernels);
 
   const receiverPublic = reply.subarray(0, 32);
   const certificateLength = u32(reply, 32);
@@ -49,7 +50,7 @@ test('the sender decrypts the signature and verifies it with the public key', ()
   const encrypted = reply.subarray(40 + certificateLength);
   assert.equal(encrypted.length, signatureLength);
 
-  const shared = x25519Shared(senderSecret, receiverPublic);
+  const shared = x25519Shared(senderSecret, receiverPublic, portableCryptoKernels);
   const key = sha1(concat(utf8Encode('AES-KEY'), shared)).subarray(0, 16);
   const iv = sha1(concat(utf8Encode('AES-IV'), shared)).subarray(0, 16);
   const signature = aes128Ctr(key, iv, encrypted);
@@ -65,11 +66,11 @@ test('the sender decrypts the signature and verifies it with the public key', ()
 
 test('a body that is not 33 bytes with type 0x01 or 0x10 is a PairingError', () => {
   const random = () => new Uint8Array(32).fill(1);
-  const key = x25519PublicKey(new Uint8Array(32).fill(2));
-  assert.throws(() => authSetupReply(concat(new Uint8Array([1]), key.subarray(1)), device, random), /32 bytes, expected 33/);
-  assert.throws(() => authSetupReply(concat(new Uint8Array([1]), key, new Uint8Array(1)), device, random), /34 bytes/);
-  assert.throws(() => authSetupReply(concat(new Uint8Array([0]), key), device, random), /encryption type 0x00/);
-  assert.throws(() => authSetupReply(concat(new Uint8Array([2]), key), device, random), PairingError);
-  assert.throws(() => authSetupReply(new Uint8Array(33).fill(1).fill(0, 1), device, random), PairingError); // low-order key
-  assert.equal(authSetupReply(concat(new Uint8Array([1]), key), device, random).length, 32 + 4 + device.certificate.length + 4 + 128);
+  const key = x25519PublicKey(new Uint8Array(32).fill(2), portableCryptoKernels);
+  assert.throws(() => authSetupReply(concat(new Uint8Array([1]), key.subarray(1)), device, random, portableCryptoKernels), /32 bytes, expected 33/);
+  assert.throws(() => authSetupReply(concat(new Uint8Array([1]), key, new Uint8Array(1)), device, random, portableCryptoKernels), /34 bytes/);
+  assert.throws(() => authSetupReply(concat(new Uint8Array([0]), key), device, random, portableCryptoKernels), /encryption type 0x00/);
+  assert.throws(() => authSetupReply(concat(new Uint8Array([2]), key), device, random, portableCryptoKernels), PairingError);
+  assert.throws(() => authSetupReply(new Uint8Array(33).fill(1).fill(0, 1), device, random, portableCryptoKernels), PairingError); // low-order key
+  assert.equal(authSetupReply(concat(new Uint8Array([1]), key), device, random, portableCryptoKernels).length, 32 + 4 + device.certificate.length + 4 + 128);
 });

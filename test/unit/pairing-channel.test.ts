@@ -8,7 +8,8 @@ import { hkdf } from '@noble/hashes/hkdf.js';
 import { sha512 } from '@noble/hashes/sha2.js';
 import { createControlChannel, createEventChannel, createSenderChannel, createSenderEventChannel, ControlChannel, MAX_FRAME_PLAINTEXT } from '../../src/pairing/channel';
 import { PairingError } from '../../src/pairing/errors';
-import { portableCryptoKernels, withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { withFrameKernel } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { createPortableFrameKernel, portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { makeRng } from '../support/arbitrary';
@@ -18,12 +19,12 @@ const shared = fromHex(vectors.sharedSecret);
 const senderBytes = concat(...vectors.senderToReceiver.map((message) => fromHex(message.framed)));
 
 test('the channel keys are HKDF-SHA-512 of the EncryptionKey with the Control labels', () => {
-  assert.equal(toHex(derivePairingKey(shared, PAIRING_HKDF.ControlWrite)), vectors.writeKey);
-  assert.equal(toHex(derivePairingKey(shared, PAIRING_HKDF.ControlRead)), vectors.readKey);
+  assert.equal(toHex(derivePairingKey(shared, PAIRING_HKDF.ControlWrite, 32, portableCryptoKernels)), vectors.writeKey);
+  assert.equal(toHex(derivePairingKey(shared, PAIRING_HKDF.ControlRead, 32, portableCryptoKernels)), vectors.readKey);
 });
 
 test('the receiver seals each message to the exact framed bytes, counters running on', () => {
-  const channel = createControlChannel(shared);
+  const channel = createControlChannel(shared, portableCryptoKernels);
   for (const message of vectors.receiverToSender) {
     assert.equal(channel.framesSealed, BigInt(message.firstCounter));
     assert.equal(toHex(channel.seal(fromHex(message.plaintext))), message.framed);
@@ -32,12 +33,12 @@ test('the receiver seals each message to the exact framed bytes, counters runnin
 });
 
 test('the sender side seals the sender-to-receiver vectors exactly', () => {
-  const sender = createSenderChannel(shared);
+  const sender = createSenderChannel(shared, portableCryptoKernels);
   for (const message of vectors.senderToReceiver) assert.equal(toHex(sender.seal(fromHex(message.plaintext))), message.framed);
 });
 
 test('the receiver opens the sender-to-receiver vectors, one plaintext per frame', () => {
-  const channel = createControlChannel(shared);
+  const channel = createControlChannel(shared, portableCryptoKernels);
   const expected = vectors.senderToReceiver.flatMap((message) => {
     const plaintext = fromHex(message.plaintext);
     return message.frames.map((frame, i) => toHex(plaintext.subarray(i * MAX_FRAME_PLAINTEXT, i * MAX_FRAME_PLAINTEXT + frame.length)));
@@ -45,20 +46,20 @@ test('the receiver opens the sender-to-receiver vectors, one plaintext per frame
   assert.deepEqual(channel.open(senderBytes).map((plaintext) => toHex(plaintext)), expected);
   assert.equal(channel.framesOpened, BigInt(expected.length));
   // and the sender opens what the receiver sealed
-  const sender = createSenderChannel(shared);
+  const sender = createSenderChannel(shared, portableCryptoKernels);
   const opened = concat(...sender.open(concat(...vectors.receiverToSender.map((message) => fromHex(message.framed)))));
   assert.equal(toHex(opened), vectors.receiverToSender.map((message) => message.plaintext).join(''));
 });
 
 test('input split anywhere (byte by byte, random cuts) opens to the same plaintext', () => {
   const whole = vectors.senderToReceiver.map((message) => message.plaintext).join('');
-  const byteByByte = createControlChannel(shared);
+  const byteByByte = createControlChannel(shared, portableCryptoKernels);
   const parts: Uint8Array[] = [];
   for (let i = 0; i < senderBytes.length; i++) parts.push(...byteByByte.open(senderBytes.subarray(i, i + 1)));
   assert.equal(toHex(concat(...parts)), whole);
   const rng = makeRng(6);
   for (let round = 0; round < 5; round++) {
-    const channel = createControlChannel(shared);
+    const channel = createControlChannel(shared, portableCryptoKernels);
     const out: Uint8Array[] = [];
     let offset = 0;
     while (offset < senderBytes.length) {
@@ -71,7 +72,7 @@ test('input split anywhere (byte by byte, random cuts) opens to the same plainte
 });
 
 test('a partial frame yields nothing until it completes', () => {
-  const channel = createControlChannel(shared);
+  const channel = createControlChannel(shared, portableCryptoKernels);
   const first = fromHex(vectors.senderToReceiver[0].framed);
   assert.deepEqual(channel.open(first.subarray(0, 1)), []);
   assert.deepEqual(channel.open(first.subarray(1, first.length - 1)), []);
@@ -82,32 +83,32 @@ test('a partial frame yields nothing until it completes', () => {
 test('a changed byte anywhere in a frame is a PairingError, and the channel then refuses input', () => {
   const first = fromHex(vectors.senderToReceiver[0].framed);
   for (const index of [2, 20, first.length - 1]) {
-    const channel = createControlChannel(shared);
+    const channel = createControlChannel(shared, portableCryptoKernels);
     const tampered = first.slice();
     tampered[index] ^= 0x01;
     assert.throws(() => channel.open(tampered), PairingError);
     assert.throws(() => channel.open(first), /refused after an earlier error/);
   }
   // a frame replayed (its counter has passed) fails too
-  const channel = createControlChannel(shared);
+  const channel = createControlChannel(shared, portableCryptoKernels);
   channel.open(first);
   assert.throws(() => channel.open(first), PairingError);
 });
 
 test('a length of 0 or over 1024 is refused as soon as the length bytes arrive', () => {
   for (const header of ['0104', 'ffff', '0000']) {
-    const channel = createControlChannel(shared);
+    const channel = createControlChannel(shared, portableCryptoKernels);
     assert.throws(() => channel.open(fromHex(header)), (error: unknown) => error instanceof PairingError && /frame length/.test(error.message));
     assert.throws(() => channel.open(new Uint8Array(1)), PairingError);
   }
-  const split = createControlChannel(shared);
+  const split = createControlChannel(shared, portableCryptoKernels);
   assert.deepEqual(split.open(fromHex('01')), []);
   assert.throws(() => split.open(fromHex('04')), /frame length 1025/);
 });
 
 test('seal splits long plaintext into 1024-byte frames, and nothing for empty input', () => {
-  const receiver = createControlChannel(shared);
-  const sender = createSenderChannel(shared);
+  const receiver = createControlChannel(shared, portableCryptoKernels);
+  const sender = createSenderChannel(shared, portableCryptoKernels);
   const plaintext = Uint8Array.from({ length: 3000 }, (_, i) => i & 0xff);
   const framed = receiver.seal(plaintext);
   assert.equal(framed.length, 3000 + 3 * 18);
@@ -149,7 +150,7 @@ test('the frame kernel of the CryptoKernels passed in does the work; one that re
   assert.equal(channel.open(senderBytes).length, 6);
   assert.equal(calls, 7);
   // Without one, the portable kernels: the counting kernel is not called.
-  createControlChannel(shared).seal(new Uint8Array(1));
+  createControlChannel(shared, portableCryptoKernels).seal(new Uint8Array(1));
   assert.equal(calls, 7);
 });
 
@@ -169,11 +170,11 @@ test("a session's event channel: keys from the same EncryptionKey under Events-S
   const key = (info: string) => hkdf(sha512, shared, utf8Encode('Events-Salt'), utf8Encode(info), 32);
   // ControlChannel(openKey, sealKey): the sender opens with Write and seals with Read.
   const senderSide = new ControlChannel(key('Events-Write-Encryption-Key'), key('Events-Read-Encryption-Key'));
-  const receiverSide = createEventChannel(shared);
+  const receiverSide = createEventChannel(shared, portableCryptoKernels);
   const request = utf8Encode('POST /command RTSP/1.0\r\nCSeq: 1\r\n\r\n');
   assert.equal(utf8Decode(concat(...senderSide.open(receiverSide.seal(request)))), utf8Decode(request), 'what the receiver writes, the sender reads');
   const answer = utf8Encode('RTSP/1.0 200 OK\r\nCSeq: 1\r\n\r\n');
   assert.equal(utf8Decode(concat(...receiverSide.open(senderSide.seal(answer)))), utf8Decode(answer), 'and back');
-  assert.equal(toHex(concat(...createSenderEventChannel(shared).open(createEventChannel(shared).seal(request)))), toHex(request), "the sender tool's side matches");
-  assert.notEqual(toHex(createEventChannel(shared).seal(request)), toHex(createControlChannel(shared).seal(request)), 'not the control channel keys');
+  assert.equal(toHex(concat(...createSenderEventChannel(shared, portableCryptoKernels).open(createEventChannel(shared, portableCryptoKernels).seal(request)))), toHex(request), "the sender tool's side matches");
+  assert.notEqual(toHex(createEventChannel(shared, portableCryptoKernels).seal(request)), toHex(createControlChannel(shared, portableCryptoKernels).seal(request)), 'not the control channel keys');
 });

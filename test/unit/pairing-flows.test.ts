@@ -29,6 +29,7 @@ import {
   srpClientStep,
   state,
 } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
 
@@ -43,6 +44,7 @@ function setup(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(
     showStatus: () => {},
   };
   const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, ...overrides }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(21),
     store,
@@ -94,7 +96,7 @@ test('a wrong password is answered Authentication, counted, and the next attempt
   assert.equal(store.get(TRIES_KEY), undefined, 'a successful pairing clears the count');
 
   // spec 5.3: transient, so K is the EncryptionKey and everything after M4 is framed.
-  sender.encrypt(createSenderChannel(right.sessionKey));
+  sender.encrypt(createSenderChannel(right.sessionKey, portableCryptoKernels));
   const info = await sender.request('GET', '/server-info');
   assert.equal(info.head.status, 200);
   const record = decodeXmlPlist(utf8Decode(info.body)) as Record<string, unknown>;
@@ -114,7 +116,7 @@ test('on a receiver that asks no PIN, a sender that pairs transiently may go on 
     const m2 = await sender.pairing('/pair-setup', pairSetupM1({ transient: true }), 'RTSP');
     const srp = srpClientStep(m2.body, '3939', clientRandom);
     assert.equal(errorOf(itemsOf(await sender.pairing('/pair-setup', srp.m3, 'RTSP'), 4)), undefined);
-    if (encrypts) sender.encrypt(createSenderChannel(srp.sessionKey));
+    if (encrypts) sender.encrypt(createSenderChannel(srp.sessionKey, portableCryptoKernels));
     const info = await sender.request('GET', '/info', { protocol: 'RTSP' });
     assert.equal(info.head.status, 200, encrypts ? 'encrypted' : 'in the clear');
     assert.equal((decodeBinaryPlist(info.body) as Record<string, unknown>).deviceID, DEVICE_ID);
@@ -163,7 +165,7 @@ test('normal pair-setup stores the sender; pair-verify on another connection, an
   assert.equal(info.head.status, 200);
 
   // A sender signing with another key, or an identifier never paired: Authentication.
-  const forged = await verifyOn(receiver, { signWith: ed25519KeyPair(clientRandom) });
+  const forged = await verifyOn(receiver, { signWith: ed25519KeyPair(clientRandom, portableCryptoKernels) });
   assert.equal(errorOf(forged.v4), TLV_ERROR.Authentication);
   const stranger = await verifyOn(receiver, { id: 'not-paired' });
   assert.equal(errorOf(stranger.v4), TLV_ERROR.Authentication);
@@ -183,7 +185,7 @@ test('with a password configured, pair-setup takes the password instead of the P
   const step = srpClientStep(m2.body, 'hunter22', clientRandom);
   const m4 = itemsOf(await sender.pairing('/pair-setup', step.m3), 4);
   assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
-  sender.encrypt(createSenderChannel(step.sessionKey));
+  sender.encrypt(createSenderChannel(step.sessionKey, portableCryptoKernels));
   assert.equal((await sender.request('GET', '/server-info')).head.status, 200);
 });
 
@@ -337,7 +339,7 @@ test('transient pair-setup takes the fixed code 3939 whatever the PIN (spec 5.3)
   const m4 = itemsOf(await transient.pairing('/pair-setup', step.m3), 4);
   assert.equal(errorOf(m4), undefined);
   assert.deepEqual(m4.get(TLV.Proof), step.expectedProof);
-  transient.encrypt(createSenderChannel(step.sessionKey));
+  transient.encrypt(createSenderChannel(step.sessionKey, portableCryptoKernels));
   assert.equal((await transient.request('GET', '/server-info')).head.status, 200);
   const normal = new MemorySender(receiver, 50002);
   const n2 = await normal.pairing('/pair-setup', pairSetupM1({ method: PAIR_METHOD.PairSetup }));

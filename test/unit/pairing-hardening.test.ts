@@ -16,6 +16,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { newSenderIdentity, PairVerifyClient, pairSetupM1, pairSetupM5, replyItems, srpClientStep } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
 const TIMEOUT_MS = 30_000;
@@ -44,6 +45,7 @@ function setup(limits: Partial<ReceiverLimits> = {}, store: MemoryStore = new Me
   const clock = new ManualClock();
   const log = recordingLogger();
   const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, limits: { pairingTimeoutMs: TIMEOUT_MS, ...limits } }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(8),
     store,

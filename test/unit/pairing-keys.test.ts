@@ -20,6 +20,7 @@ import {
   x25519Shared,
 } from '../../src/pairing/keys';
 import { TLV_ERROR } from '../../src/pairing/tlv-types';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const h = (text: string) => fromHex(text.replace(/\s+/g, ''));
 const fixedRandom = (byte: number) => (n: number) => new Uint8Array(n).fill(byte);
@@ -59,11 +60,11 @@ test('ChaCha20-Poly1305 open refuses a changed tag, ciphertext or AAD with Authe
 
 test('X25519 matches RFC 7748 5.2', () => {
   assert.equal(
-    toHex(x25519Shared(h('a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4'), h('e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c'))),
+    toHex(x25519Shared(h('a546e36bf0527c9d3b16154b82465edd62144c0ac1fc5a18506a2244ba449ac4'), h('e6db6867583030db3594c1a424b15f7c726624ec26b3353b10a903a6d0ab1c4c'), portableCryptoKernels)),
     'c3da55379de9c6908e94ea4df28d084f32eccf03491c71f754b4075577a28552',
   );
   assert.equal(
-    toHex(x25519Shared(h('4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d'), h('e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493'))),
+    toHex(x25519Shared(h('4b66e9d4d1b4673c5ad22691957d6af5c11b6421e0ea01d42ca4169e7918ba0d'), h('e5210f12786811d3f4b7959d0538ae2c31dbe7106fc03c3efc4cd549c715a493'), portableCryptoKernels)),
     '95cbde9476e8907d7aade45cb4b873f88b595a68799fa152e6f8f7647aac7957',
   );
 });
@@ -71,24 +72,24 @@ test('X25519 matches RFC 7748 5.2', () => {
 test('X25519 key agreement matches RFC 7748 6.1', () => {
   const alicePrivate = h('77076d0a7318a57d3c16c17251b26645df4c2f87ebc0992ab177fba51db92c2a');
   const bobPrivate = h('5dab087e624a8a4b79e17f8b83800ee66f3bb1292618b6fd1c2f8b27ff88e0eb');
-  assert.equal(toHex(x25519PublicKey(alicePrivate)), '8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
-  assert.equal(toHex(x25519PublicKey(bobPrivate)), 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f');
+  assert.equal(toHex(x25519PublicKey(alicePrivate, portableCryptoKernels)), '8520f0098930a754748b7ddcb43ef75a0dbf3a0d26381af4eba4a98eaa9b4e6a');
+  assert.equal(toHex(x25519PublicKey(bobPrivate, portableCryptoKernels)), 'de9edb7d7b7dc1b4d35b61c2ece435373f8343c85b78674dadfc7e146f882b4f');
   const shared = '4a5d9d5ba4ce2de1728e3bf480350f25e07e21c947d19e3376f09b3c1e161742';
-  assert.equal(toHex(x25519Shared(alicePrivate, x25519PublicKey(bobPrivate))), shared);
-  assert.equal(toHex(x25519Shared(bobPrivate, x25519PublicKey(alicePrivate))), shared);
+  assert.equal(toHex(x25519Shared(alicePrivate, x25519PublicKey(bobPrivate, portableCryptoKernels), portableCryptoKernels)), shared);
+  assert.equal(toHex(x25519Shared(bobPrivate, x25519PublicKey(alicePrivate, portableCryptoKernels), portableCryptoKernels)), shared);
 });
 
 test('X25519 refuses a low-order peer key and a key of the wrong length with Authentication', () => {
   const isAuthentication = (error: unknown) => error instanceof PairingError && error.tlvError === TLV_ERROR.Authentication;
   const secret = new Uint8Array(32).fill(9);
-  assert.throws(() => x25519Shared(secret, new Uint8Array(32)), isAuthentication); // u = 0
-  assert.throws(() => x25519Shared(secret, new Uint8Array(31)), isAuthentication);
+  assert.throws(() => x25519Shared(secret, new Uint8Array(32), portableCryptoKernels), isAuthentication); // u = 0
+  assert.throws(() => x25519Shared(secret, new Uint8Array(31), portableCryptoKernels), isAuthentication);
 });
 
 test('x25519KeyPair takes its secret from the random source', () => {
-  const pair = x25519KeyPair(fixedRandom(7));
+  const pair = x25519KeyPair(fixedRandom(7), portableCryptoKernels);
   assert.deepEqual(pair.secretKey, new Uint8Array(32).fill(7));
-  assert.deepEqual(pair.publicKey, x25519PublicKey(pair.secretKey));
+  assert.deepEqual(pair.publicKey, x25519PublicKey(pair.secretKey, portableCryptoKernels));
 });
 
 test('Ed25519 matches RFC 8032 7.1 tests 1 and 2', () => {
@@ -111,25 +112,25 @@ test('Ed25519 matches RFC 8032 7.1 tests 1 and 2', () => {
   for (const vector of cases) {
     const secret = h(vector.secret);
     const message = h(vector.message);
-    assert.equal(toHex(ed25519PublicKey(secret)), vector.public);
-    assert.equal(toHex(ed25519Sign(secret, message)), vector.signature);
-    assert.equal(ed25519Verify(h(vector.public), message, h(vector.signature)), true);
+    assert.equal(toHex(ed25519PublicKey(secret, portableCryptoKernels)), vector.public);
+    assert.equal(toHex(ed25519Sign(secret, message, portableCryptoKernels)), vector.signature);
+    assert.equal(ed25519Verify(h(vector.public), message, h(vector.signature), portableCryptoKernels), true);
   }
 });
 
 test('Ed25519 verify is false for a changed message, signature or key, and for malformed input', () => {
-  const pair = ed25519KeyPair(fixedRandom(3));
+  const pair = ed25519KeyPair(fixedRandom(3), portableCryptoKernels);
   const message = utf8Encode('pair-verify');
-  const signature = ed25519Sign(pair.secretKey, message);
-  assert.equal(ed25519Verify(pair.publicKey, message, signature), true);
-  assert.equal(ed25519Verify(pair.publicKey, utf8Encode('pair-verifz'), signature), false);
+  const signature = ed25519Sign(pair.secretKey, message, portableCryptoKernels);
+  assert.equal(ed25519Verify(pair.publicKey, message, signature, portableCryptoKernels), true);
+  assert.equal(ed25519Verify(pair.publicKey, utf8Encode('pair-verifz'), signature, portableCryptoKernels), false);
   const badSignature = signature.slice();
   badSignature[10] ^= 4;
-  assert.equal(ed25519Verify(pair.publicKey, message, badSignature), false);
-  assert.equal(ed25519Verify(ed25519PublicKey(new Uint8Array(32).fill(4)), message, signature), false);
-  assert.equal(ed25519Verify(pair.publicKey.subarray(1), message, signature), false);
-  assert.equal(ed25519Verify(pair.publicKey, message, signature.subarray(1)), false);
-  assert.equal(ed25519Verify(new Uint8Array(32).fill(0xff), message, signature), false);
+  assert.equal(ed25519Verify(pair.publicKey, message, badSignature, portableCryptoKernels), false);
+  assert.equal(ed25519Verify(ed25519PublicKey(new Uint8Array(32).fill(4), portableCryptoKernels), message, signature, portableCryptoKernels), false);
+  assert.equal(ed25519Verify(pair.publicKey.subarray(1), message, signature, portableCryptoKernels), false);
+  assert.equal(ed25519Verify(pair.publicKey, message, signature.subarray(1), portableCryptoKernels), false);
+  assert.equal(ed25519Verify(new Uint8Array(32).fill(0xff), message, signature, portableCryptoKernels), false);
 });
 
 test('AES-128-CTR matches NIST SP 800-38A F.5.1 and is its own inverse', () => {
@@ -150,7 +151,7 @@ test('AES-128-CTR matches NIST SP 800-38A F.5.1 and is its own inverse', () => {
 test('SHA-1 and SHA-512 match FIPS 180 "abc"', () => {
   assert.equal(toHex(sha1(utf8Encode('abc'))), 'a9993e364706816aba3e25717850c26c9cd0d89d');
   assert.equal(
-    toHex(sha512(utf8Encode('abc'))),
+    toHex(sha512(utf8Encode('abc'), portableCryptoKernels)),
     'ddaf35a193617abacc417349ae20413112e6fa4e89a97ea20a9eeee64b55d39a2192992a274fc1a836ba3c23a3feebbd454d4423643ce80e2a9ac94fa54ca49f',
   );
 });

@@ -14,6 +14,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { newSenderIdentity, PairVerifyClient, state, type SenderIdentity } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const DEVICE_ID = '58:55:CA:1A:E2:88';
 const random = seededRandom(91);
@@ -30,7 +31,7 @@ function setup(peers: Peer[], limits: Partial<ReceiverLimits> = {}) {
   const store = new MemoryStore();
   if (peers.length > 0) store.put(PEERS_KEY, encodePeers(peers));
   const log = recordingLogger();
-  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, limits }), { clock: new ManualClock(), random, store, log });
+  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: DEVICE_ID, limits }), { crypto: portableCryptoKernels, clock: new ManualClock(), random, store, log });
   return { receiver, store, log };
 }
 

@@ -11,9 +11,10 @@ import { sha512 } from '../../src/pairing/keys';
 import { modPow } from '../../src/pairing/modexp';
 import { SRP_GROUP_3072, SrpServer } from '../../src/pairing/srp';
 import { TLV_ERROR } from '../../src/pairing/tlv-types';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const { N, g } = SRP_GROUP_3072;
-const H = (...parts: Uint8Array[]) => sha512(concat(...parts));
+const H = (...parts: Uint8Array[]) => sha512(concat(...parts), portableCryptoKernels);
 const toBig = (bytes: Uint8Array) => BigInt('0x' + (toHex(bytes) || '0'));
 const pad = (n: bigint) => fromHex(n.toString(16).padStart(768, '0'));
 const minimal = (n: bigint) => {
@@ -55,7 +56,7 @@ function proof(A: Uint8Array, B: Uint8Array, K: Uint8Array, salt = SALT): Uint8A
 
 test('a standard exchange: M1 over padded A and B verifies, M2 and K match the client', () => {
   const b = toBig(fromHex('3d5e7f90a1b2c3d4e5f60718293a4b5c6d7e8f9001a2b3c4d5e6f708192a3b4c'));
-  const server = new SrpServer({ password: '3939', salt: SALT, privateKey: exponentBytes(b), random: noRandom });
+  const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: SALT, privateKey: exponentBytes(b), random: noRandom });
   assert.deepEqual(server.salt, SALT);
   assert.equal(server.publicKey.length, 384);
 
@@ -81,7 +82,7 @@ test('a client that strips leading zeros from A and S: accepted, M2 over its A f
   // a and b were searched so that A = g^a and S each start with a zero byte
   const a = (1n << 255n) + 68n;
   const b = (0xb0n << 248n) + 1082n;
-  const options = { password: '3939', salt: SALT, privateKey: exponentBytes(b), random: noRandom };
+  const options = { crypto: portableCryptoKernels, password: '3939', salt: SALT, privateKey: exponentBytes(b), random: noRandom };
   const server = new SrpServer(options);
   const { A, S } = client('3939', SALT, a, server.publicKey);
   const strippedA = minimal(A);
@@ -114,7 +115,7 @@ test('a client that strips leading zeros from A and S: accepted, M2 over its A f
 });
 
 test('client public keys that are 0 mod N, empty or longer than N are refused with Authentication', () => {
-  const server = new SrpServer({ password: '3939', salt: SALT, privateKey: exponentBytes(12345n), random: noRandom });
+  const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: SALT, privateKey: exponentBytes(12345n), random: noRandom });
   assert.throws(() => server.computeSharedSecret(pad(N)), (error: unknown) => isAuthentication(error) && /0 mod N/.test(String(error)));
   assert.throws(() => server.computeSharedSecret(new Uint8Array(384)), isAuthentication);
   assert.throws(() => server.computeSharedSecret(new Uint8Array(1)), isAuthentication);
@@ -127,7 +128,7 @@ test('client public keys that are 0 mod N, empty or longer than N are refused wi
 });
 
 test('the order of calls is enforced', () => {
-  const server = new SrpServer({ password: '3939', salt: SALT, privateKey: exponentBytes(777n), random: noRandom });
+  const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: SALT, privateKey: exponentBytes(777n), random: noRandom });
   assert.throws(() => server.verifyClientProof(new Uint8Array(64)), PairingError);
   assert.throws(() => server.sessionKey, PairingError);
   server.dispose();
@@ -140,11 +141,11 @@ test('salt and private key come from the random source when not given', () => {
     requests.push(n);
     return new Uint8Array(n).fill(0x11 * requests.length);
   };
-  const server = new SrpServer({ password: '3939', random });
+  const server = new SrpServer({ crypto: portableCryptoKernels, password: '3939', random });
   assert.deepEqual(requests, [16, 32]);
   assert.deepEqual(server.salt, new Uint8Array(16).fill(0x11));
-  const same = new SrpServer({ password: '3939', salt: server.salt, privateKey: new Uint8Array(32).fill(0x22), random: noRandom });
+  const same = new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: server.salt, privateKey: new Uint8Array(32).fill(0x22), random: noRandom });
   assert.deepEqual(same.publicKey, server.publicKey);
-  assert.throws(() => new SrpServer({ password: '3939', salt: new Uint8Array(0), random: noRandom }), PairingError);
-  assert.throws(() => new SrpServer({ password: '3939', salt: SALT, privateKey: new Uint8Array(32), random: noRandom }), PairingError);
+  assert.throws(() => new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: new Uint8Array(0), random: noRandom }), PairingError);
+  assert.throws(() => new SrpServer({ crypto: portableCryptoKernels, password: '3939', salt: SALT, privateKey: new Uint8Array(32), random: noRandom }), PairingError);
 });

@@ -15,11 +15,12 @@ import { TimerDriver } from '../../src/receiver/timers';
 import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { PairVerifyClient, newSenderIdentity, openPairSetupM6, pairSetupM1, pairSetupM5, replyItems, srpClientStep } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 function setup(overrides: Partial<ReceiverConfig>, store = new MemoryStore()) {
   const clock = new ManualClock();
   const log = recordingLogger();
-  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: '02:00:00:00:00:01', ...overrides }), { clock, random: seededRandom(5), store, log });
+  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: '02:00:00:00:00:01', ...overrides }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store, log });
   new TimerDriver(receiver, clock);
   return { receiver, clock, log, store };
 }

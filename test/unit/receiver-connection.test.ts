@@ -12,6 +12,7 @@ import type { LogLevel } from '../../src/platform';
 import { ManualClock, MemoryConnection, MemoryStore, seededRandom } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
 import { LATER } from '../../src/receiver/connection/router';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 function setup(limits: Partial<ReceiverLimits> = {}) {
   const { clock, log, receiver } = testReceiver(limits);
@@ -66,7 +67,7 @@ test('answers GET /server-info with Date, Server and Content-Length, head and bo
 test('with a logger that keeps info and above, answers build and log no debug line', () => {
   const lines: { level: string; message: string }[] = [];
   const log = Object.assign((level: LogLevel, message: string) => lines.push({ level, message }), { level: 'info' as const });
-  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88' }), { clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log });
+  const receiver = new Receiver(makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88' }), { crypto: portableCryptoKernels, clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log });
   const connection = new MemoryConnection();
   receiver.accept(connection);
   connection.send('GET /server-info HTTP/1.1\r\nHost: frame\r\n\r\nGET /nowhere HTTP/1.1\r\n\r\n');

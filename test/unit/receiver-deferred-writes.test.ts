@@ -11,6 +11,7 @@ import { DeferredWrites, STORE_WRITE_DELAY_MS } from '../../src/receiver/deferre
 import { Receiver } from '../../src/receiver/receiver';
 import { TimerTable } from '../../src/receiver/timers';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 /** A MemoryStore that counts its writes, flushed (put) and not (putUnflushed). */
 class CountingStore extends MemoryStore {
@@ -78,7 +79,7 @@ test('a write that fails is one warning naming the record; the next change is wr
 
 test('the receiver: 300 activity changes write no record until the storeWrite deadline, then one; stop writes what waits', () => {
   const store = new CountingStore();
-  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:ca:1a:e2:88', profile: 'speaker' }), { clock: new ManualClock(), random: seededRandom(3), store, log: recordingLogger() });
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:ca:1a:e2:88', profile: 'speaker' }), { crypto: portableCryptoKernels, clock: new ManualClock(), random: seededRandom(3), store, log: recordingLogger() });
   const atStart = { flushed: store.flushed, unflushed: store.unflushed };
   assert.equal(atStart.unflushed, 1, 'the first gid, at start');
   for (let i = 0; i < 150; i++) {

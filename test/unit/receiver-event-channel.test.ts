@@ -10,13 +10,14 @@ import { utf8Encode } from '../../src/bytes';
 import { ControlChannel, createEventChannel } from '../../src/pairing/channel';
 import { EventChannel } from '../../src/receiver/session/event-channel';
 import { recordingLogger } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const KEY = new Uint8Array(32).map((_, i) => i * 7 + 1);
 
 function channel(encrypted: boolean, maxInputBytes = 1000) {
   const log = recordingLogger();
   const closed: string[] = [];
-  const events = new EventChannel('192.0.2.20:40001', encrypted ? createEventChannel(KEY) : undefined, { log, maxInputBytes, onClosed: (_, reason) => closed.push(reason) });
+  const events = new EventChannel('192.0.2.20:40001', encrypted ? createEventChannel(KEY, portableCryptoKernels) : undefined, { log, maxInputBytes, onClosed: (_, reason) => closed.push(reason) });
   return { events, log, closed };
 }
 

@@ -15,6 +15,7 @@ import { sampleJpeg } from '../support/jpeg-samples';
 import { MemoryPlayer } from '../support/memory-player';
 import { utf8Encode } from '../../src/bytes';
 import { newSenderIdentity, pairSetupM1, pairSetupM5, srpClientStep } from '../support/pairing-client';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = '3A6E2B1C-1F4D-4C9E-9C3B-6B9D0E0A7F11';
 
@@ -22,7 +23,7 @@ function setup(onEvent: (event: ReceiverEvent) => void) {
   const clock = new ManualClock();
   const log = recordingLogger();
   const player = new MemoryPlayer();
-  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: '02:00:00:00:00:01' }), { clock, random: seededRandom(5), store: new MemoryStore(), log, display: new RecordingDisplay(), player, onEvent });
+  const receiver = new Receiver(makeConfig({ name: 'Frame', deviceId: '02:00:00:00:00:01' }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store: new MemoryStore(), log, display: new RecordingDisplay(), player, onEvent });
   new TimerDriver(receiver, clock);
   return { receiver, log, player };
 }

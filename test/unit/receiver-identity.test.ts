@@ -4,7 +4,7 @@
 import assert from 'node:assert/strict';
 import { test } from 'node:test';
 import { toHex, utf8Decode, utf8Encode } from '../../src/bytes';
-import { portableCryptoKernels } from '../../src/pairing/crypto-kernels';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { BAD_IDENTITY_KEY, DEVICE_ID_KEY, IDENTITY_KEY, loadOrCreateDeviceId, loadOrCreateIdentity, SECRET_KEY_RECORDS } from '../../src/receiver/identity';
 import { isUuid } from '../../src/uuid';
 import { MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
@@ -16,7 +16,7 @@ function record(store: MemoryStore): Record<string, unknown> {
 test('the first start makes an identity, stores it and says so', () => {
   const store = new MemoryStore();
   const log = recordingLogger();
-  const identity = loadOrCreateIdentity(store, seededRandom(1), log);
+  const identity = loadOrCreateIdentity(store, seededRandom(1), log, portableCryptoKernels);
   assert.equal(identity.secretKey.length, 32);
   assert.deepEqual(identity.publicKey, portableCryptoKernels.ed25519PublicKey(identity.secretKey));
   assert.ok(isUuid(identity.pairingId) && isUuid(identity.systemPairingId));
@@ -31,33 +31,33 @@ test('the first start makes an identity, stores it and says so', () => {
 
 test('a later start reads the same identity back, quietly, with no new randomness', () => {
   const store = new MemoryStore();
-  const first = loadOrCreateIdentity(store, seededRandom(1), recordingLogger());
+  const first = loadOrCreateIdentity(store, seededRandom(1), recordingLogger(), portableCryptoKernels);
   const log = recordingLogger();
-  const again = loadOrCreateIdentity(store, () => assert.fail('no random bytes needed'), log);
+  const again = loadOrCreateIdentity(store, () => assert.fail('no random bytes needed'), log, portableCryptoKernels);
   assert.deepEqual(again, first);
   assert.deepEqual(log.lines, []);
 });
 
 test('an older record without its public key gets it derived and written back', () => {
   const store = new MemoryStore();
-  const first = loadOrCreateIdentity(store, seededRandom(2), recordingLogger());
+  const first = loadOrCreateIdentity(store, seededRandom(2), recordingLogger(), portableCryptoKernels);
   const older = record(store);
   delete older.publicKey;
   delete older.keyCheck;
   store.put(IDENTITY_KEY, utf8Encode(JSON.stringify(older)));
   const log = recordingLogger();
-  assert.deepEqual(loadOrCreateIdentity(store, seededRandom(9), log).publicKey, first.publicKey);
+  assert.deepEqual(loadOrCreateIdentity(store, seededRandom(9), log, portableCryptoKernels).publicKey, first.publicKey);
   assert.deepEqual(log.lines, []);
   assert.equal(record(store).publicKey, toHex(first.publicKey));
 });
 
 test('a public key that fails its check is derived again from the secret, with a warning', () => {
   const store = new MemoryStore();
-  const first = loadOrCreateIdentity(store, seededRandom(3), recordingLogger());
+  const first = loadOrCreateIdentity(store, seededRandom(3), recordingLogger(), portableCryptoKernels);
   for (const damaged of ['00'.repeat(32), 'not hex', '00']) {
     store.put(IDENTITY_KEY, utf8Encode(JSON.stringify({ ...record(store), publicKey: damaged })));
     const log = recordingLogger();
-    const identity = loadOrCreateIdentity(store, seededRandom(9), log);
+    const identity = loadOrCreateIdentity(store, seededRandom(9), log, portableCryptoKernels);
     assert.deepEqual(identity.publicKey, first.publicKey, damaged);
     assert.equal(identity.pairingId, first.pairingId);
     assert.match(log.lines[0]?.message ?? '', /does not match its check; derived again/);
@@ -76,13 +76,37 @@ test('an unreadable record is kept aside for a person, and a new identity made',
     const store = new MemoryStore();
     store.put(IDENTITY_KEY, utf8Encode(text));
     const log = recordingLogger();
-    const identity = loadOrCreateIdentity(store, seededRandom(4), log);
+    const identity = loadOrCreateIdentity(store, seededRandom(4), log, portableCryptoKernels);
     assert.equal(utf8Decode(store.get(BAD_IDENTITY_KEY)!), text);
     assert.equal(log.lines[0].level, 'error');
     assert.match(log.lines[0].message, reason);
     assert.match(log.lines[0].message, /kept as "identity.bad", making a new one/);
     assert.equal(record(store).secretKey, toHex(identity.secretKey));
   }
+});
+
+test('the key and its check are made on the kernels the host passes, not on a build of the core\'s choosing', () => {
+  const calls: string[] = [];
+  const kernels = {
+    ...portableCryptoKernels,
+    name: 'counting',
+    ed25519PublicKey(seed: Uint8Array) {
+      calls.push('ed25519PublicKey');
+      return portableCryptoKernels.ed25519PublicKey(seed);
+    },
+    sha512(parts: readonly Uint8Array[]) {
+      calls.push('sha512');
+      return portableCryptoKernels.sha512(parts);
+    },
+  };
+  const store = new MemoryStore();
+  const identity = loadOrCreateIdentity(store, seededRandom(5), recordingLogger(), kernels);
+  assert.deepEqual(calls, ['ed25519PublicKey', 'sha512']);
+  assert.deepEqual(identity.publicKey, portableCryptoKernels.ed25519PublicKey(identity.secretKey));
+  // A later start checks the kept key on them too, and derives nothing.
+  calls.length = 0;
+  assert.deepEqual(loadOrCreateIdentity(store, seededRandom(6), recordingLogger(), kernels), identity);
+  assert.deepEqual(calls, ['sha512']);
 });
 
 test('the records holding the secret key are named for hosts to protect', () => {

@@ -12,11 +12,13 @@ import { decodeXmlPlist } from '../../src/plist/xml';
 import { makeConfig, type ReceiverConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryConnection, MemoryStore, RecordingAdvertiser, recordingLogger, seededRandom } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 function makeReceiver(overrides: Partial<ReceiverConfig> = {}, store = new MemoryStore(), seed = 9) {
   const advertiser = new RecordingAdvertiser();
   const log = recordingLogger();
   const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:ca:1a:e2:88', profile: 'speaker', ...overrides }), {
+    crypto: portableCryptoKernels,
     clock: new ManualClock(),
     random: seededRandom(seed),
     store,

@@ -17,6 +17,7 @@ import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { RecordingDecoder, memoryUdp } from '../support/mirror-ports';
 import { CODEC_DATA, IDR, P_SLICE, PPS, SEI, SPS, STREAM_REQUEST, postStream } from '../support/mirror-stream';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SENDER = { remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7100 };
 const OTHER_SENDER = { ...SENDER, remoteAddress: '192.0.2.21', remotePort: 50001 };
@@ -29,6 +30,7 @@ function setup(options: { limits?: Partial<ReceiverLimits>; decoder?: boolean; u
   const decoder = new RecordingDecoder();
   const udp = memoryUdp();
   const receiver = new Receiver(makeConfig({ name: 'Test Screen', deviceId: '58:55:CA:1A:E2:88', ntpPort: 0, limits: options.limits, pinRequired: options.pinRequired ?? false }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(3),
     store: new MemoryStore(),

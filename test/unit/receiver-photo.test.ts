@@ -19,6 +19,7 @@ import { sampleJpeg, SAMPLE_JPEG_SIZE } from '../support/jpeg-samples';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender, type SenderResponse } from '../support/memory-sender';
 import { deliverReplies, ReversePeer } from '../support/reverse-peer';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = 'a3a0b9f8-2c5e-4d7a-9b1e-5f0c6d2e8a41';
 const OTHER_SESSION = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
@@ -44,6 +45,7 @@ function setup(options: SetupOptions = {}) {
   const display = new RecordingDisplay(clock);
   const log = recordingLogger();
   const receiver = new Receiver(makeConfig({ name: 'Frame', profile: options.profile ?? 'photo-frame', limits: options.limits }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(9),
     store: new MemoryStore(),

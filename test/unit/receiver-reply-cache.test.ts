@@ -11,6 +11,7 @@ import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { ReplyCache } from '../../src/receiver/connection/reply-cache';
 import { ManualClock, MemoryConnection, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 test('ReplyCache builds once per state and variant, rebuilds when the state changes, and keeps a bounded number', () => {
   const cache = new ReplyCache<string>(2);
@@ -43,6 +44,7 @@ test('ReplyCache builds once per state and variant, rebuilds when the state chan
 
 function makeReceiver(): Receiver {
   return new Receiver(makeConfig({ name: 'Den', deviceId: '58:55:ca:1a:e2:88', profile: 'desktop' }), {
+    crypto: portableCryptoKernels,
     clock: new ManualClock(),
     random: seededRandom(5),
     store: new MemoryStore(),

@@ -24,6 +24,7 @@ function errorOf(box: { result?: ReverseResult }): ReverseError {
   return box.result;
 }
 import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = '1bd6ceeb-fffd-456c-a09c-996053a7a08c';
 const REVERSE_REQUEST =
@@ -33,6 +34,7 @@ const REVERSE_REQUEST =
 function setup(limits: Partial<ReceiverLimits> = {}) {
   const clock = new ManualClock();
   const receiver = new Receiver(makeConfig({ name: 'Frame', limits }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(5),
     store: new MemoryStore(),

@@ -11,6 +11,7 @@ import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { ManualClock, MemoryConnection, MemoryStore, recordingLogger, seededRandom } from '../support/memory-ports';
 import { testReceiver } from '../support/test-receiver';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const ADDRESSES = { remoteAddress: '192.0.2.20', remotePort: 50000, localAddress: '192.0.2.1', localPort: 7000 };
 const DATE = 'Sat, 21 Nov 2026 12:00:00 GMT';
@@ -236,7 +237,7 @@ test('Expect: 100-continue refused on its head (403 unpaired, 405 wrong method) 
   assert.match(wrongMethod, /^HTTP\/1\.1 405 Method Not Allowed\r\n/);
   assert.doesNotMatch(wrongMethod, /100 Continue/);
   const config = makeConfig({ name: 'Test Frame', deviceId: '58:55:CA:1A:E2:88', password: 'secret' });
-  const locked = new Receiver(config, { clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log: recordingLogger() });
+  const locked = new Receiver(config, { crypto: portableCryptoKernels, clock: new ManualClock(), random: seededRandom(3), store: new MemoryStore(), log: recordingLogger() });
   const unpaired = locked.open(ADDRESSES, 0)!;
   feed(unpaired, 'POST /stop HTTP/1.1\r\nContent-Length: 2\r\nExpect: 100-continue\r\n\r\n', 1);
   const forbidden = drain(unpaired);

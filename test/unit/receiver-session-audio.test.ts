@@ -22,6 +22,7 @@ import { MemoryAudioSink } from '../support/memory-audio-sink';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { MemoryUdpSocket } from '../support/mirror-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SENDER = '192.0.2.20';
 const FRAMES = 352;
@@ -39,6 +40,7 @@ function speaker(options: { withSink?: boolean; display?: RecordingDisplay; aacD
   const timingSocket = new MemoryUdpSocket(7012);
   const withSink = options.withSink ?? true;
   const receiver = new Receiver(makeConfig({ name: 'Kitchen', profile: 'speaker', deviceId: '58:55:CA:1A:E2:88' }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(9),
     store: new MemoryStore(),

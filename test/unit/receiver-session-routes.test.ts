@@ -15,6 +15,7 @@ import { ManualClock, MemoryConnection, MemoryStore, RecordingDisplay, recording
 import { MemorySender } from '../support/memory-sender';
 import { MemoryUdpSocket } from '../support/mirror-ports';
 import { MemoryPlayer } from '../support/memory-player';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SENDER = '192.0.2.20';
 
@@ -22,7 +23,7 @@ function setup(limits: Partial<ReceiverLimits> = {}) {
   const clock = new ManualClock();
   const log = recordingLogger();
   const timingSocket = new MemoryUdpSocket(7012);
-  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', limits }), { clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket });
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', limits }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket });
   new TimerDriver(receiver, clock);
   const lines = (about: string) => log.lines.filter((line) => line.message.includes(about)).map((line) => `${line.level} ${line.message}`);
   return { clock, log, receiver, timingSocket, lines };
@@ -300,7 +301,7 @@ test("video played inside a session ends with it: TEARDOWN, and the sender going
   const clock = new ManualClock();
   const log = recordingLogger();
   const player = new MemoryPlayer();
-  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', profile: 'desktop', limits: { sessionTimeoutMs: 30_000 } }), { clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket: new MemoryUdpSocket(7012), player, display: new RecordingDisplay(clock) });
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', profile: 'desktop', limits: { sessionTimeoutMs: 30_000 } }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket: new MemoryUdpSocket(7012), player, display: new RecordingDisplay(clock) });
   new TimerDriver(receiver, clock);
   const stopped = () => log.lines.filter((line) => line.message.startsWith('video') && line.message.includes('stopped')).map((line) => line.message);
   const play = (sender: MemorySender) =>
@@ -327,7 +328,7 @@ test("pyatv's play_url on one connection: SETUP, RECORD, POST /play as HTTP, set
   const clock = new ManualClock();
   const log = recordingLogger();
   const player = new MemoryPlayer();
-  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', profile: 'desktop', dialect: 'apple' }), { clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket: new MemoryUdpSocket(7012), player, display: new RecordingDisplay(clock) });
+  const receiver = new Receiver(makeConfig({ name: 'Living Room', deviceId: '58:55:CA:1A:E2:88', profile: 'desktop', dialect: 'apple' }), { crypto: portableCryptoKernels, clock, random: seededRandom(5), store: new MemoryStore(), log, timingSocket: new MemoryUdpSocket(7012), player, display: new RecordingDisplay(clock) });
   new TimerDriver(receiver, clock);
   const sender = new MemorySender(receiver, 50_001, SENDER);
   assert.equal(setupSession(sender).head.status, 200);

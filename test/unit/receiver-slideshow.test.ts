@@ -19,6 +19,7 @@ import { SLIDESHOW_THEMES, themeLanguage } from '../../src/receiver/slideshow/sl
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
 import { deliverReplies, ReversePeer, type PeerAnswer, type PeerRequest } from '../support/reverse-peer';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = 'C3E2D7A9-6F0B-4C1E-9D55-2B7A1E0F4C21';
 const OTHER_SESSION = '0D1B3C55-92A4-4E7E-8B11-6C0F2A9D7E30';
@@ -76,6 +77,7 @@ function setup(options: { limits?: Partial<ReceiverLimits>; display?: boolean; d
   // three fetches and the shown picture, so the budget is not what these tests meet (its own do).
   const limits = { maxReverseBodyBytes: 64 * 1024, ...options.limits };
   const receiver = new Receiver(makeConfig({ name: 'Frame', profile: 'photo-frame', dialect: options.dialect ?? 'vendor', limits }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(11),
     store: new MemoryStore(),

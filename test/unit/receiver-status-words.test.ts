@@ -12,6 +12,7 @@ import type { DisplayStatus } from '../../src/platform';
 import { sampleJpeg } from '../support/jpeg-samples';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
 import { MemorySender } from '../support/memory-sender';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = 'a3a0b9f8-2c5e-4d7a-9b1e-5f0c6d2e8a41';
 
@@ -61,7 +62,7 @@ test('every word is printable ASCII (the Moddable strip font has no more) and no
 function frame() {
   const clock = new ManualClock();
   const display = new RecordingDisplay(clock);
-  const receiver = new Receiver(makeConfig({ name: 'Frame', profile: 'photo-frame' }), { clock, random: seededRandom(9), store: new MemoryStore(), log: recordingLogger(), display });
+  const receiver = new Receiver(makeConfig({ name: 'Frame', profile: 'photo-frame' }), { crypto: portableCryptoKernels, clock, random: seededRandom(9), store: new MemoryStore(), log: recordingLogger(), display });
   /** What the status line reads after each status the screen was given. */
   const lines = () => display.calls.flatMap((call) => (call.kind === 'status' ? [statusWords(call.status as DisplayStatus)] : []));
   return { receiver, lines };

@@ -10,6 +10,7 @@ import { makeConfig } from '../../src/receiver/config';
 import { Receiver } from '../../src/receiver/receiver';
 import { RECEIVER_TIMERS, TimerDriver, TimerTable } from '../../src/receiver/timers';
 import { ManualClock, MemoryStore, RecordingDisplay, recordingLogger, seededRandom } from '../support/memory-ports';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const NAMES = ['first', 'second', 'third'] as const;
 
@@ -130,6 +131,7 @@ test('a request handler sets a receiver deadline: the receiver is woken, polled 
   const clock = new ManualClock();
   const display = new RecordingDisplay(clock);
   const receiver = new Receiver(makeConfig({ name: 'Frame', limits: { pairingTimeoutMs: 30_000 } }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(7),
     store: new MemoryStore(),

@@ -19,6 +19,7 @@ import { ManualClock, MemoryStore, RecordingAdvertiser, RecordingDisplay, record
 import { MemoryPlayer } from '../support/memory-player';
 import { MemorySender, type SenderResponse } from '../support/memory-sender';
 import { contentTypeOf, deliverReplies, ReversePeer } from '../support/reverse-peer';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const SESSION = 'a3a0b9f8-2c5e-4d7a-9b1e-5f0c6d2e8a41';
 const OTHER = '7c1d2e3f-4a5b-4c6d-8e7f-9a0b1c2d3e4f';
@@ -39,6 +40,7 @@ function setup(options: SetupOptions = {}) {
   const display = new RecordingDisplay(clock);
   const advertiser = new RecordingAdvertiser();
   const receiver = new Receiver(makeConfig({ name: 'Screen', profile: options.profile ?? 'desktop', dialect: options.dialect ?? 'vendor', limits: options.limits }), {
+    crypto: portableCryptoKernels,
     clock,
     random: seededRandom(21),
     store: new MemoryStore(),

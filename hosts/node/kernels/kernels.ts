@@ -5,7 +5,8 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { fromHex, toHex } from '../../../src/bytes';
-import { PairingError, portableCryptoKernels, withFrameKernel, type CryptoKernels, portableFrameKernel, type FrameKernel } from '../../../src/pairing';
+import { PairingError, withFrameKernel, type CryptoKernels, portableFrameKernel, type FrameKernel } from '../../../src/pairing';
+import { portableCryptoKernels } from '../../../src/pairing/portable-crypto-kernels';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';

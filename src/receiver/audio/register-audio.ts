@@ -4,7 +4,7 @@
 
 import type { AlacKernel } from '../../audio/alac';
 import type { AacDecoderFactory } from '../../audio/decoder';
-import { portableCryptoKernels, type CryptoKernels } from '../../pairing';
+import type { CryptoKernels } from '../../pairing';
 import type { AudioSink, Display, Logger, TimeSource, UdpSocket } from '../../platform';
 import type { Router } from '../connection/router';
 import type { ReceiverLimits } from '../limits';
@@ -25,7 +25,7 @@ interface AudioContext {
   readonly sockets: { readonly data: UdpSocket; readonly control: UdpSocket };
   readonly media: MediaSession;
   readonly sessions: Sessions;
-  readonly crypto: CryptoKernels | undefined;
+  readonly crypto: CryptoKernels;
   readonly alacKernel: AlacKernel | undefined;
   readonly aacDecoder: AacDecoderFactory | undefined;
   readonly limits: ReceiverLimits;
@@ -38,7 +38,7 @@ export function registerAudio(router: Router, context: AudioContext): { readonly
   const playback = new AudioPlayback({ log, clock, timers, sink, sockets, media, ended: () => board?.clear() });
   board = new NowPlayingBoard(log, display, () => playback.session, () => playback.sampleRate);
   const nowPlaying = board;
-  const frameKernel = (context.crypto ?? portableCryptoKernels).frame;
+  const frameKernel = context.crypto.frame;
   const sessionAudio = createSessionAudio({
     log,
     sessions,

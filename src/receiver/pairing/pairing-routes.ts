@@ -32,8 +32,8 @@ interface PairingContext {
   readonly store: Store;
   /** Where the PIN is shown (POST /pair-pin-start, a random PIN's M1), when there is a screen. */
   readonly display?: Pick<Display, 'showPin' | 'hidePin'>;
-  /** Pairing's cryptography (ReceiverPorts.crypto); the portable @noble build when omitted. */
-  readonly crypto?: CryptoKernels;
+  /** Pairing's cryptography (ReceiverPorts.crypto). */
+  readonly crypto: CryptoKernels;
   /** The access lists, where there are any: a step naming a refused identifier is 403 and closes. */
   readonly access?: AccessGate;
   /** Tells the host a sender paired or a pairing was removed (ReceiverPorts.onEvent). */

@@ -20,7 +20,7 @@
 
 import type { ConnectionState } from '../../connection-state';
 import { describeError } from '../../errors';
-import { ENCRYPTION_KEY, createEventChannel, portableCryptoKernels, type CryptoKernels } from '../../pairing';
+import { ENCRYPTION_KEY, createEventChannel, type CryptoKernels } from '../../pairing';
 import type { Logger, TimeSource, UdpSocket } from '../../platform';
 import type { ReceiverLimits } from '../limits';
 import type { Deadlines } from '../timers';
@@ -38,7 +38,8 @@ interface SessionsContext {
   readonly log: Logger;
   /** The sessions' timing socket (bound by the host at start); without it, NTP timing is refused. */
   readonly timingSocket: UdpSocket | undefined;
-  readonly crypto: CryptoKernels | undefined;
+  /** The event channels' HKDF and frames run on these (ReceiverPorts.crypto). */
+  readonly crypto: CryptoKernels;
   readonly limits: Pick<ReceiverLimits, 'maxSessions' | 'sessionTimeoutMs' | 'maxEventChannelInputBytes'>;
   /** The port of the event listener senders connect to (in SETUP's answer). */
   readonly eventPort: number;
@@ -130,7 +131,7 @@ export class Sessions {
     const key = session.connection.get(ENCRYPTION_KEY);
     let secure;
     try {
-      secure = key ? createEventChannel(key, crypto ?? portableCryptoKernels) : undefined;
+      secure = key ? createEventChannel(key, crypto) : undefined;
     } catch (error) {
       log('warn', `${peer} event channel refused: its keys could not be derived (${describeError(error)})`);
       return undefined;
