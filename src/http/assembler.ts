@@ -50,12 +50,21 @@ export const zeroedBytes: ByteAllocator = (length) => new Uint8Array(length);
  * allocator (one copy of each byte, as node:http's Buffer.concat makes; growing one buffer by
  * doubling as the bytes came copied and zero-filled each byte about twice). Smaller pieces are
  * copied into a staging array (BODY_STAGING_BYTES), so a peer that sends its body a few bytes at
- * a time costs no object per piece. What is held is what arrived plus at most one staging array:
- * a head that declares 16 MB and sends 10 bytes holds the staging array, not 16 MB.
+ * a time costs no object per piece. What is held is what arrived plus at most one staging array,
+ * until a quarter of a declared length has arrived (BODY_WHOLE_SHARE): a head that declares 16
+ * MB and sends 10 bytes holds the staging array, not 16 MB.
  */
 export const BODY_PIECE_MIN_BYTES = 4 * 1024;
 /** The staging array for small pieces (or the body's length, when smaller: then it is the body, no copy at the end). */
 export const BODY_STAGING_BYTES = 16 * 1024;
+/**
+ * A body of declared length gets its own array of that length once this share of it has
+ * arrived (1/4): the pieces so far are copied in and the rest is written straight into it, so
+ * the body is held once plus at most a quarter, never twice (pieces and their join side by
+ * side: on a board's fixed heap a 2 MB photo then needed 4 MB and the app aborted). A peer must
+ * send a quarter of what it declares before the whole length is set aside.
+ */
+export const BODY_WHOLE_SHARE = 4;
 
 export class MessageAssembler<K extends MessageKind> {
   private parser: MessageParser<K>;
@@ -73,6 +82,8 @@ export class MessageAssembler<K extends MessageKind> {
   private stagedTo = 0;
   /** Bytes the body holds: the pieces kept as views, and every staging array (bodyCapacity). */
   private held = 0;
+  /** The body's own array of its declared length, once BODY_WHOLE_SHARE of it arrived; the first `size` bytes are filled. */
+  private whole: Uint8Array | undefined;
 
   constructor(
     readonly kind: K,
@@ -246,6 +257,18 @@ export class MessageAssembler<K extends MessageKind> {
 
   private collect(data: Uint8Array): void {
     const count = data.length;
+    if (this.whole) {
+      this.whole.set(data, this.size);
+      this.size += count;
+      return;
+    }
+    const length = this.head?.contentLength;
+    if (length !== undefined && length > BODY_STAGING_BYTES && (this.size + count) * BODY_WHOLE_SHARE >= length) {
+      this.startWhole(length);
+      this.whole!.set(data, this.size);
+      this.size += count;
+      return;
+    }
     if (count >= BODY_PIECE_MIN_BYTES) {
       this.unstage();
       this.pieces.push(data);
@@ -275,6 +298,23 @@ export class MessageAssembler<K extends MessageKind> {
     this.size += count;
   }
 
+  /** The body's own array of its declared `length`, with what arrived so far copied in; the pieces go. */
+  private startWhole(length: number): void {
+    this.unstage();
+    const whole = this.allocate(length);
+    let offset = 0;
+    for (const piece of this.pieces) {
+      whole.set(piece, offset);
+      offset += piece.length;
+    }
+    this.pieces = [];
+    this.staging = undefined;
+    this.stagedFrom = 0;
+    this.stagedTo = 0;
+    this.whole = whole;
+    this.held = length;
+  }
+
   /** The staged bytes join the pieces (the staging array's rest stays for the next small ones). */
   private unstage(): void {
     if (!this.staging || this.stagedTo === this.stagedFrom) return;
@@ -284,9 +324,10 @@ export class MessageAssembler<K extends MessageKind> {
 
   private takeBody(): Uint8Array {
     this.unstage();
-    const { pieces, size } = this;
+    const { pieces, size, whole } = this;
     const staging = this.staging;
     this.dropBody();
+    if (whole) return size === whole.length ? whole : whole.subarray(0, size);
     if (size === 0) return EMPTY;
     // A body that fitted its own staging array is that array.
     const only = pieces.length === 1 ? pieces[0] : undefined;
@@ -301,6 +342,7 @@ export class MessageAssembler<K extends MessageKind> {
   }
 
   private dropBody(): void {
+    this.whole = undefined;
     this.pieces = [];
     this.size = 0;
     this.staging = undefined;
