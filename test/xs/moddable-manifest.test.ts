@@ -8,12 +8,13 @@
 
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { platformModules, resolveName } from './moddable-graph';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = 'hosts/moddable/main';
@@ -23,44 +24,13 @@ interface Manifest {
   modules?: Record<string, string | string[]>;
   preload?: string[];
   creation?: { main?: string };
-  platforms?: Record<string, { modules?: Record<string, string | string[]> }>;
 }
 
 /** The platform checked besides the common modules: the Linux simulator, the build verified by hand in mcsim. */
 const PLATFORM = 'lin';
 
-/** Module name -> source file, from a manifest and the manifests it includes inside this repo. */
-function moduleMap(manifestFile: string, into = new Map<string, string>()): Map<string, string> {
-  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest;
-  const dir = path.dirname(manifestFile);
-  for (const include of [manifest.include ?? []].flat()) {
-    if (!include.startsWith('$(')) moduleMap(path.resolve(dir, include), into);
-  }
-  for (const [name, targets] of [...Object.entries(manifest.modules ?? {}), ...Object.entries(manifest.platforms?.[PLATFORM]?.modules ?? {})]) {
-    for (const target of [targets].flat()) {
-      if (target.startsWith('$(')) continue;
-      const source = path.resolve(dir, target);
-      if (name.endsWith('/*') && target.endsWith('/*')) {
-        const folder = path.dirname(source);
-        for (const file of readdirSync(folder)) {
-          if (/\.(ts|js)$/.test(file) && !file.endsWith('.d.ts')) into.set(name.slice(0, -1) + file.replace(/\.(ts|js)$/, ''), path.join(folder, file));
-        }
-      } else if (name !== '*') {
-        const file = ['.ts', '.js'].map((ext) => source + ext).find((candidate) => existsSync(candidate));
-        if (file) into.set(name, file);
-      }
-    }
-  }
-  return into;
-}
-
-/** The module name XS looks up for `specifier` imported by module `from` (xs/platforms/mc/xsHosts.c). */
-function resolveName(from: string, specifier: string): string | undefined {
-  const name = specifier.replace(/\.m?js$/, '');
-  if (name.startsWith('./') || name.startsWith('../')) return path.posix.normalize(path.posix.join(path.posix.dirname(from), name));
-  if (name.startsWith('@noble/')) return name;
-  return undefined; // an SDK module (timer, mdns, embedded:io/..., mc/config), mapped by the SDK's manifests
-}
+/** Module name -> source file on PLATFORM (test/xs/moddable-graph.ts). */
+const moduleMap = (manifestFile: string): Map<string, string> => platformModules(manifestFile, PLATFORM);
 
 /** The module names reached from MAIN whose import has no module in the manifest, and every name reached. */
 function unmappedImports(manifestFile: string): { problems: string[]; seen: Set<string> } {
