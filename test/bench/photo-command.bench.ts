@@ -194,10 +194,9 @@ export async function runCommandPhotoBench(load: CommandPhotoLoad = DEFAULT_COMM
       const requests = servers.map(() => new KeyedPhotoRequests(jpeg, sizeIndex * 0x100000));
       const ms: number[][] = [[], []];
       const blockCpu: number[][] = [[], []];
-      const cpuStart = servers.map((server) => cpuMs(server.pid));
-      let blockStart = cpuStart;
       const blockRounds = Math.ceil(rounds / load.blocks);
-      let measuredStart = cpuStart;
+      let measuredStart = servers.map((server) => cpuMs(server.pid));
+      let blockStart = measuredStart;
       for (let r = 0; r < load.warmUpRounds + rounds; r++) {
         if (r === load.warmUpRounds) {
           measuredStart = servers.map((server) => cpuMs(server.pid));
@@ -241,7 +240,8 @@ export async function runCommandPhotoBench(load: CommandPhotoLoad = DEFAULT_COMM
         bench: 'photo.command.put-first-byte-to-200',
         of: 'receiver/node-http CPU per request',
         ratio: round(cpu[0] / cpu[1]),
-        ...Object.fromEntries(Object.entries(spreadFields('ratio', blockCpu[0].map((value, k) => value / blockCpu[1][k]))).map(([key, value]) => [key, value])),
+        // Per block (a block's CPU is whole clock ticks: one without a tick of the baseline's has no ratio).
+        ...spreadFields('ratio', blockCpu[0].flatMap((value, k) => (blockCpu[1][k] > 0 ? [value / blockCpu[1][k]] : []))),
         blocks: blockCpu[0].length,
         ...common,
       });
