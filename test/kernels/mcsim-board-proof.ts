@@ -8,17 +8,19 @@
 //      cache fills and gives way), with RTSP GET /info between them; then one picture over the
 //      limit on a connection of its own, which must be refused 413 naming the limit;
 //   3. runs SLIDESHOWS slideshows with `vendorplay-send slideshow` (the command users run) of
-//      pictures at the largest size a slideshow reply may carry, each until the receiver says it
-//      has shown every picture once, then stops it (Ctrl-C, as a person does).
+//      pictures at the largest size a slideshow reply may carry, each until the receiver has
+//      shown every picture once, then stops it (Ctrl-C, as a person does). What it has shown is
+//      read from the simulator's log (MCSIM_LOG, its `slideshow: showing asset` lines): the
+//      sender hears `playing` once while pictures keep coming in time, so its events cannot say.
 // It fails at the first answer that is not what a receiver within its budget gives. The memory
 // figures are the simulator's log (memory: ... (peak N)); this prints one line per step.
 // Usage (inside the receiver's network namespace):
-//   node --import tsx test/kernels/mcsim-board-proof.ts PORT PIN [photos=100] [slideshows=10]
+//   MCSIM_LOG=/path/to/mcsim.log node --import tsx test/kernels/mcsim-board-proof.ts PORT PIN [photos=100] [slideshows=10]
 //     [maxPhotoBytes=2097152] [slideshowPictureBytes=2097152] [picturesPerSlideshow=3]
 
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { PairMethods, type PairingData } from 'hap-controller';
@@ -37,6 +39,12 @@ const PICTURES_PER_SLIDESHOW = Number(perShowText);
 /** The sizes photos cycle through, as shares of the limit. */
 const PHOTO_SHARES = [1, 0.5, 0.25, 1, 0.125, 0.75];
 const SENDER_COMMAND = path.join(import.meta.dirname, '..', '..', 'bin', 'vendorplay-send.js');
+const MCSIM_LOG = process.env.MCSIM_LOG ?? '';
+
+/** The simulator's log so far. */
+function simulatorLog(): string {
+  return readFileSync(MCSIM_LOG, 'latin1');
+}
 
 const random = (n: number) => new Uint8Array(randomBytes(n));
 
@@ -110,6 +118,8 @@ async function sendPhotos(sender: Sender): Promise<void> {
 /** Runs `vendorplay-send slideshow` until the receiver reports the last picture shown, then Ctrl-C. */
 function runSlideshow(dir: string, number: number): Promise<void> {
   const started = Date.now();
+  const logFrom = simulatorLog().length;
+  const shown = () => simulatorLog().slice(logFrom).match(/slideshow: showing asset \d+/g)?.length ?? 0;
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [SENDER_COMMAND, 'slideshow', `${HOST}:${PORT}`, dir, '--duration', '1'], { stdio: ['ignore', 'pipe', 'pipe'] });
     let stdout = '';
@@ -119,17 +129,17 @@ function runSlideshow(dir: string, number: number): Promise<void> {
       child.kill('SIGKILL');
       reject(new Error(`slideshow ${number}: not every picture shown in 20 minutes; stdout: ${stdout} stderr: ${stderr}`));
     }, 20 * 60_000);
-    child.stdout.on('data', (data: Buffer) => {
-      stdout += data.toString();
-      const last = [...stdout.matchAll(/^event: slideshow playing \(last asset (\d+)\)$/gm)].map((match) => Number(match[1]));
-      if (!stopping && last.includes(PICTURES_PER_SLIDESHOW)) {
-        stopping = true;
-        child.kill('SIGINT');
-      }
-    });
+    child.stdout.on('data', (data: Buffer) => (stdout += data.toString()));
+    const watch = setInterval(() => {
+      if (stopping || shown() < PICTURES_PER_SLIDESHOW) return;
+      stopping = true;
+      clearInterval(watch);
+      child.kill('SIGINT');
+    }, 100);
     child.stderr.on('data', (data: Buffer) => (stderr += data.toString()));
     child.on('exit', (code, signal) => {
       clearTimeout(timer);
+      clearInterval(watch);
       if (!stopping) reject(new Error(`slideshow ${number}: the sender exited (${code ?? signal}) before every picture was shown; stdout: ${stdout} stderr: ${stderr}`));
       else {
         step(`slideshow ${number}/${SLIDESHOWS}: ${PICTURES_PER_SLIDESHOW} pictures of ${SLIDESHOW_PICTURE_BYTES} bytes shown, stopped (sender exit ${code ?? signal})`, started);
@@ -140,6 +150,7 @@ function runSlideshow(dir: string, number: number): Promise<void> {
 }
 
 async function main(): Promise<void> {
+  expect(MCSIM_LOG !== '', 'MCSIM_LOG: the path of the simulator\'s log (what the slideshows showed is read there)');
   const sender = await pair();
   await sendPhotos(sender);
   sender.close();
