@@ -6,8 +6,11 @@
 // reads the compiled JavaScript, so imports of types only do not count, as in the build.
 
 import assert from 'node:assert/strict';
+import { readdirSync, readFileSync } from 'node:fs';
+import path from 'node:path';
 import { test } from 'node:test';
-import { matchPlatform, platformModules, reachedFrom, withCompiledManifest } from './moddable-graph';
+import ts from 'typescript';
+import { matchPlatform, platformModules, reachedFrom, ROOT, withCompiledManifest } from './moddable-graph';
 
 const MAIN = 'hosts/moddable/main';
 /** The targets with natives: the simulator, the bare ESP32 platform, a board section and the esp32/* wildcard. */
@@ -39,6 +42,18 @@ test('where the natives are absent (mac, win, others) the host links the portabl
       assert.ok(curves.some((chain) => chain.endsWith('@noble/curves/ed25519')), `${platform}: ${curves.join('\n')}`);
     }
   });
+});
+
+/** The one file of src/ that may import @noble/curves: the portable build, which hosts pick by its path. */
+const PORTABLE_BUILD = 'src/pairing/portable-crypto-kernels.ts';
+
+test('in src/ only the portable build imports @noble/curves, so no other module of the core brings it in', () => {
+  const files = readdirSync(path.join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).filter((file) => file.endsWith('.ts'));
+  assert.ok(files.length > 100);
+  const importers = files
+    .map((file) => path.posix.join('src', file.split(path.sep).join('/')))
+    .filter((file) => ts.preProcessFile(readFileSync(path.join(ROOT, file), 'utf8'), true, true).importedFiles.some((ref) => ref.fileName.startsWith('@noble/curves')));
+  assert.deepEqual(importers, [PORTABLE_BUILD]);
 });
 
 test('the platform sections are chosen as mcconfig chooses them', () => {
