@@ -20,9 +20,13 @@
 //   returns PSRAM, and its XS heap of PSRAM size needs that one setting changed (boardNotes).
 // - Internal RAM of an ESP32-S3: 512 KB of SRAM, of which about 300 KB stay free for the app once
 //   Wi-Fi and lwIP run (an estimate from ESP-IDF's figures, not measured here).
-// - Figures marked `proven: false` are budgets chosen from the above, not yet run at these sizes:
-//   the proof is a run in mcsim at exactly these sizes with no growth (boot, pair, photos and
-//   slideshows at the limits), which replaces `false` with the run's peaks.
+// - `proven: true` marks sizes run in mcsim at exactly these creation sizes with no growth
+//   (`npm run build:moddable -- --board-sizes <target> ...`, test/kernels/mcsim-board-proof.ts
+//   and mcsim-pairing.ts; steps and figures in hosts/moddable/README.md "Board sizes"): the
+//   board's profile booted, paired and did its work at its limits without an abort, the peaks
+//   of live memory in each row's note. The simulator is 64-bit (32-byte slots, and arrays keep
+//   their items as slots in the chunk heap), so the same counts hold less there than on the
+//   32-bit ESP32: a pass in mcsim is on the safe side. `false`: budgets chosen, not yet run.
 
 import type { ReceiverLimits } from './limits';
 
@@ -79,8 +83,9 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
     // 64 KB it aborted at boot on the chunk heap. Pictures cannot fit: no profile that shows
     // them runs here.
     creation: { heapSlots: 10 * KB, chunkBytes: 128 * KB },
+    // Not proven: a stream at these sizes aborts (below).
     proven: false,
-    note: 'speaker only; sizes within internal RAM, to be proven by booting, pairing and answering /info at them',
+    note: 'speaker only; in mcsim at these sizes it booted, paired (hap-controller M1-M6, pair-verify, transient) and answered /info (peaks 8.4 K slots, 87 KB chunk), but an ALAC stream aborted on the chunk heap: with growth four streams peaked at 9.6 K slots and 188 KB chunk (packets held for the 0.5 s latency, the 16 KB ring, the decoder), more than the ~300 KB of internal RAM',
   },
   'esp32s3-psram-2mb': {
     name: 'esp32s3-psram-2mb',
@@ -104,8 +109,8 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
     // Chunk: the photo frame's 4 MB picture budget and 1 MB working (the unbudgeted peak was 3.9
     // MB at smaller pictures); 5.5 MB of the 8 MB.
     creation: { heapSlots: 32 * KB, chunkBytes: 4 * MB + PHOTO_FRAME_WORKING_CHUNK },
-    proven: false,
-    note: 'the photo frame; moddable_six sets CONFIG_SPIRAM_USE_CAPS_ALLOC, so its XS heap reaches PSRAM only with CONFIG_SPIRAM_USE_MALLOC=y in a copy of its sdkconfig',
+    proven: true,
+    note: 'the photo frame; in mcsim at these sizes: hap-controller paired, 100 photos of up to 2 MB (124 MB) and 10 slideshows of 2 MB pictures, no abort; live peaks 10.7 K slots, 4.26 MB chunk. moddable_six sets CONFIG_SPIRAM_USE_CAPS_ALLOC, so its XS heap reaches PSRAM only with CONFIG_SPIRAM_USE_MALLOC=y in a copy of its sdkconfig',
   },
   'media-board': {
     name: 'media-board',
