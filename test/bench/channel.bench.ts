@@ -10,6 +10,12 @@
 //
 // Every implementation's plaintext is checked against the original bytes before timing; each
 // round opens the whole stream again (a fresh channel: frame counters start at 0).
+//
+// Then `channel.frame-size`: one frame opened again and again, by the WebAssembly kernel and by
+// node:crypto (a createDecipheriv per frame), at sizes from a small RTSP message to a 16 KB
+// audio payload: where node:crypto's fixed cost per call is paid back by OpenSSL's speed per
+// byte, if anywhere in the sizes the protocol sends (control frames carry at most 1024 bytes,
+// spec 5.4; a realtime audio packet's payload about 1.4 KB).
 
 import { execFileSync } from 'node:child_process';
 import { createDecipheriv, randomBytes } from 'node:crypto';
@@ -105,4 +111,33 @@ export function runChannelBench(): void {
   report({ bench: 'channel.open', lib: 'openssl-speed', ...spreadFields('mbPerSec', openssl, 1), ...common });
   const best = wasmKernel ? 'ours-wasm-kernel' : 'ours-ts-kernel';
   report({ bench: 'channel.open', of: `${best}/openssl-speed`, ...ratioFigure(megabytesPerSec[best], openssl), ...common });
+  if (wasmKernel) frameSizes(wasmKernel, key);
+}
+
+const FRAME_SIZES = [64, 256, 1024, 4096, 16_000];
+
+/** Microseconds to open one frame of each size: the WebAssembly kernel against node:crypto per frame. */
+function frameSizes(wasmKernel: FrameKernel, key: Buffer): void {
+  const aad = Buffer.alloc(2);
+  const nonce = Buffer.alloc(12);
+  const counter = 7n;
+  nonce.writeUInt32LE(Number(counter), 4);
+  for (const size of FRAME_SIZES) {
+    const plaintext = new Uint8Array(randomBytes(size));
+    const sealed = Buffer.from(wasmKernel.seal(key, counter, aad, plaintext));
+    const nodeCrypto = (): Buffer => {
+      const decipher = createDecipheriv('chacha20-poly1305', key, nonce, { authTagLength: 16 });
+      decipher.setAAD(aad, { plaintextLength: size });
+      decipher.setAuthTag(sealed.subarray(size));
+      const opened = decipher.update(sealed.subarray(0, size));
+      decipher.final();
+      return opened;
+    };
+    const wasm = () => wasmKernel.open(key, counter, aad, sealed);
+    verify(equal(new Uint8Array(nodeCrypto()), plaintext) && equal(wasm(), plaintext), `both open the ${size}-byte frame to its plaintext`);
+    const rates = compare({ 'ours-wasm-kernel': wasm, 'node-crypto-per-frame': nodeCrypto }, ROUNDS, 100);
+    const microseconds = (perSecond: number[]) => perSecond.map((rate) => 1e6 / rate);
+    for (const [lib, perSecond] of Object.entries(rates)) report({ bench: 'channel.frame-size', lib, ...spreadFields('usPerFrame', microseconds(perSecond), 2), frameBytes: size });
+    report({ bench: 'channel.frame-size', of: 'ours-wasm-kernel/node-crypto-per-frame time per frame (below 1: ours is faster)', ...ratioFigure(microseconds(rates['ours-wasm-kernel']), microseconds(rates['node-crypto-per-frame'])), frameBytes: size });
+  }
 }
