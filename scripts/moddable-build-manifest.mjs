@@ -199,7 +199,8 @@ function giveSimulatorBoardSizes(manifest, target) {
   }
   const lin = (platforms.lin ??= {});
   lin.creation = { ...lin.creation, ...structuredClone(section.creation) };
-  lin.config = { ...lin.config, boardSizes: key === target ? target : `${target} (${key})` };
+  // The board's row of src/receiver/boards.ts too (config board), so the profile takes its limits there.
+  lin.config = { ...lin.config, ...(section.config?.board ? { board: section.config.board } : {}), boardSizes: key === target ? target : `${target} (${key})` };
   manifest.platforms = platforms;
 }
 

@@ -6,7 +6,7 @@
 import { isDialectName } from '../../src/dialect';
 import { LOG_LEVELS, type LogLevel } from '../../src/platform';
 import type { AudioOutputKind } from './audio-sink';
-import { ConfigError, DEFAULT_LIMITS, makeConfig, type ReceiverConfig, type ReceiverLimits, isProfileName } from '../../src/receiver';
+import { ConfigError, DEFAULT_LIMITS, boardLimits, isBoardName, makeConfig, type ReceiverConfig, type ReceiverLimits, isProfileName } from '../../src/receiver';
 
 /** Fields of ReceiverConfig a manifest may set as text. */
 const TEXT_FIELDS = ['name', 'deviceId', 'model', 'manufacturer', 'serialNumber', 'firmwareVersion', 'firmwareBuildDate', 'osVersion', 'sourceVersion', 'protocolVersion', 'password', 'pin'] as const;
@@ -134,8 +134,21 @@ export function hostConfig(manifest: Readonly<Record<string, unknown>>, fallback
   if (manifest.audioControlPort !== undefined) overrides.audioControlPort = integer('audioControlPort', manifest.audioControlPort);
   if (manifest.pinRequired !== undefined) overrides.pinRequired = boolean('pinRequired', manifest.pinRequired);
   if (manifest.nameIsFactoryDefault !== undefined) overrides.nameIsFactoryDefault = boolean('nameIsFactoryDefault', manifest.nameIsFactoryDefault);
-  // Limits by their own names (maxConnections=4 on the command line), as the Node host's --limit.
+  // The board the build is for (each esp32 section of manifest.json names its row of
+  // src/receiver/boards.ts, and --board-sizes gives the simulator the same): the profile's memory
+  // limits there, in place of those of the board the profile needs at least (profiles.ts).
+  // Limits by their own names (maxConnections=4 on the command line), as the Node host's
+  // --limit, go over both.
   const limits: Partial<ReceiverLimits> = {};
+  if (manifest.board !== undefined) {
+    const board = String(manifest.board);
+    if (!isBoardName(board)) throw new ConfigError(`config board "${board}" is not a board of src/receiver/boards.ts`);
+    const profile = overrides.profile ?? 'desktop';
+    // No row of BOARD_LIMITS names the desktop profile: it fits no board.
+    const onBoard = boardLimits(board, profile as Parameters<typeof boardLimits>[1]);
+    if (!onBoard) throw new ConfigError(`config board "${board}": the ${profile} profile does not fit it (src/receiver/boards.ts)`);
+    Object.assign(limits, onBoard);
+  }
   for (const name of Object.keys(DEFAULT_LIMITS) as (keyof ReceiverLimits)[]) {
     if (manifest[name] !== undefined) limits[name] = integer(name, manifest[name]);
   }

@@ -180,6 +180,11 @@ export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profil
   },
 ];
 
+/** Whether `name` names a board of the table. */
+export function isBoardName(name: string): name is BoardName {
+  return Object.hasOwn(BOARDS, name);
+}
+
 /** The limits of `profile` on `board`, or undefined when the profile does not fit that board. */
 export function boardLimits(board: BoardName, profile: BoardProfileName): BoardLimits | undefined {
   return BOARD_LIMITS.find((row) => row.board === board && row.profile === profile)?.limits;

@@ -10,5 +10,6 @@ export { TRANSITIONS } from './media/transitions';
 export type { Transition } from './media/transitions';
 export { statusWords } from './media/status-words';
 export { PROFILES, isProfileName, profileMirrors, profilePlaysVideo, profileShowsPictures } from './profiles';
+export { BOARDS, boardLimits, isBoardName, type BoardName } from './boards';
 export { Receiver } from './receiver';
 export { TimerDriver } from './timers';

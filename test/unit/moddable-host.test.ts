@@ -7,6 +7,7 @@
 import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { ConfigError } from '../../src/receiver/config';
+import { boardLimits } from '../../src/receiver/boards';
 import { hostConfig } from '../../hosts/moddable/manifest-config';
 import { getRandomValuesFrom, mixedWithSeed, randomFromUniform } from '../../hosts/moddable/random';
 import { preferenceStore, StoreError, type PreferenceBackend } from '../../hosts/moddable/store';
@@ -271,6 +272,25 @@ test('reads the manifest config, with numbers and booleans given as command-line
   assert.equal(host.config.deviceId, '02:00:00:00:00:09');
   assert.equal(host.mdns, false);
   assert.equal(host.logLevel, 'debug');
+});
+
+test('config board: the profile takes its limits on that board (boards.ts), explicit limits over them; a board the profile does not fit is refused', () => {
+  const fallback = () => '02:00:00:00:00:01';
+  const needs = hostConfig({ profile: 'photo-frame' }, fallback).config.limits;
+  assert.deepEqual(
+    { maxPhotoBytes: needs.maxPhotoBytes, pictureBudgetBytes: needs.pictureBudgetBytes },
+    { maxPhotoBytes: boardLimits('esp32s3-psram-8mb', 'photo-frame')!.maxPhotoBytes, pictureBudgetBytes: boardLimits('esp32s3-psram-8mb', 'photo-frame')!.pictureBudgetBytes },
+    'without a board: the limits of the board the profile needs',
+  );
+  const small = boardLimits('esp32s3-psram-2mb', 'photo-frame')!;
+  const onSmall = hostConfig({ profile: 'photo-frame', board: 'esp32s3-psram-2mb' }, fallback).config.limits;
+  assert.equal(onSmall.maxPhotoBytes, small.maxPhotoBytes);
+  assert.equal(onSmall.pictureBudgetBytes, small.pictureBudgetBytes);
+  assert.equal(onSmall.photoCacheEntries, small.photoCacheEntries);
+  assert.ok(small.maxPhotoBytes! < needs.maxPhotoBytes, 'the 2 MB board takes smaller pictures');
+  assert.equal(hostConfig({ profile: 'photo-frame', board: 'esp32s3-psram-2mb', maxPhotoBytes: '100000' }, fallback).config.limits.maxPhotoBytes, 100_000);
+  assert.throws(() => hostConfig({ profile: 'photo-frame', board: 'esp32s3' }, fallback), (error: unknown) => error instanceof ConfigError && /config board "esp32s3": the photo-frame profile does not fit it/.test(error.message));
+  assert.throws(() => hostConfig({ profile: 'speaker', board: 'esp32-c3' }, fallback), (error: unknown) => error instanceof ConfigError && /config board "esp32-c3" is not a board/.test(error.message));
 });
 
 test('takes the manifest deviceId over the fallback, and defaults like the Node host', () => {

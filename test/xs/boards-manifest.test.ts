@@ -14,6 +14,7 @@ const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 
 interface Section {
   comment?: string;
+  config?: { board?: string };
   creation?: { chunk?: { initial: number; incremental: number }; heap?: { initial: number; incremental: number } };
 }
 
@@ -39,6 +40,7 @@ test('each ESP32 target of a board gets that board\'s creation sizes, fixed, wit
       assert.deepEqual(section.creation?.heap, { initial: board.creation.heapSlots, incremental: 0 }, `${target}: heap slots`);
       assert.deepEqual(section.creation?.chunk, { initial: board.creation.chunkBytes, incremental: 0 }, `${target}: chunk bytes`);
       assert.match(section.comment ?? '', new RegExp(board.name.replace(/-/g, '-')), `${target}: the comment names ${board.name}`);
+      assert.equal(section.config?.board, board.name, `${target}: config board names its row, so the profile takes that board's limits`);
     }
   }
 });

@@ -216,6 +216,7 @@ test('--board-sizes gives the simulator build a board target\'s XS creation size
       assert.equal(lin.creation.chunk.incremental, 0);
       assert.equal(lin.creation.heap.incremental, 0);
       assert.equal(lin.config.boardSizes, named);
+      assert.equal(lin.config.board, platforms[section].config.board, `${target}: the board's row goes with its sizes`);
     }
     assert.throws(() => build('esp8266/nodemcu'), (error: { status: number; stderr: string }) => {
       assert.equal(error.status, 1);
