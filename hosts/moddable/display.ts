@@ -18,10 +18,9 @@ import Poco from 'commodetto/Poco';
 import type PixelsOut from 'commodetto/PixelsOut';
 import type Bitmap from 'commodetto/Bitmap';
 import JPEG from 'commodetto/readJPEG';
-import Timer from 'timer';
 import parseBMF from 'commodetto/parseBMF';
 import Resource from 'Resource';
-import type { Display, DisplayStatus, JpegFrame, Logger } from '../../src/platform';
+import type { Clock, Display, DisplayStatus, JpegFrame, Logger, TimerHandle } from '../../src/platform';
 import { decoderCannotRead, type JpegDecoderName } from './jpeg-decoders';
 import { fitPicture, letterbox, pinBox, sampleRuns, screenLayout, statusText, type Fit, type Rect, type ScreenLayout } from './screen-layout';
 import { describeError } from '../../src/errors';
@@ -74,7 +73,7 @@ interface PictureDecode {
   readonly photo: number;
   blocks: number;
   slices: number;
-  timer: Timer | undefined;
+  timer: TimerHandle | undefined;
 }
 
 /** Font resources named in manifest.json (`resources`): BMFont masks compressed by mcconfig. */
@@ -102,6 +101,8 @@ export class PocoDisplay implements Display {
   constructor(
     screen: PixelsOut,
     private readonly log: Logger,
+    /** The host's one-timer clock (single-timer-clock.ts): a decode arms a timer per slice. */
+    private readonly clock: Clock,
   ) {
     this.poco = new Poco(screen);
     this.black = this.poco.makeColor(0, 0, 0);
@@ -180,7 +181,7 @@ export class PocoDisplay implements Display {
     this.continueDecode();
   }
 
-  /** One slice: blocks decoded and drawn until SLICE_MS have passed, then a Timer for the next. */
+  /** One slice: blocks decoded and drawn until SLICE_MS have passed, then a timer on the host clock for the next. */
   private readonly continueDecode = (): void => {
     const decode = this.decode;
     if (!decode) return;
@@ -195,7 +196,7 @@ export class PocoDisplay implements Display {
         decode.blocks++;
         this.drawBlock(block, decode.fit);
         if (Date.now() >= until) {
-          decode.timer = Timer.set(this.continueDecode, SLICE_GAP_MS);
+          decode.timer = this.clock.setTimer(SLICE_GAP_MS, this.continueDecode);
           return;
         }
       }
@@ -249,7 +250,7 @@ export class PocoDisplay implements Display {
     const decode = this.decode;
     if (!decode) return;
     this.decode = undefined;
-    if (decode.timer !== undefined) Timer.clear(decode.timer);
+    if (decode.timer !== undefined) this.clock.clearTimer(decode.timer);
     decode.decoder.close?.();
   }
 

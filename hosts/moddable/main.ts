@@ -225,7 +225,7 @@ function start(): void {
   let display: Display | undefined;
   const screen = boardScreen();
   if (profileShowsPictures(config.profile)) {
-    if (screen) display = new PocoDisplay(screen, log);
+    if (screen) display = new PocoDisplay(screen, log, moddableClock);
     else log('warn', `profile ${config.profile} without a screen: no photos (Photo, PhotoCaching, Slideshow not offered)`);
   }
   let mirroring = mirroringPorts(config.profile, host.video, screen, log);

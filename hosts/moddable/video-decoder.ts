@@ -10,9 +10,8 @@
 import Bitmap from 'commodetto/Bitmap';
 import Poco, { type PocoPrototype } from 'commodetto/Poco';
 import type PixelsOut from 'commodetto/PixelsOut';
-import Timer from 'timer';
 import { placePicture } from './screen-layout';
-import type { Clock, Logger, ScreenGeometry, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
+import type { Clock, Logger, ScreenGeometry, TimerHandle, VideoDecoder, VideoDecoderConfig } from '../../src/platform';
 import type { DecoderHandle, NativePixelFormat, NativeVideoDecoder } from '../../modules/native/video-decoder/natives';
 import { describeError } from '../../src/errors';
 
@@ -69,7 +68,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
   private readonly info = new Float64Array(this.infoBuffer);
   private readonly black: number;
   private pending = 0;
-  private timer: Timer | undefined;
+  private timer: TimerHandle | undefined;
   private needKeyFrame = true;
   /** The rectangle the last picture covered: black is drawn around a picture only when it changes. */
   private lastWidth = 0;
@@ -207,7 +206,9 @@ export class ModdableVideoDecoder implements VideoDecoder {
     if (read) this.draw(width, height);
     if (this.pending > 0) {
       const wait = Math.max(0, Math.ceil(this.info[0] - this.options.clock.now()));
-      this.timer = Timer.set(() => this.present(), wait);
+      // On the host's one-timer clock: a new SDK timer per picture would wrap the Linux port's
+      // 16-bit timer ids within the hour (single-timer-clock.ts).
+      this.timer = this.options.clock.setTimer(wait, () => this.present());
     }
   }
 
@@ -231,7 +232,7 @@ export class ModdableVideoDecoder implements VideoDecoder {
   }
 
   private stopTimer(): void {
-    if (this.timer) Timer.clear(this.timer);
+    if (this.timer) this.options.clock.clearTimer(this.timer);
     this.timer = undefined;
   }
 }
