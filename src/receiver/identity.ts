@@ -37,8 +37,8 @@ interface StoredIdentity {
   /**
    * The public key of `secretKey`, kept so that a start does not derive it: that is an Ed25519
    * base-point multiplication, which on the portable build first builds @noble's table (about
-   * 35 ms of every start on the desktop, far more on a microcontroller). Records written before it lack it and get it
-   * on their first start.
+   * 35 ms of every start on the desktop, far more on a microcontroller). Records written before
+   * it lack it and get it on their first start.
    */
   publicKey?: string;
   /** KEY_CHECK_BYTES of SHA-512(secret key || public key): a damaged key is re-derived, never trusted. */
