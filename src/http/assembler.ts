@@ -36,7 +36,7 @@ const EMPTY = new Uint8Array(0);
 
 /**
  * Makes a new array of `length` bytes that the caller overwrites entirely before reading it, so
- * it need not be zero-filled (Node: Buffer.allocUnsafeSlow's memory). It must be the whole of its
+ * it need not be zero-filled (a host may hand memory it does not clear). It must be the whole of its
  * buffer (byteOffset 0, byteLength `length`): a picture keeps it as it is, without a copy.
  */
 export type ByteAllocator = (length: number) => Uint8Array;
@@ -46,13 +46,13 @@ export const zeroedBytes: ByteAllocator = (length) => new Uint8Array(length);
 
 /**
  * A body read whole arrives in pieces, views of the bytes the host received: a piece of at least
- * this many bytes is kept as it is, and the body joined once at its end, into one array from the
- * allocator (one copy of each byte, as node:http's Buffer.concat makes; growing one buffer by
- * doubling as the bytes came copied and zero-filled each byte about twice). Smaller pieces are
- * copied into a staging array (BODY_STAGING_BYTES), so a peer that sends its body a few bytes at
- * a time costs no object per piece. What is held is what arrived plus at most one staging array,
- * until a quarter of a declared length has arrived (BODY_WHOLE_SHARE): a head that declares 16
- * MB and sends 10 bytes holds the staging array, not 16 MB.
+ * this many bytes is kept as it is until the body has an array of its own (a declared length, a
+ * quarter of it arrived: BODY_WHOLE_SHARE) or ends (then joined once), so each byte is copied
+ * once; growing one buffer by doubling as the bytes came copied and zero-filled each byte about
+ * twice. Smaller pieces are copied into a staging array (BODY_STAGING_BYTES), so a peer that sends
+ * its body a few bytes at a time costs no object per piece. What is held is what arrived plus at
+ * most one staging array until then: a head that declares 16 MB and sends 10 bytes holds the
+ * staging array, not 16 MB.
  */
 export const BODY_PIECE_MIN_BYTES = 4 * 1024;
 /** The staging array for small pieces (or the body's length, when smaller: then it is the body, no copy at the end). */

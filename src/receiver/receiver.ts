@@ -158,8 +158,8 @@ export interface ReceiverPorts {
   readonly onEvent?: (event: ReceiverEvent) => void;
   /**
    * Makes the arrays request bodies are joined into (a 16 MB photo is one): arrays the receiver
-   * overwrites whole before reading, so a host may hand memory that is not zero-filled (Node:
-   * Buffer.allocUnsafeSlow). Zero-filled arrays when omitted.
+   * overwrites whole before reading, so a host may hand memory that is not zero-filled
+   * (hosts/node/io/ports.ts does). Zero-filled arrays when omitted.
    */
   readonly allocateBytes?: ByteAllocator;
 }

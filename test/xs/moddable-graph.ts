@@ -72,10 +72,14 @@ export function resolveName(from: string, specifier: string): string | undefined
   return undefined; // an SDK module (timer, mdns, embedded:io/..., mc/config), mapped by the SDK's manifests
 }
 
-/** Every module name reached from `main` through `modules`, each with the chain of imports that reaches it first. */
-export function reachedFrom(modules: Map<string, string>, main: string): Map<string, string[]> {
-  const reached = new Map<string, string[]>([[main, [main]]]);
-  const queue = [main];
+/**
+ * Every module name reached from `roots` (one name or several) through `modules`, each with the
+ * chain of imports that reaches it first; names the map lacks are reached but not walked.
+ */
+export function reachedFrom(modules: Map<string, string>, roots: string | readonly string[]): Map<string, string[]> {
+  const starts = typeof roots === 'string' ? [roots] : roots;
+  const reached = new Map<string, string[]>(starts.map((root) => [root, [root]]));
+  const queue = [...reached.keys()];
   while (queue.length > 0) {
     const name = queue.shift()!;
     const file = modules.get(name);

@@ -12,11 +12,9 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
-import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
-import { platformModules, resolveName } from './moddable-graph';
+import { platformModules, reachedFrom, ROOT, withCompiledManifest } from './moddable-graph';
 
-const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const MAIN = 'hosts/moddable/main';
 
 interface Manifest {
@@ -35,22 +33,11 @@ const moduleMap = (manifestFile: string): Map<string, string> => platformModules
 /** The module names reached from MAIN whose import has no module in the manifest, and every name reached. */
 function unmappedImports(manifestFile: string): { problems: string[]; seen: Set<string> } {
   const modules = moduleMap(manifestFile);
-  const problems: string[] = [];
-  const seen = new Set<string>([MAIN]);
-  const queue = [MAIN];
-  while (queue.length > 0) {
-    const name = queue.shift()!;
-    const file = modules.get(name);
-    if (!file) continue;
-    for (const ref of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
-      const target = resolveName(name, ref.fileName);
-      if (target === undefined || seen.has(target)) continue;
-      seen.add(target);
-      if (!modules.has(target)) problems.push(`${path.relative(ROOT, file)} imports "${ref.fileName}": no module "${target}" in ${path.basename(manifestFile)}`);
-      else queue.push(target);
-    }
-  }
-  return { problems, seen };
+  const reached = reachedFrom(modules, MAIN);
+  const problems = [...reached]
+    .filter(([name]) => !modules.has(name))
+    .map(([name, chain]) => `${path.relative(ROOT, modules.get(chain.at(-2)!)!)} imports "${name}": no module "${name}" in ${path.basename(manifestFile)}`);
+  return { problems, seen: new Set(reached.keys()) };
 }
 
 /** Every preload entry of a manifest and the manifests it includes inside this repo (or the build folder), in order. */
@@ -105,35 +92,22 @@ test('the fast build\'s manifest maps the same module names to compiled JavaScri
  */
 function preloadedModules(manifestFile: string): Map<string, string> {
   const modules = moduleMap(manifestFile);
-  const reached = new Map<string, string>();
-  const queue = preloads(manifestFile).flatMap((entry) => (entry.endsWith('/*') ? [...modules.keys()].filter((name) => name.startsWith(entry.slice(0, -1))) : [entry]));
-  while (queue.length > 0) {
-    const name = queue.shift()!;
-    const file = modules.get(name);
-    if (!file || reached.has(name)) continue;
-    reached.set(name, file);
-    for (const ref of ts.preProcessFile(readFileSync(file, 'utf8'), true, true).importedFiles) {
-      const target = resolveName(name, ref.fileName);
-      if (target !== undefined) queue.push(target);
-    }
-  }
-  return reached;
+  const entries = preloads(manifestFile).flatMap((entry) => (entry.endsWith('/*') ? [...modules.keys()].filter((name) => name.startsWith(entry.slice(0, -1))) : [entry]));
+  return new Map([...reachedFrom(modules, entries).keys()].flatMap((name) => (modules.has(name) ? [[name, modules.get(name)!] as const] : [])));
 }
 
 /**
  * The modules xsl preloads, from the JavaScript the fast build hands mcconfig: a TypeScript
  * `import type` is gone there, so what is reached is what xsl runs (names mapped to the
- * TypeScript sources, for the checks' line numbers).
+ * TypeScript sources, for the checks' line numbers). Built once for the tests that ask.
  */
+let compiledPreloads: Map<string, string> | undefined;
 function preloadedFromCompiled(): Map<string, string> {
-  const out = mkdtempSync(path.join(tmpdir(), 'moddable-build-'));
-  try {
-    const generated = execFileSync(process.execPath, [path.join(ROOT, 'scripts/moddable-build.mjs'), '--emit-only', '--out', out], { encoding: 'utf8', stdio: ['ignore', 'pipe', 'ignore'] }).trim();
+  compiledPreloads ??= withCompiledManifest((generated) => {
     const sources = moduleMap(path.join(ROOT, 'manifest.json'));
     return new Map([...preloadedModules(generated).keys()].map((name) => [name, sources.get(name)!]));
-  } finally {
-    rmSync(out, { recursive: true, force: true });
-  }
+  });
+  return compiledPreloads;
 }
 
 test('no preloaded module reaches @noble: xsl runs preloaded modules at link time, and @noble/curves calls TextEncoder there (a global only the host\'s prelude installs, at run time) and writes its WeakMaps at run time', () => {
