@@ -173,6 +173,7 @@ export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profil
     profile: 'photo-frame',
     limits: { pictureBudgetBytes: 4 * MB + 8 * KB, maxPhotoBytes: 2 * MB, photoCacheBytes: 2 * MB, photoCacheEntries: 3, maxReverseBodyBytes: 2 * MB + 4 * KB, slideshowLookAhead: 3 },
   },
+  { board: 'esp32s3-psram-2mb', profile: 'speaker', limits: {} },
   { board: 'esp32s3-psram-8mb', profile: 'speaker', limits: {} },
   // 32 MB: a 16 MB cache, the shown picture and a slideshow fetch of 8 MiB.
   {

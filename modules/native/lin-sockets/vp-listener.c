@@ -145,13 +145,7 @@ void xs_vp_listener_constructor(xsMachine *the)
 	if (xsmcTypeOf(xsArg(0)) != xsReferenceType)
 		xsTypeError("Listener: options must be an object");
 	uint32_t limit = vpSocketLimit(the, &xsArg(1), "socketAcceptQueue");
-	struct sockaddr_in at;
-	memset(&at, 0, sizeof(at));
-	at.sin_family = AF_INET;
-	at.sin_addr.s_addr = htonl(INADDR_ANY);
-	vpSocketAddressOption(the, &xsArg(0), "address", &at.sin_addr, &xsVar(0));
-	int port = vpSocketPortOption(the, &xsArg(0), "port", &xsVar(0));
-	at.sin_port = htons((uint16_t)((port < 0) ? 0 : port));
+	struct sockaddr_in at = vpSocketBindAddress(the, &xsArg(0), &xsVar(0));
 
 	VpListener *listener = calloc(1, sizeof(VpListener));
 	if (!listener)
@@ -161,20 +155,8 @@ void xs_vp_listener_constructor(xsMachine *the)
 	xsmcSetHostData(xsThis, listener);
 	xsSetHostHooks(xsThis, (xsHostHooks *)&vpListenerHooks);
 
-	int fd = socket(AF_INET, SOCK_STREAM, 0);
-	if (fd < 0)
-		vpSocketStrError(the, "Listener: socket", errno);
-	listener->socket.fd = fd;
-	vpSocketNonBlocking(the, fd);
-	int on = 1;
-	setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	if (bind(fd, (struct sockaddr *)&at, sizeof(at)) < 0) {
-		char where[INET_ADDRSTRLEN + 8];
-		inet_ntop(AF_INET, &at.sin_addr, where, INET_ADDRSTRLEN);
-		snprintf(where + strlen(where), 8, ":%d", ntohs(at.sin_port));
-		xsUnknownError("Listener: bind %s: %s", where, strerror(errno));
-	}
-	if (listen(fd, SOMAXCONN) < 0)
+	vpSocketBind(the, &listener->socket, SOCK_STREAM, &at, 1, "Listener");
+	if (listen(listener->socket.fd, SOMAXCONN) < 0)
 		vpSocketStrError(the, "Listener: listen", errno);
 
 	vpSocketOpen(the, &listener->socket, &xsArg(0), vpListenerCallbackNames);

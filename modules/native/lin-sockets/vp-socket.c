@@ -10,6 +10,7 @@
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/socket.h>
 #include <unistd.h>
 
 void vpSocketInit(VpSocket *socket, xsMachine *the, GUnixFDSourceFunc ready, void (*deferredRun)(VpSocket *), void (*finalize)(VpSocket *))
@@ -225,4 +226,34 @@ uint32_t vpSocketLimit(xsMachine *the, xsSlot *value, const char *name)
 void vpSocketStrError(xsMachine *the, const char *what, int error)
 {
 	xsUnknownError("%s: %s", what, strerror(error));
+}
+
+struct sockaddr_in vpSocketBindAddress(xsMachine *the, xsSlot *options, xsSlot *scratch)
+{
+	struct sockaddr_in at;
+	memset(&at, 0, sizeof(at));
+	at.sin_family = AF_INET;
+	at.sin_addr.s_addr = htonl(INADDR_ANY);
+	vpSocketAddressOption(the, options, "address", &at.sin_addr, scratch);
+	int port = vpSocketPortOption(the, options, "port", scratch);
+	at.sin_port = htons((uint16_t)((port < 0) ? 0 : port));
+	return at;
+}
+
+void vpSocketBind(xsMachine *the, VpSocket *record, int type, const struct sockaddr_in *at, int reuse, const char *what)
+{
+	int fd = socket(AF_INET, type, 0);
+	if (fd < 0)
+		vpSocketStrError(the, what, errno);
+	record->fd = fd;
+	vpSocketNonBlocking(the, fd);
+	if (reuse) {
+		int on = 1;
+		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
+	}
+	if (bind(fd, (const struct sockaddr *)at, sizeof(*at)) < 0) {
+		char where[INET_ADDRSTRLEN];
+		inet_ntop(AF_INET, &at->sin_addr, where, sizeof(where));
+		xsUnknownError("%s: bind %s:%d: %s", what, where, ntohs(at->sin_port), strerror(errno));
+	}
 }

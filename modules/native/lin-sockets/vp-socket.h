@@ -103,6 +103,19 @@ int vpSocketAddressOption(xsMachine *the, xsSlot *options, const char *name, str
 /* options[name] as a port 0-65535, when present (-1 when absent); a bad one throws. */
 int vpSocketPortOption(xsMachine *the, xsSlot *options, const char *name, xsSlot *scratch);
 
+/*
+ * The address a Listener or UDP socket binds: options.address (any when absent) and
+ * options.port (0 when absent). scratch: one of the native's xsmcVars.
+ */
+struct sockaddr_in vpSocketBindAddress(xsMachine *the, xsSlot *options, xsSlot *scratch);
+
+/*
+ * A non-blocking socket of `type` (SOCK_STREAM, SOCK_DGRAM) bound to `at`, SO_REUSEADDR first
+ * when `reuse`, stored in record->fd as soon as it exists (so the finalizer closes it if a later
+ * step throws); a failure throws naming `what` and the address.
+ */
+void vpSocketBind(xsMachine *the, VpSocket *record, int type, const struct sockaddr_in *at, int reuse, const char *what);
+
 /* A limit passed by the module's JavaScript (its config keys): a positive integer, else a RangeError naming it. */
 uint32_t vpSocketLimit(xsMachine *the, xsSlot *value, const char *name);
 

@@ -206,13 +206,7 @@ void xs_vp_udp_constructor(xsMachine *the)
 	if (xsmcTypeOf(xsArg(0)) != xsReferenceType)
 		xsTypeError("UDP: options must be an object");
 	uint32_t limit = vpSocketLimit(the, &xsArg(1), "socketUdpQueue");
-	struct sockaddr_in at;
-	memset(&at, 0, sizeof(at));
-	at.sin_family = AF_INET;
-	at.sin_addr.s_addr = htonl(INADDR_ANY);
-	vpSocketAddressOption(the, &xsArg(0), "address", &at.sin_addr, &xsVar(0));
-	int port = vpSocketPortOption(the, &xsArg(0), "port", &xsVar(0));
-	at.sin_port = htons((uint16_t)((port < 0) ? 0 : port));
+	struct sockaddr_in at = vpSocketBindAddress(the, &xsArg(0), &xsVar(0));
 	int multicast = 0;
 	struct in_addr group;
 	if (xsmcHas(xsArg(0), xsID("multicast"))) {
@@ -240,17 +234,8 @@ void xs_vp_udp_constructor(xsMachine *the)
 	xsmcSetHostData(xsThis, udp);
 	xsSetHostHooks(xsThis, (xsHostHooks *)&vpUdpHooks);
 
-	int fd = socket(AF_INET, SOCK_DGRAM, 0);
-	if (fd < 0)
-		vpSocketStrError(the, "UDP: socket", errno);
-	udp->socket.fd = fd;
-	vpSocketNonBlocking(the, fd);
-	if (multicast) {
-		int on = 1;
-		setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &on, sizeof(on));
-	}
-	if (bind(fd, (struct sockaddr *)&at, sizeof(at)) < 0)
-		xsUnknownError("UDP: bind port %d: %s", ntohs(at.sin_port), strerror(errno));
+	vpSocketBind(the, &udp->socket, SOCK_DGRAM, &at, multicast, "UDP");
+	int fd = udp->socket.fd;
 	if (ttl > 0) {
 		unsigned char multicastTtl = (unsigned char)ttl;
 		setsockopt(fd, IPPROTO_IP, IP_TTL, &ttl, sizeof(ttl));
