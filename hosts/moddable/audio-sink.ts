@@ -6,7 +6,7 @@
 // not written then is played as silence (the Linux output zero-fills the rest of its buffer, the
 // ESP32's DMA sends zeros when it has nothing). The core pushes: write() hands over frames as the
 // playout engine releases them. Between the two sits one fixed ring of samples (`queueBytes`,
-// allocated once: a board without PSRAM has 64 KB of chunk heap for everything), already in the
+// allocated once: a board without PSRAM has 128 KB of chunk heap for everything), already in the
 // output's channel count; when it is full, its oldest frames make room and are counted.
 //
 // The output is opened by configure() for the stream's rate and closed once an ended stream has

@@ -58,7 +58,7 @@ export interface Board {
 }
 
 /** The memory limits a profile gets on a board (the rest are the profile's own, profiles.ts). */
-export type BoardLimits = Partial<Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead'>>;
+export type BoardLimits = Partial<Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead' | 'audioBufferMs'>>;
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -80,12 +80,14 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
     // Wi-Fi. Measured in mcsim with growth, the speaker (its code preloaded, @noble/curves not
     // loaded where natives run) holds 8.3 K slots and 75 KB of chunk idle, 8.7 K and 87 KB after
     // pairing and answering (the chunk heap also holds the 16 KB audio ring); at 14 K slots and
-    // 64 KB it aborted at boot on the chunk heap. Pictures cannot fit: no profile that shows
-    // them runs here.
+    // 64 KB it aborted at boot on the chunk heap. A stream holds its packets for the latency its
+    // sender asks, beside the session's own state: at these sizes a classic stream of 0.25 s
+    // played whole, 0.3 s aborted, and a session-path stream aborted even at 0.25 s. Pictures
+    // cannot fit: no profile that shows them runs here.
     creation: { heapSlots: 10 * KB, chunkBytes: 128 * KB },
-    // Not proven: a stream at these sizes aborts (below).
+    // Proven for pairing and answering, not for streams (above).
     proven: false,
-    note: 'speaker only; in mcsim at these sizes it booted, paired (hap-controller M1-M6, pair-verify, transient) and answered /info (peaks 8.4 K slots, 87 KB chunk), but an ALAC stream aborted on the chunk heap: with growth four streams peaked at 9.6 K slots and 188 KB chunk (packets held for the 0.5 s latency, the 16 KB ring, the decoder), more than the ~300 KB of internal RAM',
+    note: 'speaker without streams: in mcsim at these sizes it booted, paired (hap-controller M1-M6, pair-verify, transient) and answered /info (peaks 8.4 K slots, 87 KB chunk). Streams: latency capped at 0.25 s (audioBufferMs 250, a longer one refused at ANNOUNCE or SETUP naming the limit); a classic ALAC stream of 0.25 s played whole (peaks 9.1 K slots, 114 KB chunk), a session-path one aborted on the chunk heap. Senders ask about 2 s: a speaker that plays needs the 2 MB PSRAM board',
   },
   'esp32s3-psram-2mb': {
     name: 'esp32s3-psram-2mb',
@@ -99,7 +101,7 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
     // the decoder). 1.63 MB of the 2 MB, the rest for lwIP and Wi-Fi buffers malloc puts there.
     creation: { heapSlots: 16 * KB, chunkBytes: 1 * MB + 384 * KB },
     proven: true,
-    note: 'a small photo frame: pictures up to 512 KB; in mcsim at these sizes: hap-controller paired, 100 photos of up to 512 KB and 10 slideshows of 512 KB pictures, no abort; live peaks 10.3 K slots, 1.13 MB chunk. CONFIG_SPIRAM_USE_MALLOC=y in the target already',
+    note: 'a small photo frame: pictures up to 512 KB; in mcsim at these sizes: hap-controller paired, 100 photos of up to 512 KB and 10 slideshows of 512 KB pictures, no abort; live peaks 10.3 K slots, 1.13 MB chunk. The speaker: paired, then ALAC and PCM streams at 2 s latency on the classic and session paths, each played whole (0 lost); live peaks 11.4 K slots, 438 KB chunk. CONFIG_SPIRAM_USE_MALLOC=y in the target already',
   },
   'esp32s3-psram-8mb': {
     name: 'esp32s3-psram-8mb',
@@ -144,7 +146,9 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
 export const PROFILE_BOARDS = {
   // Pictures of 2 MB, a cache of 2 MB: only PSRAM holds them; 8 MB for phones' photo sizes.
   'photo-frame': 'esp32s3-psram-8mb',
-  speaker: 'esp32s3',
+  // Senders send realtime audio about 2 s ahead of its playing: those packets need PSRAM. Without
+  // it the speaker boots, pairs and answers, and only short classic streams fit (BOARDS.esp32s3).
+  speaker: 'esp32s3-psram-2mb',
   'media-board': 'media-board',
 } as const satisfies Record<string, BoardName>;
 
@@ -158,8 +162,11 @@ export type BoardProfileName = keyof typeof PROFILE_BOARDS;
  * shown picture plus the largest arriving one always fit (checked by pictureBudgetProblems).
  */
 export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profile: BoardProfileName; readonly limits: BoardLimits }[] = [
-  // A speaker shows no pictures (its routes are not served): nothing to budget.
-  { board: 'esp32s3', profile: 'speaker', limits: {} },
+  // A speaker shows no pictures (its routes are not served). Without PSRAM a classic stream's
+  // packets, held for the latency its sender asks, fit for 0.25 s: a longer one is refused at
+  // ANNOUNCE or SETUP naming the limit, not aborted mid-stream. The PSRAM boards hold the
+  // default's 3 s (senders ask about 2 s).
+  { board: 'esp32s3', profile: 'speaker', limits: { audioBufferMs: 250 } },
   // 1 MB of pictures: a 512 KB cache (the shown photo and one beside it) and one 512 KB upload
   // (a slideshow reply: its picture in a binary plist, a few hundred bytes more).
   {
