@@ -197,6 +197,15 @@ export interface Display {
    * screen. A display that decodes every JPEG (a browser) leaves it out.
    */
   cannotShow?(frame: JpegFrame): string | undefined;
+  /**
+   * Starts drawing a JPEG that arrives in pieces (a board's decoder that takes its input as it
+   * comes): the core hands it a picture that need not be kept, once its header has passed
+   * cannotShow, so a picture larger than the board could hold whole is never held. It replaces
+   * the picture shown, as showPhoto does; a later showPhoto, clear or stream replaces it in turn
+   * (its sink then takes the rest and drops it). A display that decodes only whole pictures
+   * leaves it out.
+   */
+  openPhotoStream?(frame: JpegFrame, transition?: string): PhotoStreamSink;
   /** Clears the picture (photo session or slideshow stopped). */
   clear(): void;
   showStatus(status: DisplayStatus): void;
@@ -208,6 +217,27 @@ export interface Display {
    * on every change; undefined: nothing plays. A display without room for it leaves it out.
    */
   showNowPlaying?(playing: NowPlaying | undefined): void;
+}
+
+/**
+ * Where a streamed picture's bytes go (Display.openPhotoStream), in order, from its first byte
+ * (SOI) to its end-of-image marker. The core stops handing it more while it holds more than
+ * limits.maxStreamedPhotoHeldBytes, and goes on when told `onDrained`.
+ */
+export interface PhotoStreamSink {
+  /** The next piece: a view valid during the call only (a sink copies what it keeps). */
+  write(bytes: Uint8Array): void;
+  /** Bytes written and not yet consumed by the decoder. */
+  readonly heldBytes: number;
+  /** Set by the core: called when heldBytes has fallen (the decoder consumed some). */
+  onDrained: () => void;
+  /**
+   * Every byte has been written: finish the picture, then call `done` once, with undefined when
+   * it is drawn (or was replaced meanwhile), or why the decoder could not read it.
+   */
+  end(done: (failure: string | undefined) => void): void;
+  /** The picture will not come whole (the connection closed, a refusal): stop and drop what is held. */
+  abort(reason: string): void;
 }
 
 /** A span of media time (spec 2.9 range: start and duration, seconds). */

@@ -58,7 +58,7 @@ export interface Board {
 }
 
 /** The memory limits a profile gets on a board (the rest are the profile's own, profiles.ts). */
-export type BoardLimits = Partial<Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead' | 'audioBufferMs'>>;
+export type BoardLimits = Partial<Pick<ReceiverLimits, 'pictureBudgetBytes' | 'maxPhotoBytes' | 'maxStreamedPhotoBytes' | 'photoCacheBytes' | 'photoCacheEntries' | 'maxReverseBodyBytes' | 'slideshowLookAhead' | 'audioBufferMs'>>;
 
 const KB = 1024;
 const MB = 1024 * 1024;
@@ -175,10 +175,11 @@ export const BOARD_LIMITS: readonly { readonly board: BoardName; readonly profil
     limits: { pictureBudgetBytes: 1 * MB + 8 * KB, maxPhotoBytes: 512 * KB, photoCacheBytes: 512 * KB, photoCacheEntries: 2, maxReverseBodyBytes: 512 * KB + 4 * KB, slideshowLookAhead: 1 },
   },
   // 4 MB of pictures: a 2 MB cache (the previous, the shown and the next photo) and one 2 MB upload.
+  // A picture shown and not cached is drawn as it arrives (maxStreamedPhotoHeldBytes held): 8 MB.
   {
     board: 'esp32s3-psram-8mb',
     profile: 'photo-frame',
-    limits: { pictureBudgetBytes: 4 * MB + 8 * KB, maxPhotoBytes: 2 * MB, photoCacheBytes: 2 * MB, photoCacheEntries: 3, maxReverseBodyBytes: 2 * MB + 4 * KB, slideshowLookAhead: 3 },
+    limits: { pictureBudgetBytes: 4 * MB + 8 * KB, maxPhotoBytes: 2 * MB, maxStreamedPhotoBytes: 8 * MB, photoCacheBytes: 2 * MB, photoCacheEntries: 3, maxReverseBodyBytes: 2 * MB + 4 * KB, slideshowLookAhead: 3 },
   },
   { board: 'esp32s3-psram-2mb', profile: 'speaker', limits: {} },
   { board: 'esp32s3-psram-8mb', profile: 'speaker', limits: {} },

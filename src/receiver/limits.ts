@@ -119,6 +119,20 @@ export interface ReceiverLimits {
   maxPairings: number;
   /** Largest picture taken by PUT /photo (spec 8 names none); over it: 413. */
   maxPhotoBytes: number;
+  /**
+   * Largest picture PUT /photo draws as it arrives instead (over it: 413 on its head): on a
+   * screen that decodes in pieces (Display.openPhotoStream), a picture that need not be kept
+   * (shown at once and not cached: photo.ts) is never held whole, so it may be larger than
+   * maxPhotoBytes.
+   */
+  maxStreamedPhotoBytes: number;
+  /**
+   * Most bytes of a streamed picture held at once: its header (the JPEG's segments before the
+   * scan, Exif included: the decoder needs it whole before it starts; larger: 413), then what the
+   * screen's decoder has not consumed yet. Past it the connection stops reading its socket until
+   * the decoder has drained some. What a streamed picture counts in pictureBudgetBytes.
+   */
+  maxStreamedPhotoHeldBytes: number;
   /** Most bytes of pictures the photo cache holds (spec 4.1 cacheOnly); the least recently used leave first. */
   photoCacheBytes: number;
   /** Most pictures the photo cache holds. */
@@ -251,6 +265,9 @@ export const DEFAULT_LIMITS: ReceiverLimits = {
   maxPairings: 16,
   // A desktop's memory; the profiles of boards set smaller ones (profiles.ts).
   maxPhotoBytes: 8 * 1024 * 1024,
+  maxStreamedPhotoBytes: 8 * 1024 * 1024,
+  // An Exif segment alone may take 64 KB (its length field is 16 bits), with a thumbnail in it.
+  maxStreamedPhotoHeldBytes: 128 * 1024,
   photoCacheBytes: 64 * 1024 * 1024,
   photoCacheEntries: 32,
   // The cache full, the shown picture, and a slideshow's three fetches of maxReverseBodyBytes.

@@ -44,7 +44,7 @@ import {
 import { utf8Encode } from '../../bytes';
 import { logsAt, type Logger } from '../../platform';
 import type { ReceiverLimits } from '../limits';
-import { LATER, sessionIdOf, splitTarget, type Admitted, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
+import { LATER, sessionIdOf, splitTarget, type Admitted, type BodyStream, type Request, type SplitTarget, type Response, type Route, type Router, type StreamTakeover } from './router';
 import { keepAnswer, keptAnswer } from './kept-answers';
 import { ReverseConnection } from './reverse';
 import type { Occupation } from './admission';
@@ -152,6 +152,10 @@ export class ReceiverConnection implements SansIoConnection {
   private order = 0;
   /** What the current request's route admitted on its head (Route.admit), until it is over. */
   private admitted: Admitted | undefined;
+  /** Where the current request's body goes as it arrives (Admitted.body), until its last piece. */
+  private bodyStream: BodyStream | undefined;
+  /** Since when the body stream has been full: the sender is held back by us, not slow. */
+  private bodyHeldSince: number | undefined;
   /** A handler answers later: later requests wait in the assembler, answered in order. */
   private answering: Answering | undefined;
   private nextRequestId = 1;
@@ -226,8 +230,9 @@ export class ReceiverConnection implements SansIoConnection {
     const mode = this.modeState;
     switch (mode.kind) {
       case 'request':
-        // Answers the peer does not take stop the reading of more requests (backpressure).
-        return this.assembler.buffered < this.context.limits.maxHeldBytes && !this.outputFull;
+        // Answers the peer does not take stop the reading of more requests (backpressure), and
+        // a body stream that holds as much as it may stops the reading of its body.
+        return this.assembler.buffered < this.context.limits.maxHeldBytes && !this.outputFull && this.bodyStream?.full !== true;
       case 'reverse':
         return mode.reverse.wantsRead;
       case 'stream':
@@ -522,6 +527,8 @@ export class ReceiverConnection implements SansIoConnection {
       // Backpressure: the peer has not taken the answers so far; the rest wait in the assembler
       // (and the socket: wantsRead is false) until they leave (pollTransmit starts a turn).
       if (this.outputFull) break;
+      // A full body stream takes no more: the rest waits in the assembler until onDrained.
+      if (this.bodyStream?.full) break;
       if (this.requestsThisTurn >= maxRequestsPerTurn) {
         // Fairness: the rest wait for the next turn, after the driver has served the others.
         if (this.assembler.buffered > 0) this.timers.turn = this.now;
@@ -536,13 +543,16 @@ export class ReceiverConnection implements SansIoConnection {
           this.begin(event.head);
           break;
         case 'chunk':
-          break; // no route streams its body yet
+          this.bodyStream?.write(event.data);
+          break;
         case 'message':
+          this.endBodyStream();
           this.bodyStartedAt = undefined;
           this.requestsThisTurn++;
           this.complete(event.head, event.body);
           break;
         case 'error':
+          this.endBodyStream();
           this.bodyStartedAt = undefined;
           this.requestsThisTurn++;
           this.refuseMessage(event.error);
@@ -577,7 +587,10 @@ export class ReceiverConnection implements SansIoConnection {
       this.bodyStartedAt = undefined;
     }
     this.timers.idle = this.now + limits.idleTimeoutMs;
-    if (this.bodyStartedAt !== undefined) {
+    if (this.bodyStream?.full) {
+      // The receiver holds the body back: no progress is owed until the stream has drained.
+      this.bodyHeldSince ??= this.now;
+    } else if (this.bodyStartedAt !== undefined) {
       // At time t after the head, (t - grace) x rate bytes must have come: the deadline is
       // when the bytes so far stop being enough.
       this.timers.body = this.bodyStartedAt + limits.bodyGraceMs + Math.floor((this.bodyBytes * 1000) / limits.minBodyBytesPerSecond);
@@ -599,7 +612,8 @@ export class ReceiverConnection implements SansIoConnection {
     if (screened) {
       refusal = screened;
     } else if (match.kind === 'route') {
-      const bodyLimit = match.route.maxBodyBytes ?? limits.maxBodyBytes;
+      const routeLimit = match.route.maxBodyBytes;
+      const bodyLimit = (typeof routeLimit === 'function' ? routeLimit(head) : routeLimit) ?? limits.maxBodyBytes;
       if (this.context.pairingRequired && !match.route.open && !this.state.encrypted) {
         // spec 5.2: until the sender has paired with the PIN or password, only the pairing
         // endpoints and the information ones are served. RTSP has a status for exactly this.
@@ -610,12 +624,18 @@ export class ReceiverConnection implements SansIoConnection {
         // large; it gets the 413 instead of a 100 Continue (and the close below).
         refusal = { status: STATUS.contentTooLarge, reason: `body exceeds the limit of ${bodyLimit} bytes (Content-Length ${head.contentLength})` };
       } else {
-        const admission = match.route.admit?.(head);
+        const { remoteAddress, remotePort } = this.addresses;
+        const admission = match.route.admit?.(head, { order: this.order, sessionId: this.sessionId, remoteAddress, remotePort });
         if (admission === undefined || !('status' in admission)) {
           this.admitted = admission;
           this.route = match.route;
           this.target = target;
-          this.assembler.readBody('whole', bodyLimit);
+          const stream = admission?.body;
+          if (stream) {
+            this.bodyStream = stream;
+            stream.onDrained = () => this.bodyStreamDrained(stream);
+          }
+          this.assembler.readBody(stream ? 'stream' : 'whole', bodyLimit);
           if (head.framing !== 'none') this.beginBody(head);
           return;
         }
@@ -699,8 +719,31 @@ export class ReceiverConnection implements SansIoConnection {
     this.bodyBytes = this.assembler.buffered;
   }
 
+  /**
+   * The body stream has drained some: reading goes on (the driver asks wantsRead again), and the
+   * time it was full is taken off the body's clock.
+   */
+  private bodyStreamDrained(stream: BodyStream): void {
+    if (stream !== this.bodyStream || this.modeState.kind !== 'request' || stream.full) return;
+    const now = this.context.now();
+    if (this.bodyHeldSince !== undefined) {
+      if (this.bodyStartedAt !== undefined) this.bodyStartedAt += now - this.bodyHeldSince;
+      this.bodyHeldSince = undefined;
+    }
+    // The pieces waiting in the assembler go on at the next turn (as after answers have left).
+    this.timers.turn = now;
+    this.onWake();
+  }
+
+  /** The body stream has had its last piece (or never will): the connection forgets it. */
+  private endBodyStream(): void {
+    this.bodyStream = undefined;
+    this.bodyHeldSince = undefined;
+  }
+
   /** The current request is over (handled, or its body lost): what its route admitted is released. */
   private endAdmission(): void {
+    this.endBodyStream();
     const admitted = this.admitted;
     this.admitted = undefined;
     admitted?.release();

@@ -144,7 +144,30 @@ function answeringRefusals(handler: Handler): Handler {
 /** What Route.admit let in: told once when the request is over. */
 export interface Admitted {
   release(): void;
+  /**
+   * The body is taken as it arrives, by this, instead of whole: the handler then gets an empty
+   * Request.body once the last piece has been written.
+   */
+  readonly body?: BodyStream;
 }
+
+/**
+ * A request body taken piece by piece as it arrives (a photo drawn while it comes, so it is never
+ * held whole). While it is full the connection reads no more of its socket, and the body's
+ * progress deadline (limits.minBodyBytesPerSecond) stands still: the receiver, not the sender,
+ * holds the body back.
+ */
+export interface BodyStream {
+  /** The next piece of the body: a view valid during the call only. */
+  write(piece: Uint8Array): void;
+  /** It holds as much as it may: no more pieces until onDrained. */
+  readonly full: boolean;
+  /** Set by the connection: called when it may be no longer full. */
+  onDrained: () => void;
+}
+
+/** What a route's admit knows of a request besides its head. */
+export type Arrival = Pick<Request, 'order' | 'sessionId' | 'remoteAddress' | 'remotePort'>;
 
 export interface Route {
   /** `HTTP`, `RTSP`, or both when omitted (spec 4.3: pair-setup is on either). */
@@ -153,16 +176,19 @@ export interface Route {
   /** The exact path, or `*` for every path (RTSP OPTIONS is asked of `*` or of any URI). */
   readonly path: string;
   readonly handler: Handler;
-  /** Largest body this route accepts; the receiver's limit when omitted. */
-  readonly maxBodyBytes?: number;
+  /**
+   * Largest body this route accepts, or a function of the head when it depends on how the body is
+   * taken (a streamed photo may be larger); the receiver's limit when omitted.
+   */
+  readonly maxBodyBytes?: number | ((head: RequestHead) => number);
   /**
    * Decides on the head, before any of the body is read (and before a 100 Continue), whether the
    * request may come in: a refusal is answered on the head; what it admits reaches the handler as
    * Request.admitted and is released once the handler has returned, or when the body never comes
    * whole (a parse error, a timeout, the connection closing). PUT /photo reserves its picture's
-   * bytes in the picture budget here, from the Content-Length.
+   * bytes in the picture budget here, from the Content-Length, or takes its body as a stream.
    */
-  readonly admit?: (head: RequestHead) => Response | Admitted | undefined;
+  readonly admit?: (head: RequestHead, arrival: Arrival) => Response | Admitted | undefined;
   /**
    * Answering takes long (pair-setup and pair-verify: big-number and curve arithmetic, tens of
    * milliseconds on a desktop, far more on a board): the connection ends its turn after each, so

@@ -33,6 +33,8 @@ const SOI = 0xd8;
 const EOI = 0xd9;
 const SOS = 0xda;
 const TEM = 0x01;
+/** SOI, then the first byte of the next marker: how every JPEG starts. */
+const START_OF_IMAGE = [MARKER, SOI, MARKER];
 
 type FrameCoding = Pick<JpegFrame, 'process' | 'arithmetic' | 'differential'>;
 
@@ -66,38 +68,80 @@ function frameCoding(marker: number): FrameCoding | undefined {
 
 /** Inspects `bytes`; returns the frame's size, or throws JpegError naming what is wrong. */
 export function inspectJpeg(bytes: Uint8Array): JpegInfo {
+  const { frame, scanOffset } = readJpegHeader(bytes, false)!;
+  // Look from the end: a file usually ends with EOI, so this is a step or two.
   const length = bytes.length;
-  if (length < 4 || bytes[0] !== MARKER || bytes[1] !== SOI || bytes[2] !== MARKER) {
-    throw new JpegError('no JPEG start-of-image marker (FF D8 FF) at offset 0');
+  for (let at = length - 2; at >= scanOffset; at--) {
+    if (bytes[at] === MARKER && bytes[at + 1] === EOI) return frame;
+  }
+  throw cutShortError(scanOffset);
+}
+
+/** The error of a picture whose scan, begun at `scanOffset`, has no end-of-image marker. */
+export function cutShortError(scanOffset: number): JpegError {
+  return new JpegError(`no end-of-image marker (FF D9) after the start of scan at offset ${scanOffset}: the picture is cut short`);
+}
+
+/**
+ * Where the picture ends in a piece of its scan data: the offset just past the first EOI `FF D9`
+ * at or after `from`, or -1. `afterFF`: the piece before ended with FF (the marker may be split
+ * between pieces). Entropy-coded data stuffs a data FF as FF 00, so the first FF D9 is the end.
+ */
+export function endOfImage(piece: Uint8Array, from: number, afterFF: boolean): number {
+  if (afterFF && from === 0 && piece.length > 0 && piece[0] === EOI) return 1;
+  for (let at = piece.indexOf(EOI, from + 1); at >= 0; at = piece.indexOf(EOI, at + 1)) {
+    if (piece[at - 1] === MARKER) return at + 1;
+  }
+  return -1;
+}
+
+/** A JPEG's marker segments up to its start of scan: the frame header, and where the scan's data begins. */
+export interface JpegHeader {
+  readonly frame: JpegInfo;
+  readonly scanOffset: number;
+}
+
+/**
+ * Reads the marker segments of `bytes` up to the start of scan (the checks of inspectJpeg's
+ * first part). `partial`: the bytes are the start of a body still arriving (a picture streamed
+ * to the screen), so bytes that end before the scan header is whole give undefined, not an
+ * error. Throws JpegError for what no more bytes can mend.
+ */
+export function readJpegHeader(bytes: Uint8Array, partial: boolean): JpegHeader | undefined {
+  const length = bytes.length;
+  const endsEarly = (message: string): undefined => {
+    if (partial) return undefined;
+    throw new JpegError(message);
+  };
+  const noStart = 'no JPEG start-of-image marker (FF D8 FF) at offset 0';
+  for (let at = 0; at < START_OF_IMAGE.length && at < length; at++) if (bytes[at] !== START_OF_IMAGE[at]) throw new JpegError(noStart);
+  if (length < 4) {
+    if (partial) return undefined;
+    throw new JpegError(noStart);
   }
   let pos = 2;
   let frame: JpegInfo | undefined;
   for (;;) {
-    if (pos >= length) throw new JpegError(`data ends at offset ${length} before the start of scan`);
+    if (pos >= length) return endsEarly(`data ends at offset ${length} before the start of scan`);
     if (bytes[pos] !== MARKER) throw new JpegError(`offset ${pos}: expected a marker (FF), found ${hex(bytes[pos])}`);
     // T.81 B.1.1.2: any marker may be preceded by fill bytes FF.
     while (pos < length && bytes[pos] === MARKER) pos++;
-    if (pos >= length) throw new JpegError(`data ends at offset ${length} inside a marker`);
+    if (pos >= length) return endsEarly(`data ends at offset ${length} inside a marker`);
     const marker = bytes[pos++];
     if (marker === SOI || marker === EOI) throw new JpegError(`offset ${pos - 2}: marker FF ${hex(marker)} before the start of scan`);
     // Markers without a segment: TEM and the restart markers RST0-7.
     if (marker === TEM || (marker >= 0xd0 && marker <= 0xd7)) continue;
-    if (pos + 2 > length) throw new JpegError(`offset ${pos - 2}: segment FF ${hex(marker)} has no length`);
+    if (pos + 2 > length) return endsEarly(`offset ${pos - 2}: segment FF ${hex(marker)} has no length`);
     const segment = (bytes[pos] << 8) | bytes[pos + 1];
-    if (segment < 2 || pos + segment > length) {
-      throw new JpegError(`offset ${pos - 2}: segment FF ${hex(marker)} of ${segment} bytes runs past the end (${length})`);
-    }
+    if (segment < 2) throw new JpegError(`offset ${pos - 2}: segment FF ${hex(marker)} of ${segment} bytes runs past the end (${length})`);
+    if (pos + segment > length) return endsEarly(`offset ${pos - 2}: segment FF ${hex(marker)} of ${segment} bytes runs past the end (${length})`);
     const coding = frameCoding(marker);
     if (coding) frame = readFrameHeader(bytes, pos, segment, coding);
     pos += segment;
     if (marker === SOS) break;
   }
   if (!frame) throw new JpegError('no frame header (SOFn) before the start of scan');
-  // Look from the end: a file usually ends with EOI, so this is a step or two.
-  for (let at = length - 2; at >= pos; at--) {
-    if (bytes[at] === MARKER && bytes[at + 1] === EOI) return frame;
-  }
-  throw new JpegError(`no end-of-image marker (FF D9) after the start of scan at offset ${pos}: the picture is cut short`);
+  return { frame, scanOffset: pos };
 }
 
 /**

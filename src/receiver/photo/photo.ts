@@ -25,22 +25,32 @@
 //   its head (the cache gives back least recently used photos first); one that still does not
 //   fit is answered 413 before its body is read, naming the limit. The shown picture is the
 //   request's bytes, held by the screen (and by the cache when it has a key): never a second copy.
+// - Streaming: on a screen that decodes a picture as it arrives (Display.openPhotoStream), one
+//   that need not be kept goes to the screen piece by piece (photo-stream.ts), up to
+//   limits.maxStreamedPhotoBytes, holding at most limits.maxStreamedPhotoHeldBytes (what it counts
+//   in the picture budget). Need not be kept: shown at once (no AssetAction) and not cached, that
+//   is without an AssetKey, or with a Content-Length larger than the whole cache (it would not be
+//   cached anyway). A picture that would be cached, or a chunked one with a key, is read whole.
+//   The streamed picture takes the screen when its header has passed the checks; the screen
+//   keeps none of its bytes, so nothing of it is counted as shown.
 // - Statuses: a body that is not a JPEG (src/receiver/media/jpeg.ts), or one the screen's decoder
 //   cannot read (Display.cannotShow; for cacheOnly too, as a cached picture is for showing) 415;
-//   over maxPhotoBytes 413 (the connection's parser, from the route's limit); no body, or no
+//   over maxPhotoBytes 413 (the connection's parser, from the route's limit), a streamed one over
+//   maxStreamedPhotoBytes 413 on its head (naming the limit); no body, or no
 //   AssetKey where one is needed, or an unknown AssetAction 400; displayCached of a key not
 //   cached 412 (spec 4.1, 7).
 
 import { readMakerHeader } from '../../dialect';
 import { RequestError } from '../../errors';
 import { STATUS } from '../../http';
-import type { Display, Logger } from '../../platform';
+import type { Display, JpegFrame, Logger, PhotoStreamSink } from '../../platform';
 import { JpegError, describeJpegFrame, inspectJpeg, type JpegInfo } from '../media/jpeg';
 import type { ReceiverLimits } from '../limits';
 import type { MediaFeature, MediaSession } from '../media/media-session';
 import { PhotoCache, ownBytes } from './photo-cache';
 import type { PictureBudget, PictureGrant } from '../media/picture-budget';
-import { refuse, type Admitted, type Request, type Response, type Router } from '../connection/router';
+import { refuse, type Admitted, type Answer, type Arrival, type Request, type Response, type Router } from '../connection/router';
+import { StreamedPhotoUpload } from './photo-stream';
 import type { RequestHead } from '../../http';
 import { transitionOf } from '../media/transitions';
 
@@ -53,7 +63,7 @@ interface PhotoContext {
   readonly log: Logger;
   readonly display: Display;
   readonly media: MediaSession;
-  readonly limits: Pick<ReceiverLimits, 'photoCacheBytes' | 'photoCacheEntries' | 'maxPhotoBytes'>;
+  readonly limits: Pick<ReceiverLimits, 'photoCacheBytes' | 'photoCacheEntries' | 'maxPhotoBytes' | 'maxStreamedPhotoBytes' | 'maxStreamedPhotoHeldBytes'>;
   /** Where every picture byte is counted (limits.pictureBudgetBytes). */
   readonly pictures: PictureBudget;
 }
@@ -114,12 +124,67 @@ export class PhotoFeature implements MediaFeature {
    * A PUT /photo head: the picture's bytes (its Content-Length, or maxPhotoBytes for a chunked
    * body) are reserved before the body is read; 413 naming the budget when they cannot be.
    */
-  admit(head: RequestHead): Response | Admitted | undefined {
+  admit(head: RequestHead, arrival: Arrival): Response | Admitted | undefined {
     const bytes = head.framing === 'chunked' ? this.context.limits.maxPhotoBytes : (head.contentLength ?? 0);
     if (bytes === 0) return undefined; // displayCached, or no picture (400 in handle)
+    if (this.streams(head)) return this.admitStream(head, arrival);
     const reservation = this.context.pictures.reserve(bytes, `PUT /photo of ${bytes} bytes`);
     if (!reservation.granted) return refuse(STATUS.contentTooLarge, reservation.reason);
     return new PhotoUpload(reservation.grant, this.context.pictures);
+  }
+
+  /**
+   * Whether the picture goes to the screen as it arrives (see the header): the screen can take
+   * it so, and it need not be kept.
+   */
+  streams(head: RequestHead): boolean {
+    const { display, limits } = this.context;
+    if (!display.openPhotoStream) return false;
+    // cacheOnly keeps it, displayCached has no body, an unknown action is refused (400) whole.
+    if (readMakerHeader(head.headers, 'AssetAction') !== undefined) return false;
+    if (readMakerHeader(head.headers, 'AssetKey') === undefined) return true;
+    return head.contentLength !== undefined && head.contentLength > limits.photoCacheBytes;
+  }
+
+  /** The largest body a PUT /photo may have: larger when it is drawn as it arrives. */
+  maxBodyBytes(head: RequestHead): number {
+    const { limits } = this.context;
+    return this.streams(head) ? limits.maxStreamedPhotoBytes : limits.maxPhotoBytes;
+  }
+
+  /** A streamed PUT /photo's head: at most maxStreamedPhotoBytes, and its held bytes reserved. */
+  private admitStream(head: RequestHead, arrival: Arrival): Response | Admitted {
+    const { limits, pictures } = this.context;
+    const length = head.contentLength;
+    const what = `${arrival.remoteAddress}:${arrival.remotePort} PUT /photo`;
+    if (length !== undefined && length > limits.maxStreamedPhotoBytes) {
+      return refuse(STATUS.contentTooLarge, `PUT /photo of ${length} bytes is over limits.maxStreamedPhotoBytes (${limits.maxStreamedPhotoBytes}), the largest picture this screen draws as it arrives`);
+    }
+    const held = Math.min(length ?? limits.maxStreamedPhotoHeldBytes, limits.maxStreamedPhotoHeldBytes);
+    const reservation = pictures.reserve(held, `PUT /photo drawn as it arrives (${length ?? 'chunked'} bytes, ${held} held)`);
+    if (!reservation.granted) return refuse(STATUS.contentTooLarge, reservation.reason);
+    const key = readMakerHeader(head.headers, 'AssetKey');
+    const transition = readMakerHeader(head.headers, 'Transition');
+    return new StreamedPhotoUpload(reservation.grant, { ...this.context, open: (frame) => this.openStream(arrival, frame, key, transition, length, what) }, what);
+  }
+
+  /**
+   * A streamed picture's header has passed: it takes the screen unless a newer request decided
+   * it; the display draws it as the rest arrives.
+   */
+  private openStream(arrival: Arrival, frame: JpegFrame, key: string | undefined, transition: string | undefined, length: number | undefined, what: string): PhotoStreamSink | undefined {
+    const { log, display } = this.context;
+    const size = describeJpegFrame(frame);
+    if (arrival.order < this.decidedAt) {
+      log('debug', `${what} ${key ?? '(no key)'} (request #${arrival.order}, ${size}) not shown: request #${this.decidedAt} was asked for later`);
+      return undefined;
+    }
+    const sink = display.openPhotoStream!(frame, transition === undefined ? undefined : transitionOf(transition));
+    // The screen keeps none of its bytes: the picture shown before lets go of its share.
+    this.context.pictures.shown(undefined);
+    log('debug', `${what} ${key ?? '(no key)'} (${size}, ${length ?? 'chunked'} bytes): drawn as it arrives`);
+    this.tookScreen(arrival, key, transition, length);
+    return sink;
   }
 
   /**
@@ -138,7 +203,9 @@ export class PhotoFeature implements MediaFeature {
   }
 
   /** PUT /photo (spec 4.1). */
-  handle(request: Request): Response {
+  handle(request: Request): Answer {
+    // Drawn as it arrived: its answer once the screen has finished it.
+    if (request.admitted instanceof StreamedPhotoUpload) return request.admitted.finish((response) => request.respond(response));
     const what = `${request.remoteAddress}:${request.remotePort} PUT /photo`;
     const key = readMakerHeader(request.head.headers, 'AssetKey');
     const transition = readMakerHeader(request.head.headers, 'Transition');
@@ -247,8 +314,7 @@ export class PhotoFeature implements MediaFeature {
   }
 
   private show(request: Request, jpeg: Uint8Array, key: string | undefined, transition: string | undefined, grant: PictureGrant | undefined): void {
-    const { log, media, display } = this.context;
-    const { sessionId } = request;
+    const { log, display } = this.context;
     if (request.order < this.decidedAt) {
       log('debug', `PUT /photo ${key ?? '(no key)'} (request #${request.order}) not shown: request #${this.decidedAt} was asked for later`);
       return;
@@ -256,7 +322,14 @@ export class PhotoFeature implements MediaFeature {
     // The sender's name for the transition, resolved to the one the screen draws (transitions.ts).
     display.showPhoto(jpeg, transition === undefined ? undefined : transitionOf(transition));
     this.context.pictures.shown(grant);
-    this.decidedAt = request.order;
+    this.tookScreen(request, key, transition, jpeg.length);
+  }
+
+  /** A picture asked for by `arrival` is on the screen: the photo session, its owner and events follow. */
+  private tookScreen(arrival: Arrival, key: string | undefined, transition: string | undefined, bytes: number | undefined): void {
+    const { log, media } = this.context;
+    const { sessionId } = arrival;
+    this.decidedAt = arrival.order;
     if (this.active && this.owner !== undefined && sessionId !== undefined && this.owner !== sessionId) {
       // Another sender took the screen: the previous session has ended.
       const previous = this.owner;
@@ -271,8 +344,8 @@ export class PhotoFeature implements MediaFeature {
     this.shownKey = key;
     log('debug', `photo ${key ?? '(no key)'} shown${transition ? ` with transition ${transition}` : ''} for session ${sessionId ?? '(none)'}`);
     // The picture takes the screen: a video playing there ends (a slideshow carries on).
-    media.takeScreen('photo', request.order, 'a photo took the screen');
-    media.announce('photo-shown', { sessionId, address: request.remoteAddress }, { ...(key !== undefined && { key }), bytes: String(jpeg.length) });
+    media.takeScreen('photo', arrival.order, 'a photo took the screen');
+    media.announce('photo-shown', { sessionId, address: arrival.remoteAddress }, { ...(key !== undefined && { key }), ...(bytes !== undefined && { bytes: String(bytes) }) });
   }
 }
 
@@ -284,10 +357,10 @@ export function registerPhotoRoutes(router: Router, context: PhotoContext): Phot
     method: 'PUT',
     path: '/photo',
     // Over it the connection's parser answers 413 (and keeps the connection when the body is
-    // small enough to read and drop).
-    maxBodyBytes: context.limits.maxPhotoBytes,
+    // small enough to read and drop); a streamed picture's own limit is checked in admit.
+    maxBodyBytes: (head) => feature.maxBodyBytes(head),
     // The picture budget is asked on the head: 413 before the body when the picture cannot fit.
-    admit: (head) => feature.admit(head),
+    admit: (head, arrival) => feature.admit(head, arrival),
     handler: (request) => feature.handle(request),
   });
   context.media.register('photo', feature);
