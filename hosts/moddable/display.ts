@@ -9,6 +9,12 @@
 // - Slices: a picture decodes a few milliseconds at a time, with a Timer between slices, so the
 //   sockets are served while a 12-megapixel photo decodes (showPhoto returns at once; a newer
 //   picture, clear or the PIN box restarts or stops the one in progress).
+// - Pictures that arrive in pieces (openPhotoStream: a photo the core does not keep): the decoder
+//   is made empty and pushed the pieces as they come (jpeg-feed.ts); the same slices decode what
+//   has come and draw it the same way, and the core reads no more of the socket while the decoder
+//   holds more than its bound. Such a picture is never held whole, so it cannot be drawn again:
+//   the PIN box leaves a black box over it. Offered only when commodetto/readJPEG is picojpeg
+//   (manifest.json maps it on every platform; ESP32's own esp_new_jpeg cannot take pieces).
 // - Refusals: what the decoder cannot read is told from the frame header (jpeg-decoders.ts) and
 //   refused before the answer (cannotShow); corrupt data found while decoding clears the area.
 // - Transitions are not animated (every one draws at once).
@@ -20,13 +26,14 @@ import type Bitmap from 'commodetto/Bitmap';
 import JPEG from 'commodetto/readJPEG';
 import parseBMF from 'commodetto/parseBMF';
 import Resource from 'Resource';
-import type { Clock, Display, DisplayStatus, JpegFrame, Logger, TimerHandle } from '../../src/platform';
-import { decoderCannotRead, type JpegDecoderName } from './jpeg-decoders';
+import type { Clock, Display, DisplayStatus, JpegFrame, Logger, PhotoStreamSink, TimerHandle } from '../../src/platform';
+import { decoderCannotRead, picojpegBlocks, type JpegDecoderName } from './jpeg-decoders';
+import { JpegFeed, type PushDecoder } from './jpeg-feed';
 import { fitPicture, letterbox, pinBox, sampleRuns, screenLayout, statusText, type Fit, type Rect, type ScreenLayout } from './screen-layout';
 import { describeError } from '../../src/errors';
 
 /** What both decoders of the SDK offer (the portable picojpeg one and ESP32's esp_new_jpeg). */
-interface JpegDecoder {
+interface JpegDecoder extends Partial<PushDecoder> {
   readonly width: number;
   readonly height: number;
   readonly ready: boolean;
@@ -74,8 +81,77 @@ interface PictureDecode {
   blocks: number;
   slices: number;
   timer: TimerHandle | undefined;
+  /** A picture that arrives in pieces: where they go. */
+  readonly stream?: StreamedPicture;
 }
 
+/** What a StreamedPicture tells its display. */
+interface StreamOwner {
+  /** Pieces came (or the end): a slice decodes what it can. */
+  fed(stream: StreamedPicture): void;
+  /** The core gave the picture up. */
+  aborted(stream: StreamedPicture, reason: string): void;
+}
+
+/**
+ * The sink of a picture that arrives in pieces (Display.openPhotoStream). Once its picture is
+ * drawn, fails or is replaced (another picture, clear) it is over: it drops what still comes,
+ * holds nothing, and answers `end` with how it went.
+ */
+class StreamedPicture implements PhotoStreamSink {
+  onDrained: () => void = () => {};
+  /** How it went, once over: undefined when drawn or replaced, else why the decoder failed. */
+  private outcome: { readonly failure: string | undefined } | undefined;
+  private done: ((failure: string | undefined) => void) | undefined;
+  /** Bytes written, for the log. */
+  bytes = 0;
+
+  constructor(
+    readonly feed: JpegFeed,
+    /** The blocks (MCUs) the picture has: drawn when that many are. */
+    readonly totalBlocks: number,
+    private readonly owner: StreamOwner,
+  ) {}
+
+  get over(): boolean {
+    return this.outcome !== undefined;
+  }
+
+  get heldBytes(): number {
+    return this.outcome ? 0 : this.feed.heldBytes;
+  }
+
+  write(bytes: Uint8Array): void {
+    if (this.outcome) return;
+    this.bytes += bytes.length;
+    this.feed.write(bytes);
+    this.owner.fed(this);
+  }
+
+  end(done: (failure: string | undefined) => void): void {
+    if (this.outcome) {
+      done(this.outcome.failure);
+      return;
+    }
+    this.done = done;
+    this.feed.end();
+    this.owner.fed(this);
+  }
+
+  abort(reason: string): void {
+    if (!this.outcome) this.owner.aborted(this, reason);
+  }
+
+  /** The picture is over (see the class): `end` is answered now or when it comes; the core may go on. */
+  finish(failure: string | undefined): void {
+    if (this.outcome) return;
+    this.outcome = { failure };
+    const done = this.done;
+    this.done = undefined;
+    done?.(failure);
+    this.onDrained();
+  }
+}
 /** Font resources named in manifest.json (`resources`): BMFont masks compressed by mcconfig. */
 const STATUS_FONT = 'OpenSans-Semibold-16.bf4';
 const PIN_FONT = 'OpenSans-Regular-52.bf4';
@@ -90,13 +166,19 @@ export class PocoDisplay implements Display {
   private readonly pinFont: Font | undefined;
   /** The picture shown (the request's bytes, not copied), redrawn when the PIN box goes. */
   private photo: Uint8Array | undefined;
+  /** The picture shown arrived in pieces: nothing of it is kept to draw it again. */
+  private streamed = false;
   private pin: string | undefined;
+  /** Where the PIN box was drawn. */
+  private pinRect: Rect | undefined;
   private status = '';
   private shown = 0;
   private decode: PictureDecode | undefined;
   /** sampleRuns output for one block's columns and rows (triples; at most one run per output pixel). */
   private readonly columnRuns: Int32Array;
   private readonly rowRuns: Int32Array;
+  /** Display.openPhotoStream, where the decoder takes pieces (picojpeg). */
+  readonly openPhotoStream?: (frame: JpegFrame, transition?: string) => PhotoStreamSink;
 
   constructor(
     screen: PixelsOut,
@@ -115,11 +197,13 @@ export class PocoDisplay implements Display {
     this.columnRuns = new Int32Array(3 * this.layout.picture.width);
     this.rowRuns = new Int32Array(3 * this.layout.picture.height);
     this.fill(this.layout.screen, this.black);
+    if (DECODER === 'picojpeg') this.openPhotoStream = (frame, transition) => this.openStream(frame, transition);
     log('info', `screen ${this.poco.width}x${this.poco.height}: pictures in ${this.layout.picture.width}x${this.layout.picture.height}${strip ? `, status line ${strip} px` : ', no status line (no font)'}`);
   }
 
   showPhoto(jpeg: Uint8Array, transition?: string): void {
     this.photo = jpeg;
+    this.streamed = false;
     this.shown++;
     if (transition) this.log('debug', `screen: transition ${transition} not animated: drawn at once`);
     this.drawPhoto();
@@ -131,6 +215,7 @@ export class PocoDisplay implements Display {
 
   clear(): void {
     this.photo = undefined;
+    this.streamed = false;
     this.stopDecode();
     this.fill(this.layout.picture, this.black);
     if (this.pin !== undefined) this.drawPin();
@@ -153,10 +238,52 @@ export class PocoDisplay implements Display {
     if (this.pin === undefined) return;
     this.pin = undefined;
     this.log('info', 'screen: pairing PIN hidden');
-    // What was under the box: the picture again (decoded once more), or black.
+    // What was under the box: the picture again (decoded once more), or black; a picture that
+    // arrived in pieces cannot be decoded again: the box goes black.
+    const box = this.pinRect;
+    this.pinRect = undefined;
     if (this.photo) this.drawPhoto();
+    else if (this.streamed && box) this.fill(box, this.black);
     else this.fill(this.layout.picture, this.black);
   }
+
+  /**
+   * Starts a picture that arrives in pieces: the decoder is made empty, the bands around where
+   * the picture will go are drawn now (its size is in the frame header), and slices decode the
+   * pieces as they come (continueDecode).
+   */
+  private openStream(frame: JpegFrame, transition: string | undefined): PhotoStreamSink {
+    this.stopDecode();
+    this.photo = undefined;
+    this.streamed = true;
+    this.shown++;
+    if (transition) this.log('debug', `screen: transition ${transition} not animated: drawn at once`);
+    const area = this.layout.picture;
+    const decoder = new (JPEG as unknown as new () => JpegDecoder)();
+    const fit = fitPicture(frame.width, frame.height, area);
+    for (const band of letterbox(area, fit)) this.fill(band, this.black);
+    const { perRow, rows } = picojpegBlocks(frame);
+    const stream = new StreamedPicture(new JpegFeed(decoder as PushDecoder), perRow * rows, { fed: this.streamFed, aborted: this.streamAborted });
+    this.decode = { decoder, fit, started: Date.now(), photo: this.shown, blocks: 0, slices: 0, timer: undefined, stream };
+    return stream;
+  }
+
+  /** Pieces came for the picture being decoded: a slice soon, unless one is due already. */
+  private readonly streamFed = (stream: StreamedPicture): void => {
+    const decode = this.decode;
+    if (!decode || decode.stream !== stream || decode.timer !== undefined) return;
+    decode.timer = this.clock.setTimer(SLICE_GAP_MS, this.continueDecode);
+  };
+
+  /** The core gave up a picture that arrives in pieces: the area is cleared, as for a bad JPEG. */
+  private readonly streamAborted = (stream: StreamedPicture, reason: string): void => {
+    if (this.decode?.stream !== stream) return;
+    this.stopDecode();
+    this.log('warn', `screen: photo ${this.shown} not shown: ${reason}`);
+    this.streamed = false;
+    this.fill(this.layout.picture, this.black);
+    if (this.pin !== undefined) this.drawPin();
+  };
 
   /**
    * Starts decoding the picture onto the picture area, scaled to fit, with black bands around
@@ -188,26 +315,38 @@ export class PocoDisplay implements Display {
     decode.timer = undefined;
     decode.slices++;
     const until = Date.now() + SLICE_MS;
-    const { decoder } = decode;
+    const { decoder, stream } = decode;
     try {
-      while (decoder.ready) {
+      // A picture arriving in pieces decodes only what has surely come (JpegFeed.hasMargin).
+      while (decoder.ready && (!stream || stream.feed.hasMargin)) {
         const block = decoder.read();
         if (!block) break;
         decode.blocks++;
         this.drawBlock(block, decode.fit);
         if (Date.now() >= until) {
           decode.timer = this.clock.setTimer(SLICE_GAP_MS, this.continueDecode);
+          stream?.onDrained();
           return;
         }
       }
     } catch (error) {
-      this.stopDecode();
-      this.decodeFailed(this.photo?.length ?? 0, decode.blocks, error);
+      this.decodeFailed(stream ? stream.bytes : (this.photo?.length ?? 0), decode.blocks, error);
+      return;
+    }
+    if (stream && decode.blocks < stream.totalBlocks) {
+      // Waiting for pieces: the next write calls a slice (streamFed); the core may send more.
+      if (!stream.feed.ended || decoder.ready) {
+        stream.onDrained();
+        return;
+      }
+      this.decodeFailed(stream.bytes, decode.blocks, new Error(`the data ended after ${decode.blocks} of ${stream.totalBlocks} blocks`));
       return;
     }
     const { fit } = decode;
     const scale = fit.width === fit.sourceWidth ? 'at its size' : `scaled to ${fit.width}x${fit.height}`;
-    this.log('debug', `screen: photo ${decode.photo}, ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${Date.now() - decode.started} ms (${decode.slices} slices)`);
+    const ms = Date.now() - decode.started;
+    if (stream) this.log('info', `screen: photo ${decode.photo} drawn as it arrived, ${stream.bytes} bytes: ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${ms} ms (${decode.slices} slices)`);
+    else this.log('debug', `screen: photo ${decode.photo}, ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${ms} ms (${decode.slices} slices)`);
     this.stopDecode();
     if (this.pin !== undefined) this.drawPin();
   };
@@ -245,20 +384,27 @@ export class PocoDisplay implements Display {
     }
   }
 
-  /** Stops a decode in progress (its timer, its decoder's buffer). */
-  private stopDecode(): void {
+  /**
+   * Stops a decode in progress (its timer, its decoder's buffer); a picture arriving in pieces is
+   * over, with `failure` when its decoder failed (else drawn or replaced).
+   */
+  private stopDecode(failure?: string): void {
     const decode = this.decode;
     if (!decode) return;
     this.decode = undefined;
     if (decode.timer !== undefined) this.clock.clearTimer(decode.timer);
     decode.decoder.close?.();
+    decode.stream?.finish(failure);
   }
 
   /** picojpeg: "jpeg init failed" (a header it refuses), "jpeg read failed" (corrupt data). */
   private decodeFailed(bytes: number, blocks: number, error: unknown): void {
-    trace(`screen: cannot decode the picture (${bytes} bytes, ${blocks} blocks drawn): ${describeError(error)}\n`);
+    const reason = describeError(error);
+    this.stopDecode(reason);
+    trace(`screen: cannot decode the picture (${bytes} bytes, ${blocks} blocks drawn): ${reason}\n`);
     this.log('warn', `screen: photo ${this.shown} not shown: the JPEG does not decode`);
     this.photo = undefined;
+    this.streamed = false;
     this.fill(this.layout.picture, this.black);
     if (this.pin !== undefined) this.drawPin();
   }
@@ -285,6 +431,7 @@ export class PocoDisplay implements Display {
     if (!digitsFont) return; // no font: the PIN is in the log only
     const spaced = pin.split('').join(' ');
     const box = pinBox(area, poco.getTextWidth(spaced, digitsFont), digitsFont.height, labelFont ? labelFont.height : 0);
+    this.pinRect = box;
     poco.begin(box.x, box.y, box.width, box.height);
     poco.fillRectangle(this.white, box.x, box.y, box.width, box.height);
     poco.fillRectangle(this.black, box.x + 3, box.y + 3, box.width - 6, box.height - 6);

@@ -2,7 +2,8 @@
 // so the display refuses a picture before the answer (Display.cannotShow) instead of answering
 // 200 and leaving the screen black ("jpeg init failed").
 //
-// picojpeg (commodetto/readJPEG on the simulators and every non-ESP32 platform), read from
+// picojpeg (commodetto/readJPEG on every platform this app builds, ESP32 included: manifest.json
+// maps the SDK's generic wrapper, which takes a picture in pieces), read from
 // modules/commodetto/picojpeg.c and commodettoReadJPEG.c in SDK 8.2.3:
 // - SOF0 only: progressive (PJPG_UNSUPPORTED_MODE), extended and lossless
 //   (PJPG_UNSUPPORTED_MARKER), arithmetic (PJPG_NO_ARITHMITIC_SUPPORT) fail at init.
@@ -16,7 +17,8 @@
 //   MCUs left in a uint16 (65,535). Past them the picture would be drawn wrong, so it is refused.
 // - A height given later by a DNL segment (height 0 in the frame header) fails (PJPG_BAD_HEIGHT).
 //
-// esp_new_jpeg (ESP32's commodetto/readJPEG): baseline Huffman pictures of 8-bit samples; its
+// esp_new_jpeg (the SDK's own ESP32 commodetto/readJPEG, for a build that maps it instead; it
+// cannot take a picture in pieces, `push` throws): baseline Huffman pictures of 8-bit samples; its
 // sampling limits are its own and are not checked here (not verified on a board).
 
 import type { JpegFrame } from '../../src/platform';
@@ -57,12 +59,17 @@ function picojpegRefusal(frame: JpegFrame): string | undefined {
   if (components.length === 1 ? luma !== '1x1' : sampling[1] !== '1x1' || sampling[2] !== '1x1' || !PICOJPEG_LUMA_SAMPLING.includes(luma)) {
     return `sampling factors ${sampling.join(',')}; picojpeg reads 1x1 grayscale, or colour with chroma 1x1 and luma ${PICOJPEG_LUMA_SAMPLING.join(', ')}`;
   }
-  const mcuWidth = components.length === 1 ? 8 : components[0].horizontal * 8;
-  const mcuHeight = components.length === 1 ? 8 : components[0].vertical * 8;
-  const perRow = Math.ceil(frame.width / mcuWidth);
-  const rows = Math.ceil(frame.height / mcuHeight);
+  const { mcuWidth, mcuHeight, perRow, rows } = picojpegBlocks(frame);
   if (perRow > PICOJPEG_MAX_MCUS_PER_ROW || rows > PICOJPEG_MAX_MCU_ROWS || perRow * rows > PICOJPEG_MAX_MCUS) {
     return `${perRow} x ${rows} blocks of ${mcuWidth}x${mcuHeight}; commodetto's picojpeg counts at most ${PICOJPEG_MAX_MCUS_PER_ROW} a row, ${PICOJPEG_MAX_MCU_ROWS} rows, ${PICOJPEG_MAX_MCUS} in all`;
   }
   return undefined;
+}
+
+/** picojpeg's blocks (MCUs) of a picture it reads: their size, how many a row, how many rows. */
+export function picojpegBlocks(frame: JpegFrame): { mcuWidth: number; mcuHeight: number; perRow: number; rows: number } {
+  const { components } = frame;
+  const mcuWidth = components.length === 1 ? 8 : components[0].horizontal * 8;
+  const mcuHeight = components.length === 1 ? 8 : components[0].vertical * 8;
+  return { mcuWidth, mcuHeight, perRow: Math.ceil(frame.width / mcuWidth), rows: Math.ceil(frame.height / mcuHeight) };
 }

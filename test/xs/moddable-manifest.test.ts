@@ -13,7 +13,7 @@ import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { test } from 'node:test';
 import ts from 'typescript';
-import { platformModules, reachedFrom, ROOT, withCompiledManifest } from './moddable-graph';
+import { matchPlatform, platformModules, reachedFrom, ROOT, withCompiledManifest } from './moddable-graph';
 
 const MAIN = 'hosts/moddable/main';
 
@@ -200,4 +200,38 @@ test('--board-sizes gives the simulator build a board target\'s XS creation size
   } finally {
     rmSync(out, { recursive: true, force: true });
   }
+});
+
+/**
+ * Every target `name` is mapped to on `platform` by a manifest and those it includes inside this
+ * repo (or the build folder), and the SDK manifests it includes (by their `$(...)` path, unread).
+ */
+function mappingsOn(manifestFile: string, platform: string, name: string): { targets: string[]; sdkIncludes: string[] } {
+  const manifest = JSON.parse(readFileSync(manifestFile, 'utf8')) as Manifest & { platforms?: Record<string, Manifest> };
+  const section = manifest.platforms ? matchPlatform(manifest.platforms, platform) : undefined;
+  const found = { targets: [] as string[], sdkIncludes: [] as string[] };
+  for (const include of [manifest.include ?? [], section?.include ?? []].flat()) {
+    if (include.startsWith('$(')) found.sdkIncludes.push(include);
+    else {
+      const inner = mappingsOn(path.resolve(path.dirname(manifestFile), include), platform, name);
+      found.targets.push(...inner.targets);
+      found.sdkIncludes.push(...inner.sdkIncludes);
+    }
+  }
+  for (const modules of [manifest.modules, section?.modules]) if (modules?.[name] !== undefined) found.targets.push(...[modules[name]].flat());
+  return found;
+}
+
+test('every target, ESP32 boards included, maps commodetto/readJPEG to the SDK\'s generic picojpeg wrapper, which takes a picture in pieces, and includes no manifest that maps ESP32\'s esp_new_jpeg', () => {
+  // The SDK's modules/commodetto/jpeg/manifest.json maps esp_new_jpeg on esp32, whose push throws:
+  // the display could not draw a photo as it arrives, and the board would run another decoder
+  // than the one proven in the simulator (hosts/moddable/README.md "Display").
+  withCompiledManifest((generated) => {
+    for (const platform of ['esp32/moddable_six', 'esp32/m5stack_cores3', 'esp32/qtpys3_ili9341', 'esp32/esp32s3', 'lin', 'mac']) {
+      const { targets, sdkIncludes } = mappingsOn(generated, platform, 'commodetto/readJPEG');
+      assert.deepEqual(targets, ['$(COMMODETTO)/commodettoReadJPEG'], platform);
+      assert.deepEqual(sdkIncludes.filter((include) => include.includes('modules/commodetto/jpeg')), [], platform);
+    }
+    assert.ok(preloads(generated).includes('commodetto/readJPEG'));
+  });
 });
