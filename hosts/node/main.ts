@@ -7,11 +7,13 @@ import { networkInterfaces } from 'node:os';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platform';
+import { withFrameKernel } from '../../src/pairing';
+import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
 import { openAudioOut, type AudioOut } from './audio/audio-out';
 import { parseCommandLine, type CommandLine } from './command-line';
-import { selectAlacKernel } from './kernels/alac-kernel';
-import { selectFrameKernel } from './kernels/kernels';
+import { AlacKernelChosenOnFirstUse, selectAlacKernel } from './kernels/alac-kernel';
+import { FrameKernelChosenOnFirstUse, selectFrameKernel } from './kernels/kernels';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import type { MdnsAdvertiser } from './mdns/advertiser';
 import { runPairingsCommand } from './pairings-command';
@@ -258,8 +260,11 @@ async function chooseMdnsAdvertiser(commandLine: CommandLine, log: Logger): Prom
 /** The ports on Node and the listeners; then the receiver, started and said on stdout. */
 async function start(commandLine: CommandLine, opened: Opened, log: Logger, say: Say): Promise<{ receiver: Receiver; recorder: StreamRecorder | undefined; readyLines: string[] }> {
   const { config, dataDir } = commandLine;
-  const { crypto } = selectFrameKernel(log);
-  // Chosen (and timed) when the first mirrored frame needs it: nothing of it at start.
+  // The WebAssembly kernels are chosen (loaded, self-tested, said in the log) when a feature
+  // first needs them, not at start: the channel's frame kernel at the first sealed frame (after
+  // pair-verify), the ALAC kernel at the first ALAC packet, the NAL kernel (also timed) at the
+  // first mirrored frame. A start that serves /info pays for none of them.
+  const crypto = withFrameKernel(portableCryptoKernels, new FrameKernelChosenOnFirstUse(() => selectFrameKernel(log).kernel), 'noble+frame kernel chosen on first use');
   const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);
   // Loaded only when used: --no-mdns never touches the multicast stack nor the system bus.
   // --mdns auto: through avahi-daemon when it runs (it owns port 5353), else our own responder.
@@ -308,7 +313,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
   const audioSink = audio.sink;
   const sessionPorts = await openSessionPorts(commandLine, opened, log);
   const audioSockets = audioSink ? await bindAudioSockets(commandLine, opened, log) : undefined;
-  const alacKernel = audioSink ? selectAlacKernel(log) : undefined;
+  const alacKernel = audioSink ? new AlacKernelChosenOnFirstUse(() => selectAlacKernel(log)) : undefined;
   const port = await listenForSenders(commandLine, opened, log, say);
   // The configuration is complete (the ports it got) and frozen before the receiver exists.
   const frozen = freezeConfig({

@@ -134,3 +134,28 @@ export function selectAlacKernel(log: Logger, options: { file?: string; choice?:
   log('info', `ALAC kernel: wasm (${file})`);
   return kernel;
 }
+
+/**
+ * An AlacKernel that chooses its build (`choose`: selectAlacKernel in the host) when the first
+ * ALAC packet is decoded or its name is asked, and delegates to it from then on: a start compiles
+ * no module and runs no self-test for audio nobody may play.
+ */
+export class AlacKernelChosenOnFirstUse implements AlacKernel {
+  private chosen: AlacKernel | undefined;
+
+  constructor(private readonly choose: () => AlacKernel) {}
+
+  /** The chosen build's name (choosing it now if no packet has needed it yet). */
+  get name(): string {
+    return this.kernel().name;
+  }
+
+  decode(config: AlacConfig, packet: Uint8Array, output: Int16Array | Int32Array): number {
+    return this.kernel().decode(config, packet, output);
+  }
+
+  private kernel(): AlacKernel {
+    this.chosen ??= this.choose();
+    return this.chosen;
+  }
+}

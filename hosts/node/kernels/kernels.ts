@@ -288,3 +288,29 @@ export function selectFrameKernel(log: Logger, options: { file?: string; choice?
   log('info', `frame kernel: ours-wasm (${file})`);
   return { name: 'ours-wasm', kernel, crypto: withFrameKernel(portableCryptoKernels, kernel, 'noble+ours-wasm') };
 }
+
+/**
+ * A FrameKernel that chooses its build (`choose`: selectFrameKernel in the host) when the first
+ * frame is sealed or opened, and delegates to it from then on. Until a sender pairs nothing needs
+ * it: a start does not compile the module nor run its self-test, whose portable half is hot
+ * enough for V8's optimising compiler (the startup bench: about 2 MB of resident memory at idle
+ * and a few ms before the first answer).
+ */
+export class FrameKernelChosenOnFirstUse implements FrameKernel {
+  private chosen: FrameKernel | undefined;
+
+  constructor(private readonly choose: () => FrameKernel) {}
+
+  seal(key: Uint8Array, counter: bigint, aad: Uint8Array, plaintext: Uint8Array, output?: Uint8Array): Uint8Array {
+    return this.kernel().seal(key, counter, aad, plaintext, output);
+  }
+
+  open(key: Uint8Array, counter: bigint, aad: Uint8Array, sealed: Uint8Array, output?: Uint8Array): Uint8Array {
+    return this.kernel().open(key, counter, aad, sealed, output);
+  }
+
+  private kernel(): FrameKernel {
+    this.chosen ??= this.choose();
+    return this.chosen;
+  }
+}
