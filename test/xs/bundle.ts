@@ -52,12 +52,37 @@ const lowerLibraryClassFields: Plugin = {
   },
 };
 
-/** Builds the XS bundle of the given suites and returns its source text. */
-export async function bundlePortableSuites(files = portableSuites()): Promise<string> {
+/**
+ * Each suite file's body starts by naming the file (globalThis.__xsSuiteFile, read by the shim's
+ * test()), so its tests can be run by file. Its imports are evaluated before its body, so no
+ * module it imports registers under its name.
+ */
+function nameSuiteFiles(files: readonly string[]): Plugin {
+  const named = new Set(files);
+  return {
+    name: 'xs-name-suite-files',
+    setup(pluginBuild) {
+      pluginBuild.onLoad({ filter: /\.ts$/ }, async (args) => {
+        if (!named.has(args.path)) return undefined;
+        const source = await readFile(args.path, 'utf8');
+        return { contents: `globalThis.__xsSuiteFile = ${JSON.stringify(args.path)};\n${source}`, loader: 'ts' };
+      });
+    },
+  };
+}
+
+/**
+ * Builds the XS bundle of the given suites and returns its source text. `run`: `all` (the
+ * default) runs every test when the script is evaluated; `by-file` only registers them and
+ * defines globalThis.__xsRunSuiteFile(file), which runs one file's tests (runSuitesInXs in
+ * xsnap.ts hands the files out to several machines).
+ */
+export async function bundlePortableSuites(files = portableSuites(), { run = 'all' }: { run?: 'all' | 'by-file' } = {}): Promise<string> {
   const imports = files.map((file) => `import ${JSON.stringify(file)};`).join('\n');
+  const start = run === 'all' ? 'runRegisteredTests();' : 'globalThis.__xsRunSuiteFile = runRegisteredTests;';
   const result = await build({
     stdin: {
-      contents: `${imports}\nimport { runRegisteredTests } from ${JSON.stringify(SHIMS['node:test'])};\nrunRegisteredTests();\n`,
+      contents: `${imports}\nimport { runRegisteredTests } from ${JSON.stringify(SHIMS['node:test'])};\n${start}\n`,
       resolveDir: ROOT,
       sourcefile: 'xs-suite-entry.ts',
       loader: 'ts',
@@ -68,7 +93,7 @@ export async function bundlePortableSuites(files = portableSuites()): Promise<st
     platform: 'neutral',
     target: 'es2022',
     mainFields: ['module', 'main'],
-    plugins: [hostImports, lowerLibraryClassFields],
+    plugins: [hostImports, lowerLibraryClassFields, nameSuiteFiles(files)],
     logLevel: 'silent',
   });
   return result.outputFiles[0].text;

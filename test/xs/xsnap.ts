@@ -3,7 +3,7 @@
 // package's Node API (which installs SES lockdown) enters the test process.
 
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { createRequire } from 'node:module';
 import path from 'node:path';
@@ -41,61 +41,164 @@ function netstring(payload: string): Buffer {
   return Buffer.concat([Buffer.from(`${body.length}:`), body, Buffer.from(',')]);
 }
 
+/** What one evaluation in a worker gave: its meter, and the message when it threw. */
+interface XsReply {
+  meter: XsMeter;
+  error?: string;
+}
+
+/**
+ * One xsnap worker (one XS machine): scripts are evaluated one at a time, each reply coming once
+ * its promise jobs are done; close() ends the worker, which flushes its stdout.
+ * `workerPath`: another build of the worker (the XS test host with natives, modules/native/xs-host).
+ */
+class XsWorker {
+  private readonly worker: ChildProcess;
+  private readonly toWorker: NodeJS.WritableStream;
+  private stdout = '';
+  private stderr = '';
+  private replies = Buffer.alloc(0);
+  private waiting: { resolve: (reply: XsReply) => void; reject: (error: Error) => void } | undefined;
+  private readonly closed: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  private exitStatus: { code: number | null; signal: NodeJS.Signals | null } | undefined;
+  private failure: Error | undefined;
+
+  constructor(workerPath: string) {
+    this.worker = spawn(workerPath, ['xs-suite'], { stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'] });
+    this.toWorker = this.worker.stdio[3] as NodeJS.WritableStream;
+    const fromWorker = this.worker.stdio[4] as NodeJS.ReadableStream;
+    this.worker.stdout!.on('data', (chunk: Buffer) => (this.stdout += chunk.toString('utf8')));
+    this.worker.stderr!.on('data', (chunk: Buffer) => (this.stderr += chunk.toString('utf8')));
+    fromWorker.on('data', (chunk: Buffer) => {
+      this.replies = Buffer.concat([this.replies, chunk]);
+      const colon = this.replies.indexOf(0x3a);
+      if (colon < 0) return;
+      const length = Number(this.replies.subarray(0, colon).toString());
+      if (this.replies.length < colon + 1 + length + 1) return;
+      const message = this.replies.subarray(colon + 1, colon + 1 + length);
+      this.replies = this.replies.subarray(colon + 1 + length + 1);
+      // '.' is success, optionally `.{meter json}\x01`; '!' is an uncaught exception.
+      const separator = message.indexOf(1);
+      const meterJson = message[0] === 0x2e && separator > 0 ? message.subarray(1, separator).toString() : '{}';
+      const meter = JSON.parse(meterJson) as XsMeter;
+      const waiting = this.waiting;
+      this.waiting = undefined;
+      waiting?.resolve(message[0] === 0x21 ? { meter, error: message.subarray(1).toString() } : { meter });
+    });
+    this.worker.on('error', (error) => this.fail(error));
+    this.closed = new Promise((resolve) => {
+      this.worker.on('close', (code, signal) => {
+        this.exitStatus = { code, signal };
+        this.fail(new Error(`xsnap-worker exited (code ${code}, signal ${signal}) before replying: ${this.stderr}`));
+        resolve(this.exitStatus);
+      });
+    });
+  }
+
+  /** Evaluates `script` (the previous evaluation must have replied). */
+  evaluate(script: string): Promise<XsReply> {
+    if (this.failure) return Promise.reject(this.failure);
+    return new Promise((resolve, reject) => {
+      this.waiting = { resolve, reject };
+      this.toWorker.write(netstring(`e${script}`));
+    });
+  }
+
+  /** Ends the worker (closing its command pipe) and resolves with all it printed. */
+  async close(): Promise<{ stdout: string; stderr: string }> {
+    this.toWorker.end();
+    await this.closed;
+    return { stdout: this.stdout, stderr: this.stderr };
+  }
+
+  kill(): void {
+    this.worker.kill('SIGKILL');
+  }
+
+  private fail(error: Error): void {
+    this.failure ??= error;
+    const waiting = this.waiting;
+    this.waiting = undefined;
+    waiting?.reject(error);
+  }
+}
+
+/** Rejects with `message` (after `onTimeout`) when `work` has not settled within `timeoutMs`. */
+async function bounded<T>(work: Promise<T>, timeoutMs: number, message: string, onTimeout: () => void): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const timeout = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      onTimeout();
+      reject(new Error(message));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([work, timeout]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /**
  * Evaluates `script` in a fresh XS machine, waits until its promise jobs are done, and exits.
  * `workerPath`: another build of the worker (the XS test host with natives, modules/native/xs-host).
  */
 export function runInXs(script: string, timeoutMs = 120_000, workerPath = xsnapWorkerPath()): Promise<XsRun> {
-  return new Promise((resolve, reject) => {
-    const worker = spawn(workerPath, ['xs-suite'], {
-      stdio: ['ignore', 'pipe', 'pipe', 'pipe', 'pipe'],
-    });
-    const toWorker = worker.stdio[3] as NodeJS.WritableStream;
-    const fromWorker = worker.stdio[4] as NodeJS.ReadableStream;
-    let stdout = '';
-    let stderr = '';
-    let replies = Buffer.alloc(0);
-    let reply: { meter: XsMeter; error?: string } | undefined;
-    const timer = setTimeout(() => {
-      worker.kill('SIGKILL');
-      reject(new Error(`XS run exceeded ${timeoutMs} ms`));
-    }, timeoutMs);
-    worker.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString('utf8')));
-    worker.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
-    fromWorker.on('data', (chunk: Buffer) => {
-      replies = Buffer.concat([replies, chunk]);
-      const colon = replies.indexOf(0x3a);
-      if (colon < 0) return;
-      const length = Number(replies.subarray(0, colon).toString());
-      if (replies.length < colon + 1 + length + 1) return;
-      const message = replies.subarray(colon + 1, colon + 1 + length);
-      // '.' is success, optionally `.{meter json}\x01`; '!' is an uncaught exception.
-      const separator = message.indexOf(1);
-      const meterJson = message[0] === 0x2e && separator > 0 ? message.subarray(1, separator).toString() : '{}';
-      const meter = JSON.parse(meterJson) as XsMeter;
-      reply = message[0] === 0x21 ? { meter, error: message.subarray(1).toString() } : { meter };
-      // Closing the command pipe ends the worker, which flushes its stdout.
-      toWorker.end();
-    });
-    worker.on('error', (error) => {
-      clearTimeout(timer);
-      reject(error);
-    });
-    worker.on('close', (code, signal) => {
-      clearTimeout(timer);
-      if (!reply) {
-        reject(new Error(`xsnap-worker exited (code ${code}, signal ${signal}) before replying: ${stderr}`));
-        return;
-      }
-      resolve({ stdout, stderr, meter: reply.meter, error: reply.error });
-    });
-    toWorker.write(netstring(`e${script}`));
-  });
+  const worker = new XsWorker(workerPath);
+  const run = async (): Promise<XsRun> => {
+    const reply = await worker.evaluate(script);
+    const { stdout, stderr } = await worker.close();
+    return { stdout, stderr, ...reply };
+  };
+  return bounded(run(), timeoutMs, `XS run exceeded ${timeoutMs} ms`, () => worker.kill());
 }
 
-/** What the shim (test/xs/shim/test.ts) printed: its `# xs-summary` line, its `not ok` lines, every line. */
+/**
+ * Runs the suites of a `by-file` bundle (bundlePortableSuites(files, { run: 'by-file' })) in
+ * `machines` XS machines at once: each evaluates the bundle, then takes the next file not yet run
+ * until none is left, so one file's tests run in one machine, in order, and the machines end
+ * together however unevenly the files cost. The run's output is every machine's; its meter the
+ * sum of their compute and allocation, and the largest heap; its error the first one thrown.
+ */
+export function runSuitesInXs(script: string, files: readonly string[], machines: number, timeoutMs = 120_000, workerPath = xsnapWorkerPath()): Promise<XsRun> {
+  const workers = Array.from({ length: Math.max(1, Math.min(machines, files.length)) }, () => new XsWorker(workerPath));
+  const pending = [...files];
+  const meter: XsMeter = { compute: 0, allocate: 0, currentHeapCount: 0 };
+  let error: string | undefined;
+  const count = (reply: XsReply): void => {
+    meter.compute += reply.meter.compute ?? 0;
+    meter.allocate += reply.meter.allocate ?? 0;
+    meter.currentHeapCount = Math.max(meter.currentHeapCount, reply.meter.currentHeapCount ?? 0);
+    error ??= reply.error;
+  };
+  const lane = async (worker: XsWorker): Promise<{ stdout: string; stderr: string }> => {
+    count(await worker.evaluate(script));
+    for (let file = pending.shift(); file !== undefined; file = pending.shift()) {
+      count(await worker.evaluate(`globalThis.__xsRunSuiteFile(${JSON.stringify(file)});`));
+    }
+    return worker.close();
+  };
+  const run = async (): Promise<XsRun> => {
+    try {
+      const outputs = await Promise.all(workers.map(lane));
+      return { stdout: outputs.map((output) => output.stdout).join(''), stderr: outputs.map((output) => output.stderr).join(''), meter, error };
+    } catch (failure) {
+      // One machine died: the others are not left running.
+      for (const worker of workers) worker.kill();
+      throw failure;
+    }
+  };
+  return bounded(run(), timeoutMs, `XS run exceeded ${timeoutMs} ms`, () => workers.forEach((worker) => worker.kill()));
+}
+
+/**
+ * What the shim (test/xs/shim/test.ts) printed: its `# xs-summary` lines (one per run of tests:
+ * one for a whole bundle, one per file run by runSuitesInXs) added up, and how many there were;
+ * its `not ok` lines; every line.
+ */
 export interface XsSuiteResult {
   summary: { passed: number; failed: number; skipped: number };
+  summaries: number;
   failures: string[];
   lines: string[];
 }
@@ -106,10 +209,17 @@ export interface XsSuiteResult {
  */
 export function suiteResult(run: XsRun): XsSuiteResult {
   const lines = run.stdout.split('\n');
-  const summaryLine = lines.find((line) => line.startsWith(SUMMARY));
+  const summaryLines = lines.filter((line) => line.startsWith(SUMMARY));
   assert.equal(run.error, undefined, `XS threw: ${run.error}\n${run.stdout.slice(-2000)}`);
-  assert.ok(summaryLine, `XS printed no summary; output:\n${run.stdout.slice(-2000)}\n${run.stderr}`);
-  return { summary: JSON.parse(summaryLine.slice(SUMMARY.length)) as XsSuiteResult['summary'], failures: lines.filter((line) => line.startsWith('not ok')), lines };
+  assert.ok(summaryLines.length > 0, `XS printed no summary; output:\n${run.stdout.slice(-2000)}\n${run.stderr}`);
+  const summary = { passed: 0, failed: 0, skipped: 0 };
+  for (const line of summaryLines) {
+    const counts = JSON.parse(line.slice(SUMMARY.length)) as XsSuiteResult['summary'];
+    summary.passed += counts.passed;
+    summary.failed += counts.failed;
+    summary.skipped += counts.skipped;
+  }
+  return { summary, summaries: summaryLines.length, failures: lines.filter((line) => line.startsWith('not ok')), lines };
 }
 
 const SUMMARY = '# xs-summary ';

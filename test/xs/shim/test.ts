@@ -8,7 +8,12 @@ interface Registered {
   name: string;
   fn: TestFn;
   skip: boolean;
+  /** The suite file that registered it (set by the bundle before each file's body runs). */
+  file: string | undefined;
 }
+
+/** Which suite file's body is running: the bundle sets it first thing in each file (test/xs/bundle.ts). */
+const SUITE_FILE = '__xsSuiteFile';
 
 const registry: Registered[] = [];
 const prefixes: string[] = [];
@@ -23,7 +28,8 @@ export function test(name: string, optionsOrFn: TestOptions | TestFn, maybeFn?: 
   const options = typeof optionsOrFn === 'function' ? {} : optionsOrFn;
   if (!fn) throw new Error(`test "${name}" has no function`);
   const fullName = [...prefixes, name].join(' > ');
-  registry.push({ name: fullName, fn, skip: Boolean(options.skip || options.todo) });
+  const file = (globalThis as Record<string, unknown>)[SUITE_FILE];
+  registry.push({ name: fullName, fn, skip: Boolean(options.skip || options.todo), file: typeof file === 'string' ? file : undefined });
 }
 
 export const it = test;
@@ -46,12 +52,16 @@ function describeError(error: unknown): string {
   return String(error);
 }
 
-/** Runs every registered test and prints `ok`/`not ok` lines and a final `# xs-summary` JSON line. */
-export async function runRegisteredTests(): Promise<void> {
+/**
+ * Runs the registered tests (every one, or those of the suite file `file`) and prints `ok`/`not ok`
+ * lines and a final `# xs-summary` JSON line.
+ */
+export async function runRegisteredTests(file?: string): Promise<void> {
   let passed = 0;
   let failed = 0;
   let skipped = 0;
   for (const entry of registry) {
+    if (file !== undefined && entry.file !== file) continue;
     if (entry.skip) {
       skipped++;
       print(`skip - ${entry.name}`);
