@@ -12,13 +12,19 @@
 //      shown every picture once, then stops it (Ctrl-C, as a person does). What it has shown is
 //      read from the simulator's log (MCSIM_LOG, its `slideshow: showing asset` lines): the
 //      sender hears `playing` once while pictures keep coming in time, so its events cannot say.
+//   With STREAMED_PHOTOS (JPEG files, comma-separated), first: each is PUT without an asset key
+//   through the paired channel (a picture drawn as it arrives: limits.maxStreamedPhotoBytes) and
+//   must be answered 200 with the screen's `drawn as it arrived` line in the log; then the head of
+//   STREAMED_OVER (a file over that limit) on a connection of its own, which must be refused 413
+//   on its head naming limits.maxStreamedPhotoBytes.
 // It fails at the first answer that is not what a receiver within its budget gives. The memory
 // figures are the simulator's log (memory: ... (peak N)); this prints one line per step.
 // Usage (inside the receiver's network namespace):
-//   MCSIM_LOG=/path/to/mcsim.log node --import tsx test/kernels/mcsim-board-proof.ts PORT PIN [photos=100] [slideshows=10]
+//   [STREAMED_PHOTOS=a.jpg,b.jpg STREAMED_OVER=c.jpg] MCSIM_LOG=/path/to/mcsim.log node --import tsx test/kernels/mcsim-board-proof.ts PORT PIN [photos=100] [slideshows=10]
 //     [maxPhotoBytes=2097152] [slideshowPictureBytes=2097152] [picturesPerSlideshow=3]
 
 import { spawn } from 'node:child_process';
+import net from 'node:net';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -40,6 +46,8 @@ const PICTURES_PER_SLIDESHOW = Number(perShowText);
 const PHOTO_SHARES = [1, 0.5, 0.25, 1, 0.125, 0.75];
 const SENDER_COMMAND = path.join(import.meta.dirname, '..', '..', 'bin', 'vendorplay-send.js');
 const MCSIM_LOG = process.env.MCSIM_LOG ?? '';
+const STREAMED_PHOTOS = (process.env.STREAMED_PHOTOS ?? '').split(',').filter((file) => file !== '');
+const STREAMED_OVER = process.env.STREAMED_OVER;
 
 /** The simulator's log so far. */
 function simulatorLog(): string {
@@ -109,7 +117,9 @@ async function sendPhotos(sender: Sender): Promise<void> {
 
   const over = Date.now();
   const plain = await Sender.connect(PORT);
-  const refused = await plain.request('PUT', '/photo', { body: random(MAX_PHOTO_BYTES + 1024), contentType: 'image/jpeg' });
+  // cacheOnly: a picture to keep is read whole, up to maxPhotoBytes (one shown without a key is
+  // drawn as it arrives, up to maxStreamedPhotoBytes).
+  const refused = await plain.request('PUT', '/photo', { body: random(MAX_PHOTO_BYTES + 1024), contentType: 'image/jpeg', headers: [['X-Apple-AssetKey', 'board-proof-over'], ['X-Apple-AssetAction', 'cacheOnly']] });
   plain.close();
   expect(refused.head.status === 413 && /limit|maxPhotoBytes|\d+ bytes/.test(utf8Decode(refused.body)), `a photo over the limit: ${refused.head.status} ${utf8Decode(refused.body)}`);
   step(`a photo of ${MAX_PHOTO_BYTES + 1024} bytes: 413 "${utf8Decode(refused.body).trim()}"`, over);
@@ -149,9 +159,48 @@ function runSlideshow(dir: string, number: number): Promise<void> {
   });
 }
 
+/** STREAMED_PHOTOS through the paired channel, each drawn as it arrives; then STREAMED_OVER's head. */
+async function sendStreamedPhotos(sender: Sender): Promise<void> {
+  for (const file of STREAMED_PHOTOS) {
+    const picture = new Uint8Array(readFileSync(file));
+    const logFrom = simulatorLog().length;
+    const sent = Date.now();
+    const put = await sender.request('PUT', '/photo', { body: picture, contentType: 'image/jpeg' });
+    expect(put.head.status === 200, `streamed photo ${file} of ${picture.length} bytes: ${put.head.status} ${utf8Decode(put.body)}`);
+    const drawn = simulatorLog().slice(logFrom).match(/screen: photo \d+ drawn as it arrived[^\n]*/)?.[0];
+    expect(drawn !== undefined, `streamed photo ${file}: 200 but no "drawn as it arrived" line in the log`);
+    step(`streamed photo ${path.basename(file)}: ${picture.length} bytes 200; ${drawn}`, sent);
+  }
+  if (!STREAMED_OVER) return;
+  const over = Date.now();
+  const size = readFileSync(STREAMED_OVER).length;
+  const answer = await headOnlyAnswer(`PUT /photo HTTP/1.1\r\nHost: ${HOST}\r\nContent-Type: image/jpeg\r\nContent-Length: ${size}\r\n\r\n`);
+  expect(/^HTTP\/1\.1 413 /.test(answer) && /limits\.maxStreamedPhotoBytes/.test(answer), `a streamed photo over the limit: ${answer}`);
+  step(`streamed photo ${path.basename(STREAMED_OVER)} of ${size} bytes, its head alone: "${answer.split('\r\n')[0]}", "${answer.slice(answer.indexOf('\r\n\r\n') + 4).trim()}"`, over);
+}
+
+/** Sends a request head alone and returns what comes back until the receiver closes (a refusal on the head). */
+function headOnlyAnswer(head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket = net.connect({ port: PORT, host: HOST }, () => socket.write(head));
+    let answer = '';
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`no answer to a head alone in 30 s: ${answer}`));
+    }, 30_000);
+    socket.on('data', (data: Buffer) => (answer += data.toString('latin1')));
+    socket.on('error', reject);
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(answer);
+    });
+  });
+}
+
 async function main(): Promise<void> {
   expect(MCSIM_LOG !== '', 'MCSIM_LOG: the path of the simulator\'s log (what the slideshows showed is read there)');
   const sender = await pair();
+  await sendStreamedPhotos(sender);
   await sendPhotos(sender);
   sender.close();
   const dir = mkdtempSync(path.join(tmpdir(), 'board-proof-slides-'));
