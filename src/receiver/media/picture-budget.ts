@@ -1,7 +1,8 @@
 // The picture budget: one ledger of every picture byte the receiver holds (DESIGN principle 4),
 // against limits.pictureBudgetBytes. Sans-I/O bookkeeping only: it allocates nothing, it counts.
 //
-// Who holds what: a PUT /photo from its head on (its Content-Length), the photo cache's entries,
+// Who holds what: a PUT /photo from its head on (its Content-Length; one drawn as it arrives only
+// what it may hold at once, limits.maxStreamedPhotoHeldBytes), the photo cache's entries,
 // the picture on the screen, and slideshow fetches (maxReverseBodyBytes each until the reply is
 // in, then the reply's size) with the pictures they brought. One picture held by several (a
 // cached photo that is also shown) is one grant with several holders, counted once.
