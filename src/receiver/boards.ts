@@ -101,7 +101,7 @@ export const BOARDS: Readonly<Record<BoardName, Board>> = {
     // the decoder). 1.63 MB of the 2 MB, the rest for lwIP and Wi-Fi buffers malloc puts there.
     creation: { heapSlots: 16 * KB, chunkBytes: 1 * MB + 384 * KB },
     proven: true,
-    note: 'a small photo frame: pictures up to 512 KB; in mcsim at these sizes: hap-controller paired, 100 photos of up to 512 KB and 10 slideshows of 512 KB pictures, no abort; live peaks 10.3 K slots, 1.13 MB chunk. The speaker: paired, then ALAC and PCM streams at 2 s latency on the classic and session paths, each played whole (0 lost); live peaks 11.4 K slots, 438 KB chunk. CONFIG_SPIRAM_USE_MALLOC=y in the target already',
+    note: 'a small photo frame: pictures up to 512 KB kept whole, up to 8 MB drawn as they arrive; in mcsim at these sizes: hap-controller paired, three photos of 2.2-8.3 MB drawn as they arrived (chunk peak 367 KB), 100 photos of up to 512 KB and 10 slideshows of 512 KB pictures, no abort; live peaks 10.6 K slots, 1.13 MB chunk. The speaker: paired, then ALAC and PCM streams at 2 s latency on the classic and session paths, each played whole (0 lost); live peaks 11.4 K slots, 438 KB chunk. CONFIG_SPIRAM_USE_MALLOC=y in the target already',
   },
   'esp32s3-psram-8mb': {
     name: 'esp32s3-psram-8mb',
