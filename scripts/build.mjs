@@ -131,6 +131,26 @@ export function sourceUrlPlugin(outdir) {
   };
 }
 
+/**
+ * Node's own modules (`node:fs`...) taken with process.getBuiltinModule, as `require` gives them,
+ * rather than imported as ES modules: Node makes an ES module of a built-in one by reading every
+ * export once, getters included (`node:fs` loads fs/promises, `node:crypto` the Web Crypto API).
+ * Each becomes a module exporting its properties, each read once where it is imported and
+ * dropped by esbuild where nothing imports it.
+ */
+export const builtinModulesPlugin = {
+  name: 'node-builtins-without-esm-facade',
+  setup(build) {
+    build.onResolve({ filter: /^node:/ }, (args) => ({ path: args.path, namespace: 'node-builtin' }));
+    build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
+      const builtin = process.getBuiltinModule(args.path);
+      const names = Object.getOwnPropertyNames(builtin).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
+      const lines = [`const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'export default builtin;', ...names.map((name) => `export const ${name} = /* @__PURE__ */ (() => builtin.${name})();`)];
+      return { contents: lines.join('\n'), loader: 'js' };
+    });
+  },
+};
+
 /** Builds dist/ now. Returns the milliseconds it took. */
 export async function build() {
   const started = performance.now();
@@ -153,7 +173,7 @@ export async function build() {
     keepNames: false,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceUrlPlugin(DIST)],
+    plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin],
   }), buildPage(esbuild)]);
   mkdirSync(path.join(ROOT, PAGE.outdir), { recursive: true });
   const wanted = new Set();
