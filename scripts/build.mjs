@@ -19,9 +19,11 @@
 // a CommonJS package that requires Node's modules, which an ES module bundle cannot; so does
 // @homebridge/dbus-native (avahi's D-Bus API), loaded only when advertising through avahi.
 
-import { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
-import path from 'node:path';
-import { fileURLToPath, pathToFileURL } from 'node:url';
+// Node's modules as `require` gives them, not imported as ES modules: the bin/ commands load this
+// file at every start, and an imported built-in module costs a facade (builtinModulesPlugin says why).
+const { existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } = process.getBuiltinModule('node:fs');
+const path = process.getBuiltinModule('node:path');
+const { fileURLToPath, pathToFileURL } = process.getBuiltinModule('node:url');
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 export const DIST = path.join(ROOT, 'dist');
