@@ -17,7 +17,7 @@ import { startScreenServer, type ScreenServer } from '../../hosts/node/screen/se
 import { launchChromium, openScreenPage, pictureCentre } from '../support/chromium';
 import { colourDistance, type Rgb } from '../support/color-blocks';
 import { CLIP_DURATION, clipColourAt, makeMediaFixtures, MediaServer, type MediaFixtures } from '../support/media-fixtures';
-import { delay } from '../e2e/receiver-process';
+import { delay, until } from '../e2e/receiver-process';
 
 /** Per channel: H.264 in 4:2:0, the browser's colour conversion and scaling, a JPEG screenshot. */
 const TOLERANCE = 40;
@@ -285,6 +285,9 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
 
   test('with no page open the item is not taken (idle); a page that opens starts it where asked', async () => {
     await page.close();
+    // The server knows the page is gone when its event stream closes; until then it would start
+    // fetching for that page (the player's prefetch).
+    await until(() => `the screen server to see the page close (${server.clientCount} open)`, () => server.clientCount === 0);
     media.reset();
     const id = load(fixtures.mp4, { seconds: 2.5 });
     const waiting = await reports.next('idle', (r) => r.item === id && r.state === 'idle');

@@ -32,10 +32,10 @@
 // goes to the receiver's own log. The page gets 403 or 502 alike.
 
 import http from 'node:http';
-import https from 'node:https';
 import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver';
 import type { Logger, PlayerError } from '../../../src/platform';
-import { MediaDestinations, pinnedLookup, type CheckedAddress } from './media-destinations';
+import { MediaDestinations } from './media-destinations';
+import { UpstreamFetch, type UpstreamItem } from './media-upstream';
 
 /** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
 export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
@@ -105,6 +105,19 @@ function byteRange(header: string | undefined, length: number): { readonly start
   return { start, end };
 }
 
+/** The request headers of a fetch: the page's Range and If-Range go to the media server. */
+function upstreamHeaders(page: http.IncomingHttpHeaders): Record<string, string> {
+  const headers: Record<string, string> = { 'User-Agent': 'vendorplay-receiver', Accept: '*/*' };
+  for (const name of ['range', 'if-range']) {
+    const value = page[name];
+    if (typeof value === 'string') headers[name] = value;
+  }
+  return headers;
+}
+
+/** What a media element asks of a file first (Chromium, Firefox and Safari alike): all of it, as a range. */
+const FIRST_RANGE = 'bytes=0-';
+
 /** Whether `url` names an HLS playlist by its path (before anything is fetched). */
 export function looksLikePlaylist(url: string): boolean {
   try {
@@ -143,6 +156,10 @@ export class MediaItem {
   private next = 0;
   private readonly active = new Set<http.ClientRequest>();
   private closed = false;
+  /** URL 0 fetched ahead of the page (prefetch()), until the page's first request of it. */
+  private prefetched: UpstreamFetch | undefined;
+  /** What this item's fetches (media-upstream.ts) see of it. */
+  private readonly upstreamItem: UpstreamItem;
 
   /** The path the page fetches the item's own URL at (URL 0, as `new URL` wrote it). */
   readonly src: string;
@@ -162,6 +179,21 @@ export class MediaItem {
   ) {
     this.limits = fetching.limits;
     this.src = this.pathOf(url.href);
+    const isClosed = () => this.closed;
+    this.upstreamItem = {
+      fetching,
+      active: this.active,
+      get closed() {
+        return isClosed();
+      },
+      counted: (answer) => {
+        this.requests++;
+        if (this.serverAddress === undefined && answer.socket.remoteAddress) {
+          this.serverAddress = answer.socket.remoteAddress;
+          this.changed(false);
+        }
+      },
+    };
   }
 
   /** The path the page fetches for `url` (numbered on first sight). */
@@ -176,6 +208,7 @@ export class MediaItem {
   /** Ends every fetch in flight: the item was replaced or stopped. */
   close(): void {
     this.closed = true;
+    this.dropPrefetch();
     for (const request of this.active) request.destroy();
     this.active.clear();
   }
@@ -220,102 +253,66 @@ export class MediaItem {
       response.end('not a URL of the item playing now\n');
       return;
     }
-    const headers: Record<string, string> = { 'User-Agent': 'vendorplay-receiver', Accept: '*/*' };
-    for (const name of ['range', 'if-range']) {
-      const value = request.headers[name];
-      if (typeof value === 'string') headers[name] = value;
-    }
-    /** Whether the answer is still wanted (the page stayed, the item is the one loaded). */
-    const wanted = () => !this.closed && !response.destroyed;
-    // Each hop (URL `number`, then each redirect) is checked where it goes before it connects.
-    const fetchFrom = (target: URL, redirects: number): void => {
-      this.fetching.destinations.resolve(target).then(
-        (destination) => {
-          if (!wanted()) return;
-          if ('refused' in destination) fail('refused', `${target.href}: ${destination.refused}`);
-          else connect(target, destination.addresses, redirects);
-        },
-        (error: NodeJS.ErrnoException) => {
-          if (wanted()) fail('failed', `${target.href}: cannot resolve ${target.hostname}: ${error.code ?? error.message}`);
-        },
-      );
-    };
-    const connect = (target: URL, addresses: readonly CheckedAddress[], redirects: number): void => {
-      const where = addresses.map(({ address }) => address).join(' ');
-      const client = target.protocol === 'https:' ? https : http;
-      let upstream: http.ClientRequest;
-      try {
-        upstream = client.request(target, { method: 'GET', headers, timeout: this.limits.mediaServerTimeoutMs, lookup: pinnedLookup(addresses) });
-      } catch (error) {
-        fail('failed', `${target.href}: ${(error as Error).message}`);
-        return;
-      }
-      this.active.add(upstream);
-      const done = () => this.active.delete(upstream);
-      // The page went away (a new item, a seek that cancels a range): so does the fetch.
-      const pageGone = () => upstream.destroy();
-      response.on('close', pageGone);
-      upstream.on('timeout', () => upstream.destroy(new Error(`no answer in ${this.limits.mediaServerTimeoutMs / 1000} s`)));
-      upstream.on('error', (error) => {
-        done();
-        response.off('close', pageGone);
-        if (!wanted()) return;
-        fail('failed', `${target.href} (${where}): ${(error as NodeJS.ErrnoException).code ?? error.message}`);
-      });
-      upstream.on('response', (answer) => {
-        const status = answer.statusCode ?? 502;
-        const said = `${target.href} (${answer.socket.remoteAddress ?? where}) answered ${status}${answer.statusMessage ? ` ${answer.statusMessage}` : ''}`;
-        if (status >= 400) {
-          // Not counted (requests, bytes, s-ip): an error answer must read to the sender as a
-          // closed port does, in the access log as in the error log.
-          answer.resume();
-          answer.on('end', done);
-          fail('failed', said);
+    const headers = upstreamHeaders(request.headers);
+    const upstream = this.takePrefetch(number, headers) ?? new UpstreamFetch(new URL(url), headers, this.upstreamItem);
+    // The page went away (a new item, a seek that cancels a range): so does the fetch.
+    response.on('close', () => upstream.destroy());
+    upstream.take({
+      result: (result) => {
+        if (this.closed || response.destroyed) {
+          upstream.destroy();
           return;
         }
-        this.requests++;
-        if (this.serverAddress === undefined && answer.socket.remoteAddress) {
-          this.serverAddress = answer.socket.remoteAddress;
-          this.changed(false);
-        }
-        const location = answer.headers.location;
-        if (status >= 300 && status < 400 && location && status !== 304) {
-          answer.resume();
-          done();
-          response.off('close', pageGone);
-          if (redirects >= this.limits.mediaRedirects) {
-            fail('failed', `${said}: more than ${this.limits.mediaRedirects} redirects from ${url}`);
-            return;
-          }
-          let next: URL;
-          try {
-            next = new URL(location, target);
-          } catch {
-            fail('failed', `${said}: a redirect to a bad URL`);
-            return;
-          }
-          if (next.protocol !== 'http:' && next.protocol !== 'https:') {
-            fail('failed', `${said}: a redirect to ${next.protocol}`);
-            return;
-          }
-          fetchFrom(next, redirects + 1);
+        if ('outcome' in result) {
+          fail(result.outcome, result.detail);
           return;
         }
+        const { answer, target } = result;
         const type = (answer.headers['content-type'] ?? '').split(';')[0].trim().toLowerCase();
         const playlist = PLAYLIST_TYPES.has(type) || (VAGUE_TYPES.has(type) && PLAYLIST_PATH.test(target.pathname));
-        if (playlist) this.relayPlaylist(number, target, answer, response, extraHeaders, done, fail);
-        else this.relayMedia(request.headers.range, answer, response, extraHeaders, done);
-      });
-      upstream.end();
-    };
-    fetchFrom(new URL(url), 0);
+        if (playlist) this.relayPlaylist(number, target, answer, response, extraHeaders, fail);
+        else this.relayMedia(request.headers.range, answer, response, extraHeaders);
+      },
+      lateError: (detail) => {
+        if (!this.closed && !response.destroyed) fail('failed', detail);
+      },
+    });
+  }
+
+  /**
+   * Starts fetching URL 0 as the page's first request of it will ask (from its start: a media
+   * element reads a file's header first), while the page is being told what to play: the first
+   * bytes then wait for the page (media-upstream.ts). Not a playlist by its path: the page's HLS
+   * player asks for those otherwise. The page's first request for URL 0 takes it when it asks the
+   * same; otherwise it is dropped (what it fetched is counted, as the media server counts it).
+   */
+  prefetch(): void {
+    const url = this.urls.get(0);
+    if (this.closed || this.prefetched || url === undefined || looksLikePlaylist(url)) return;
+    this.prefetched = new UpstreamFetch(new URL(url), upstreamHeaders({ range: FIRST_RANGE }), this.upstreamItem);
+  }
+
+  /** Ends the prefetch of URL 0 if no page took it (the page that was to play it closed). */
+  dropPrefetch(): void {
+    this.prefetched?.destroy();
+    this.prefetched = undefined;
+  }
+
+  /** The prefetch of URL 0 for the page's first request of it, when it asks what that asked. */
+  private takePrefetch(number: number, headers: Readonly<Record<string, string>>): UpstreamFetch | undefined {
+    const prefetched = this.prefetched;
+    if (number !== 0 || !prefetched) return undefined;
+    this.prefetched = undefined;
+    if (prefetched.usable && prefetched.asks(headers)) return prefetched;
+    prefetched.destroy();
+    return undefined;
   }
 
   /**
    * Streams bytes through as they come, counting them. A whole file of known length from a
    * server that ignored the page's Range (200) is cut to the range asked (206; see the header).
    */
-  private relayMedia(asked: string | undefined, answer: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>, done: () => void): void {
+  private relayMedia(asked: string | undefined, answer: http.IncomingMessage, response: http.ServerResponse, extraHeaders: Record<string, string>): void {
     const headers: Record<string, string> = { ...extraHeaders, 'Cache-Control': 'no-store' };
     for (const name of FORWARDED_HEADERS) {
       const value = answer.headers[name];
@@ -332,7 +329,6 @@ export class MediaItem {
       const range = byteRange(asked, length);
       if (range === 'unsatisfiable') {
         answer.destroy();
-        done();
         const body = `the file has ${length} bytes; the range ${asked} starts past its end\n`;
         response.writeHead(416, { ...extraHeaders, 'Content-Range': `bytes */${length}`, 'Content-Type': 'text/plain; charset=utf-8', 'Content-Length': String(Buffer.byteLength(body)), 'Cache-Control': 'no-store' });
         response.end(body);
@@ -351,7 +347,6 @@ export class MediaItem {
     const finish = (end: () => void) => {
       if (finished) return;
       finished = true;
-      done();
       end();
     };
     answer.on('data', (chunk: Buffer) => {
@@ -390,7 +385,6 @@ export class MediaItem {
     answer: http.IncomingMessage,
     response: http.ServerResponse,
     extraHeaders: Record<string, string>,
-    done: () => void,
     fail: (outcome: FetchOutcome, detail: string) => void,
   ): void {
     if (number === 0 && !this.playlistSeen) {
@@ -404,14 +398,12 @@ export class MediaItem {
       length += chunk.length;
       if (length > this.limits.mediaPlaylistBytes) {
         answer.destroy();
-        done();
         fail('failed', `playlist ${base.href} is larger than ${this.limits.mediaPlaylistBytes} bytes`);
         return;
       }
       chunks.push(chunk);
     });
     answer.on('end', () => {
-      done();
       if (response.headersSent || response.destroyed) return;
       const text = this.rewritePlaylist(Buffer.concat(chunks).toString('utf8'), base);
       response.writeHead(200, {
@@ -422,10 +414,7 @@ export class MediaItem {
       });
       response.end(text);
     });
-    answer.on('error', () => {
-      done();
-      response.destroy();
-    });
+    answer.on('error', () => response.destroy());
   }
 
   /** RFC 8216 4.1: URI lines, and URI="..." attributes of tags, become this item's paths. */

@@ -96,6 +96,9 @@ export class PagePlayer implements Player {
       taken: false,
       startupTime: undefined,
     };
+    // A page will ask for the file now: its first bytes are fetched while the page is told
+    // (media-proxy.ts prefetch). With no page open, nothing is fetched until one opens.
+    if (this.playerPage() !== undefined) media?.prefetch();
     if (invalid) this.log?.('warn', `video: item ${item} cannot play: ${invalid.message}`);
     else this.log?.('info', `video: item ${item}: ${url} (${looksLikePlaylist(url) ? 'HLS' : 'file'}), ${this.pages.length === 0 ? 'waiting for the screen page to open' : 'on the screen page'}`);
     this.changed();
@@ -213,6 +216,8 @@ export class PagePlayer implements Player {
       current.page = undefined;
     }
     this.log?.('debug', `video: ${why}; ${this.pages.length} open, ${this.pages.length ? 'the last opened plays' : 'none plays'}`);
+    // Nothing is held at the media server for a page that is gone (a page that opens asks anew).
+    if (this.pages.length === 0) current?.media?.dropPrefetch();
     // The command names the playing page: it changed only while there is something to play.
     if (current?.media) this.changed();
     // Who has the item changed: loading on the next page (or waiting for one after a page had
