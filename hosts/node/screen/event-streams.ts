@@ -21,7 +21,11 @@ interface PageEventStreamsOptions {
 
 export class PageEventStreams {
   private readonly clients = new Set<http.ServerResponse>();
-  /** A state goes out soon: changes that come together (a picture and its activity) make one event. */
+  /**
+   * A state goes out at the end of this turn: changes made together (a picture and its activity,
+   * a video and the status line) make one event, and none waits behind the I/O of the next turn
+   * (a video's first frame waits for this event).
+   */
   private pending = false;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: (() => void)[];
@@ -88,7 +92,7 @@ export class PageEventStreams {
     // No page open: nothing to build (a page that opens gets the whole state then).
     if (this.pending || this.clients.size === 0) return;
     this.pending = true;
-    setImmediate(() => {
+    queueMicrotask(() => {
       this.pending = false;
       const state = this.pageState();
       for (const client of this.clients) send(client, state);

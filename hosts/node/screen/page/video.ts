@@ -35,8 +35,12 @@ const MAX_RATE = 16;
 const PLAYING_REPORT_MS = 250;
 /** A step in currentTime bigger than this is a jump, not time watched. */
 const MAX_WATCH_STEP = 1.5;
-/** Element events after which the receiver hears what the element does now. */
-const REPORTED_EVENTS = ['pause', 'ended', 'seeking', 'durationchange', 'ratechange', 'progress', 'canplay', 'canplaythrough'] as const;
+/**
+ * Element events after which the receiver hears what the element does now. The first is
+ * loadstart: the element has asked for the media by then, and the report does not go out ahead
+ * of that request (a video's first frame waits for it, the receiver does not wait for the report).
+ */
+const REPORTED_EVENTS = ['loadstart', 'pause', 'ended', 'seeking', 'durationchange', 'ratechange', 'progress', 'canplay', 'canplaythrough'] as const;
 
 type PlayerError = NonNullable<PageVideoReport['error']>;
 type HlsLibrary = typeof Hls;
@@ -197,7 +201,6 @@ function load(command: VideoCommand, library: boolean): LoadedItem {
   else delete body.dataset.videoHls;
   if (library) void loadWithLibrary(item, command.src);
   else video.src = command.src;
-  report();
   return item;
 }
 
