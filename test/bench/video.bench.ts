@@ -1,30 +1,27 @@
 // Video start-up: from POST /play leaving the client to the first frame of the clip drawn on the
 // virtual screen page (Debian's headless Chromium), against the same page loading the same URL
-// itself in a <video> element (no receiver, no proxy, no report round trip). The receiver runs
-// in this process on a real loopback socket with the Node host's PagePlayer and screen server;
-// the clip (ffmpeg, 6 s MP4) comes from a loopback media server. Both sides time with the
-// browser's clock for the frame (requestVideoFrameCallback) and the wall clock for the start
-// (performance.timeOrigin + now in both processes). Rounds alternate; min/median/max per side and
-// the ratio (receiver / direct). Every receiver round checks that the frame on the screen is the
-// clip's first (red) and every direct round that the element decoded the 320x240 clip.
-
-import type net from 'node:net';
+// itself (no receiver, no proxy, no report round trip). The receiver is the built command
+// (ReceiverProcess: dist/, --media-allow 127.0.0.0/8 for the loopback media server, log at info
+// as a person runs it), in its own process as on a real screen; the clip (ffmpeg, 6 s MP4) comes
+// from the loopback media server of the tests, in a process of its own too, so neither shares an
+// event loop with the bench's driving of Chromium (which handles a DevTools event for every
+// request the page makes: the receiver's page reports among them). Both sides play in the page's own <video id="video">,
+// shown as the page shows a video (body.has-video), from the same media server, and take the
+// first frame the same way: the element's first requestVideoFrameCallback, timed with the
+// browser's clock, against the wall clock for the start (performance.timeOrigin + now in both
+// processes). The direct side starts when the bench asks the page (a DevTools round trip, as the
+// receiver's side starts with its HTTP request). Rounds alternate which side goes first;
+// min/median/max per side and the ratio (receiver / direct). Every round of either side checks
+// that the element decoded the 320x240 clip and that the screen then shows its first (red) frame.
+import { spawn, type ChildProcess } from 'node:child_process';
+import path from 'node:path';
+import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
-import { makeConfig } from '../../src/receiver/config';
-import { Receiver } from '../../src/receiver/receiver';
-import { nodeClock, nodeRandom } from '../../hosts/node/io/ports';
-import { VirtualScreen } from '../../hosts/node/screen/display';
-import { PagePlayer } from '../../hosts/node/screen/player';
-import { MediaDestinations } from '../../hosts/node/screen/media-destinations';
-import { parseAddressRange } from '../../src/receiver/video/media-destinations';
-import { startScreenServer } from '../../hosts/node/screen/server';
-import { listen } from '../../hosts/node/io/tcp';
 import { launchChromium, VIEWPORT, pictureCentre } from '../support/chromium';
 import { colourDistance } from '../support/color-blocks';
-import { clipColourAt, CLIP_SIZE, makeMediaFixtures, MediaServer } from '../support/media-fixtures';
-import { MemoryStore } from '../support/memory-ports';
+import { clipColourAt, CLIP_SIZE, makeMediaFixtures } from '../support/media-fixtures';
+import { PROJECT_ROOT, ReceiverProcess, within } from '../e2e/receiver-process';
 import { ratioFigure, report, spreadFields, verify } from './measure';
-import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 
 const ROUNDS = 11;
 const WARM_UP_ROUNDS = 2;
@@ -35,20 +32,17 @@ const wallNow = () => performance.timeOrigin + performance.now();
 /** The page's globals used below (the benches compile without the DOM's types). */
 interface PageGlobals {
   document: {
-    body: { dataset: Record<string, string | undefined>; classList: { contains(name: string): boolean } };
-    createElement(tag: 'video'): DirectVideo;
+    body: { dataset: Record<string, string | undefined>; classList: { contains(name: string): boolean; add(name: string): void; remove(name: string): void } };
+    getElementById(id: 'video'): PageVideo;
   };
   performance: { timeOrigin: number; now(): number };
 }
-interface DirectVideo {
-  muted: boolean;
+interface PageVideo {
   src: string;
   videoWidth: number;
   videoHeight: number;
-  style: { cssText: string };
   play(): Promise<void>;
   pause(): void;
-  remove(): void;
   requestVideoFrameCallback(callback: () => void): void;
   removeAttribute(name: string): void;
   load(): void;
@@ -56,36 +50,31 @@ interface DirectVideo {
 
 export async function runVideoBench(): Promise<void> {
   const fixtures = await makeMediaFixtures();
-  const media = await MediaServer.start(fixtures.dir);
-  const screen = new VirtualScreen('Bench');
-  // The media server is on loopback, which the receiver fetches from only when told (--media-allow).
-  const player = new PagePlayer({ destinations: new MediaDestinations({ allow: [parseAddressRange('127.0.0.0/8')!], privateRanges: true }) });
-  const screenServer = await startScreenServer({ screen, player, port: 0, log: () => {} });
-  const receiver = new Receiver(makeConfig({ name: 'Bench', profile: 'desktop' }), {
-    crypto: portableCryptoKernels,
-    clock: nodeClock,
-    random: nodeRandom,
-    store: new MemoryStore(),
-    log: () => {},
-    display: screen,
-    player,
-  });
-  const server = await listen(0, '127.0.0.1', (connection) => receiver.accept(connection));
-  const port = (server.address() as net.AddressInfo).port;
+  const media = await startMediaServer(fixtures.dir);
+  // The media server is on loopback, which the receiver fetches from only when told.
+  const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--name', 'Bench', '--media-allow', '127.0.0.0/8'] });
+  const port = receiver.port;
   const browser = await launchChromium();
   try {
     // The direct side loads from the media server's origin, which the page's policy forbids.
     const context = await browser.newContext({ viewport: VIEWPORT, bypassCSP: true });
     const page = await context.newPage();
-    await page.goto(screenServer.urls[0]);
+    await page.goto(receiver.screenUrl!);
     await page.waitForSelector('#status .link:text-is("live")', { timeout: 5000 });
     const receiverMs: number[] = [];
     const directMs: number[] = [];
     for (let round = 0; round < WARM_UP_ROUNDS + ROUNDS; round++) {
       // A query per round: nothing comes from the browser's cache on either side.
-      const url = `${media.url(fixtures.mp4)}?round=${round}`;
-      const viaReceiver = await playThroughReceiver(page, port, url);
-      const direct = await playDirectly(page, `${url}-direct`);
+      const url = `${media.url}${fixtures.mp4}?round=${round}`;
+      let viaReceiver: number;
+      let direct: number;
+      if (round % 2 === 0) {
+        viaReceiver = await playThroughReceiver(page, port, url);
+        direct = await playDirectly(page, `${url}-direct`);
+      } else {
+        direct = await playDirectly(page, `${url}-direct`);
+        viaReceiver = await playThroughReceiver(page, port, url);
+      }
       if (round >= WARM_UP_ROUNDS) {
         receiverMs.push(viaReceiver);
         directMs.push(direct);
@@ -100,12 +89,32 @@ export async function runVideoBench(): Promise<void> {
     });
   } finally {
     await browser.close();
-    receiver.stop();
-    await new Promise((resolve) => server.close(resolve));
-    await screenServer.close();
-    await media.close();
+    await receiver.stop();
+    media.child.kill();
     fixtures.remove();
   }
+}
+
+/** test/support/media-fixtures.ts's MediaServer for `dir`, in a process of its own. */
+async function startMediaServer(dir: string): Promise<{ url: string; child: ChildProcess }> {
+  const fixtures = pathToFileURL(path.join(PROJECT_ROOT, 'test', 'support', 'media-fixtures.ts')).href;
+  const script = `const { MediaServer } = await import(${JSON.stringify(fixtures)}); const server = await MediaServer.start(process.argv[1]); console.log('media server on ' + server.url(''));`;
+  const child = spawn(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script, dir], { cwd: PROJECT_ROOT, stdio: ['ignore', 'pipe', 'inherit'] });
+  let out = '';
+  child.stdout!.setEncoding('utf8');
+  const url = await within(
+    30_000,
+    'the media server to listen',
+    new Promise<string>((resolve, reject) => {
+      child.stdout!.on('data', (text: string) => {
+        out += text;
+        const match = /media server on (http:\/\/127\.0\.0\.1:\d+)/.exec(out);
+        if (match) resolve(match[1]);
+      });
+      child.once('exit', (code) => reject(new Error(`the media server exited (${code}): ${out}`)));
+    }),
+  );
+  return { url, child };
 }
 
 /** POST /play, until the page has drawn the item's first frame; checks it is the clip's. Then POST /stop. */
@@ -129,33 +138,49 @@ async function playThroughReceiver(page: Page, port: number, url: string): Promi
   const frameAt = (await handle.jsonValue()) as number;
   // Paused at once, so the screenshot shows the first seconds (red) whatever it costs.
   verify((await fetch(`http://127.0.0.1:${port}/rate?value=0`, { method: 'POST' })).status === 200, 'POST /rate?value=0');
-  const seen = await pictureCentre(page, 90);
-  verify(colourDistance(seen, clipColourAt(0)) <= 40, `the receiver's first frame is the clip's red (saw rgb(${seen.join(',')}))`);
+  await verifyShown(page, 'the receiver');
   verify((await fetch(`http://127.0.0.1:${port}/stop`, { method: 'POST' })).status === 200, 'POST /stop');
   await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).document.body.classList.contains('has-video'), undefined, { timeout: 5000 });
   return frameAt - started;
 }
 
-/** The same page makes a <video> of the URL itself and times it to its first frame. */
+/**
+ * The same page plays the URL in its own element itself, shown as its video layer shows one, and
+ * times it to its first frame; then pauses, checks what is shown, and empties the element as the
+ * layer does when a video stops.
+ */
 async function playDirectly(page: Page, url: string): Promise<number> {
   const started = wallNow();
-  const result = await page.evaluate(async (src) => {
-    const { document } = globalThis as unknown as PageGlobals;
-    const video = document.createElement('video');
-    video.muted = true;
-    video.style.cssText = 'position:fixed;inset:0;width:100%;height:100%;z-index:100';
-    (document.body as unknown as { append(node: unknown): void }).append(video);
-    const drawn = new Promise<number>((resolve) => video.requestVideoFrameCallback(() => resolve((globalThis as unknown as PageGlobals).performance.timeOrigin + (globalThis as unknown as PageGlobals).performance.now())));
+  const frameAt = await page.evaluate(async (src) => {
+    const { document, performance } = globalThis as unknown as PageGlobals;
+    const video = document.getElementById('video');
+    document.body.classList.add('has-video');
+    const drawn = new Promise<number>((resolve) => video.requestVideoFrameCallback(() => resolve(performance.timeOrigin + performance.now())));
     video.src = src;
+    // As the layer plays (unmuted: the browser the bench drives lets a page play sound).
     await video.play();
-    const frameAt = await drawn;
-    const size = [video.videoWidth, video.videoHeight];
+    const at = await drawn;
     video.pause();
+    return at;
+  }, url);
+  await verifyShown(page, 'the direct element');
+  await page.evaluate(() => {
+    const { document } = globalThis as unknown as PageGlobals;
+    const video = document.getElementById('video');
     video.removeAttribute('src');
     video.load();
-    video.remove();
-    return { frameAt, size };
-  }, url);
-  verify(result.size[0] === CLIP_SIZE.width && result.size[1] === CLIP_SIZE.height, `the direct element decoded the ${CLIP_SIZE.width}x${CLIP_SIZE.height} clip (got ${result.size.join('x')})`);
-  return result.frameAt - started;
+    document.body.classList.remove('has-video');
+  });
+  return frameAt - started;
+}
+
+/** The page's element decoded the clip and, paused on its first seconds, the screen shows them (red). */
+async function verifyShown(page: Page, side: string): Promise<void> {
+  const size = await page.evaluate(() => {
+    const video = (globalThis as unknown as PageGlobals).document.getElementById('video');
+    return [video.videoWidth, video.videoHeight];
+  });
+  verify(size[0] === CLIP_SIZE.width && size[1] === CLIP_SIZE.height, `${side} decoded the ${CLIP_SIZE.width}x${CLIP_SIZE.height} clip (got ${size.join('x')})`);
+  const seen = await pictureCentre(page, 90);
+  verify(colourDistance(seen, clipColourAt(0)) <= 40, `${side}'s first frame is the clip's red (saw rgb(${seen.join(',')}))`);
 }
