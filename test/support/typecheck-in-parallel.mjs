@@ -1,9 +1,10 @@
 // `npm test`'s type check: the tsc runs of `npm run typecheck` (package.json, the one list of
-// them), two at a time instead of one after another. Each tsc is one thread, and the four took
-// about 90 s of CPU one after another while the second core of a two-core machine waited; the
-// root project alone is about half of it, so two lanes end together: the root project in one,
-// the other three in the other. Each run's output is printed whole when it ends (not
-// interleaved); the exit status is 1 when any run failed.
+// them), two at a time instead of one after another. The four take about 65 s of CPU; one tsc
+// keeps about 1.3 cores busy (its checker is one thread, V8's collector helps on another), so one
+// after another they left much of a two-core machine idle for about 50 s. The root project alone
+// is about half of the CPU, so two lanes end together: the root project in one, the other three
+// in the other. Each run's output is printed whole when it ends (not interleaved); the exit
+// status is 1 when any run failed.
 // Usage: node test/support/typecheck-in-parallel.mjs
 
 import { spawn } from 'node:child_process';
