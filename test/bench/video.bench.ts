@@ -9,11 +9,13 @@
 // shown as the page shows a video (body.has-video), from the same media server, and take the
 // first frame the same way: the element's first requestVideoFrameCallback, timed with the
 // browser's clock, against the wall clock for the start (performance.timeOrigin + now in both
-// processes). The direct side starts when the bench asks the page (a DevTools round trip, as the
-// receiver's side starts with its HTTP request). Rounds alternate which side goes first;
+// processes). The receiver's side starts as POST /play leaves a sender's connection (open for
+// the whole bench, as a sender keeps its own; the request's bytes made before); the direct side
+// as the bench asks the page (a DevTools message). Rounds alternate which side goes first;
 // min/median/max per side and the ratio (receiver / direct). Every round of either side checks
 // that the element decoded the 320x240 clip and that the screen then shows its first (red) frame.
 import { spawn, type ChildProcess } from 'node:child_process';
+import net from 'node:net';
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import type { Page } from 'playwright-core';
@@ -53,7 +55,7 @@ export async function runVideoBench(): Promise<void> {
   const media = await startMediaServer(fixtures.dir);
   // The media server is on loopback, which the receiver fetches from only when told.
   const receiver = await ReceiverProcess.start({ logLevel: 'info', args: ['--name', 'Bench', '--media-allow', '127.0.0.0/8'] });
-  const port = receiver.port;
+  const sender = await SenderConnection.open(receiver.port);
   const browser = await launchChromium();
   try {
     // The direct side loads from the media server's origin, which the page's policy forbids.
@@ -69,11 +71,11 @@ export async function runVideoBench(): Promise<void> {
       let viaReceiver: number;
       let direct: number;
       if (round % 2 === 0) {
-        viaReceiver = await playThroughReceiver(page, port, url);
+        viaReceiver = await playThroughReceiver(page, sender, url);
         direct = await playDirectly(page, `${url}-direct`);
       } else {
         direct = await playDirectly(page, `${url}-direct`);
-        viaReceiver = await playThroughReceiver(page, port, url);
+        viaReceiver = await playThroughReceiver(page, sender, url);
       }
       if (round >= WARM_UP_ROUNDS) {
         receiverMs.push(viaReceiver);
@@ -88,6 +90,7 @@ export async function runVideoBench(): Promise<void> {
       ...ratioFigure(receiverMs, directMs),
     });
   } finally {
+    sender.close();
     await browser.close();
     await receiver.stop();
     media.child.kill();
@@ -118,15 +121,12 @@ async function startMediaServer(dir: string): Promise<{ url: string; child: Chil
 }
 
 /** POST /play, until the page has drawn the item's first frame; checks it is the clip's. Then POST /stop. */
-async function playThroughReceiver(page: Page, port: number, url: string): Promise<number> {
+async function playThroughReceiver(page: Page, sender: SenderConnection, url: string): Promise<number> {
   const before = await page.evaluate(() => (globalThis as unknown as PageGlobals).document.body.dataset.videoItem ?? '');
+  const play = sender.prepare('POST /play', { 'Content-Type': 'text/parameters' }, `Content-Location: ${url}\nStart-Position: 0\n`);
   const started = wallNow();
-  const response = await fetch(`http://127.0.0.1:${port}/play`, {
-    method: 'POST',
-    headers: { 'Content-Type': 'text/parameters' },
-    body: `Content-Location: ${url}\nStart-Position: 0\n`,
-  });
-  verify(response.status === 200, `POST /play answered ${response.status}`);
+  const status = await sender.send(play);
+  verify(status === 200, `POST /play answered ${status}`);
   const handle = await page.waitForFunction(
     (previous) => {
       const { dataset } = (globalThis as unknown as PageGlobals).document.body;
@@ -137,11 +137,65 @@ async function playThroughReceiver(page: Page, port: number, url: string): Promi
   );
   const frameAt = (await handle.jsonValue()) as number;
   // Paused at once, so the screenshot shows the first seconds (red) whatever it costs.
-  verify((await fetch(`http://127.0.0.1:${port}/rate?value=0`, { method: 'POST' })).status === 200, 'POST /rate?value=0');
+  verify((await sender.send(sender.prepare('POST /rate?value=0'))) === 200, 'POST /rate?value=0');
   await verifyShown(page, 'the receiver');
-  verify((await fetch(`http://127.0.0.1:${port}/stop`, { method: 'POST' })).status === 200, 'POST /stop');
+  verify((await sender.send(sender.prepare('POST /stop'))) === 200, 'POST /stop');
   await page.waitForFunction(() => !(globalThis as unknown as PageGlobals).document.body.classList.contains('has-video'), undefined, { timeout: 5000 });
   return frameAt - started;
+}
+
+/**
+ * A sender's connection to the receiver, open for the whole bench as a sender keeps its own
+ * (a video plays while the connection that carried its POST /play is open): each request's bytes
+ * are made before the clock starts and written at once, the answers read in order.
+ */
+class SenderConnection {
+  private received = Buffer.alloc(0);
+  private readonly answers: ((status: number) => void)[] = [];
+
+  private constructor(private readonly socket: net.Socket) {
+    socket.setNoDelay(true);
+    socket.on('data', (data: Buffer) => {
+      this.received = Buffer.concat([this.received, data]);
+      this.takeAnswers();
+    });
+  }
+
+  static async open(port: number): Promise<SenderConnection> {
+    const socket = net.connect(port, '127.0.0.1');
+    await new Promise<void>((resolve, reject) => socket.once('connect', resolve).once('error', reject));
+    return new SenderConnection(socket);
+  }
+
+  /** The bytes of `request` (`METHOD /path`) with `headers` and `body`. */
+  prepare(request: string, headers: Record<string, string> = {}, body = ''): Buffer {
+    const lines = [`${request} HTTP/1.1`, 'Host: 127.0.0.1', ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`), `Content-Length: ${Buffer.byteLength(body)}`];
+    return Buffer.from(`${lines.join('\r\n')}\r\n\r\n${body}`);
+  }
+
+  /** Writes a prepared request; resolves with the status of its answer. */
+  send(request: Buffer): Promise<number> {
+    return new Promise((resolve) => {
+      this.answers.push(resolve);
+      this.socket.write(request);
+    });
+  }
+
+  close(): void {
+    this.socket.destroy();
+  }
+
+  private takeAnswers(): void {
+    for (;;) {
+      const end = this.received.indexOf('\r\n\r\n');
+      if (end < 0) return;
+      const head = this.received.subarray(0, end).toString('latin1');
+      const length = Number(/\r\ncontent-length: *(\d+)/i.exec(head)?.[1] ?? 0);
+      if (this.received.length < end + 4 + length) return;
+      this.received = this.received.subarray(end + 4 + length);
+      this.answers.shift()?.(Number(/^HTTP\/1\.1 (\d{3})/.exec(head)?.[1] ?? 0));
+    }
+  }
 }
 
 /**
