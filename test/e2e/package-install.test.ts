@@ -158,11 +158,20 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
       assert.match(info, /<key>deviceid<\/key>/);
     });
 
-    it('serves the screen page and the files it names, and loads the WebAssembly frame kernel', () => {
+    it('serves the screen page and the files it names, and loads the WebAssembly frame kernel at the first encrypted request', async () => {
       const screenUrl = /^\S+Z info  screen on (http:\/\/127\.0\.0\.1:\d+\/)/m.exec(receiver!.lines.join('\n'))?.[1];
       assert.ok(screenUrl, receiver!.report());
       assert.match(curl(pair!.receiver.namespace, screenUrl), /<html/i);
       for (const file of ['page.js', 'screen.css']) assert.ok(curl(pair!.receiver.namespace, `${screenUrl}${file}`).length > 0, file);
+      // The receiver chooses its frame kernel when the first encrypted frame needs it: the
+      // installed sender pairs (the public PIN) and sends POST /stop over a verified connection.
+      const target = `${pair!.receiver.address}:${CONTROL_PORT}`;
+      for (const args of [['pair', target, '--pin', '3939'], ['stop', target]]) {
+        const { command, args: argv } = pair!.exec(pair!.sender, 'env', [`HOME=${home}`, path.join(bin, 'vendorplay-send'), ...args]);
+        execFileSync(command, argv, { encoding: 'utf8', timeout: STARTUP_MS });
+      }
+      // The child's stderr reaches this process through a pipe: read until the line is there.
+      for (const deadline = Date.now() + STARTUP_MS; !/frame kernel: /.test(receiver!.stderr) && Date.now() < deadline; ) await new Promise((resolve) => setTimeout(resolve, 20));
       assert.match(receiver!.stderr, /frame kernel: ours-wasm/, receiver!.report());
     });
   });
