@@ -17,7 +17,7 @@ import { FrameKernelChosenOnFirstUse, selectFrameKernel } from './kernels/kernel
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import type { MdnsAdvertiser } from './mdns/advertiser';
 import { runPairingsCommand } from './pairings-command';
-import { consoleLogger, fileStore, fsCause, nodeAllocateBytes, nodeClock, nodeRandom, recordsOthersCanRead, startupPrinter, StoreFileError } from './io/ports';
+import { consoleLogger, fileStore, fsCause, nodeAllocateBytes, nodeFreeBytes, nodeClock, nodeRandom, recordsOthersCanRead, startupPrinter, StoreFileError } from './io/ports';
 import { VirtualScreen } from './screen/display';
 import { PageDecoder } from './screen/page-decoder';
 import { PagePlayer } from './screen/player';
@@ -326,7 +326,7 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
   });
   const hooks = (opened.hooks = commandLine.onEvent === undefined ? undefined : new EventHooks({ command: commandLine.onEvent, receiverName: frozen.name, log, ...commandLine.onEventLimits }));
   try {
-    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, allocateBytes: nodeAllocateBytes, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel, ...(hooks && { onEvent: (event) => hooks.run(event) }) });
+    opened.receiver = new Receiver(frozen, { clock: nodeClock, random: nodeRandom, allocateBytes: nodeAllocateBytes, freeBytes: nodeFreeBytes, store: fileStore(dataDir), log, advertiser, display, player, crypto, videoDecoder, udp, nalKernel, timingSocket: sessionPorts.timingSocket, audioSink, audioSockets, alacKernel, ...(hooks && { onEvent: (event) => hooks.run(event) }) });
   } catch (error) {
     // A device key or certificate that cannot be read is a configuration error, found at start;
     // a data directory whose records cannot be read or written is said in one line too.

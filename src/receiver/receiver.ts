@@ -162,6 +162,13 @@ export interface ReceiverPorts {
    * (hosts/node/io/ports.ts does). Zero-filled arrays when omitted.
    */
   readonly allocateBytes?: ByteAllocator;
+  /**
+   * Told when the receiver no longer holds a picture it received into one of allocateBytes'
+   * arrays (the picture budget's last holder let go; media/picture-budget.ts): nothing in the
+   * core reads it again, so a host may give its memory back now instead of at its next garbage
+   * collection. Other arrays may come too: a host frees only what it made.
+   */
+  readonly freeBytes?: (bytes: Uint8Array) => void;
 }
 
 export class Receiver implements InfoContext, SansIoTimers {
@@ -305,7 +312,7 @@ export class Receiver implements InfoContext, SansIoTimers {
       now: () => clock.now(),
     });
     registerStopRoute(this.router, this.media);
-    const pictures = (this.pictures = new PictureBudget(limits.pictureBudgetBytes));
+    const pictures = (this.pictures = new PictureBudget(limits.pictureBudgetBytes, ports.freeBytes));
     if (display && this.features & featureMask(['Photo'])) {
       this.photos = registerPhotoRoutes(this.router, { log, display, media: this.media, limits, pictures });
     }

@@ -38,6 +38,8 @@ interface SetupOptions {
   limits?: Partial<ReceiverLimits>;
   /** Give the receiver a screen (default true). */
   screen?: boolean;
+  /** ReceiverPorts.freeBytes. */
+  freeBytes?: (bytes: Uint8Array) => void;
 }
 
 function setup(options: SetupOptions = {}) {
@@ -51,6 +53,7 @@ function setup(options: SetupOptions = {}) {
     store: new MemoryStore(),
     log,
     ...(options.screen !== false && { display }),
+    ...(options.freeBytes && { freeBytes: options.freeBytes }),
   });
   return { clock, display, log, receiver };
 }
@@ -156,6 +159,27 @@ test('answers 412 when displayCached names an evicted photo (entries bound, leas
   assert.equal((await putPhoto(sender, { key: KEY_A, action: 'displayCached' })).head.status, 412);
   assert.equal((await putPhoto(sender, { key: KEY_B, action: 'displayCached' })).head.status, 200);
   assert.deepEqual(display.photos[0].jpeg, PHOTO_B);
+});
+
+test('a photo goes to the host (freeBytes) once neither the cache nor the screen holds it, and not before', async () => {
+  const freed: Uint8Array[] = [];
+  const { receiver, display } = setup({ limits: { photoCacheEntries: 2 }, freeBytes: (bytes) => freed.push(bytes) });
+  const sender = new MemorySender(receiver);
+  await putPhoto(sender, { key: KEY_A }, PHOTO_A);
+  await putPhoto(sender, { key: KEY_B }, PHOTO_B);
+  assert.equal(freed.length, 0, 'A is off the screen but still cached');
+  await putPhoto(sender, { key: KEY_C }, PHOTO_C);
+  assert.deepEqual(receiver.photos?.cache.keys(), [KEY_B, KEY_C]);
+  assert.deepEqual(freed, [PHOTO_A], 'A left the cache, and the screen shows C');
+  assert.equal(freed[0], display.photos[0].jpeg, 'the very array the screen was given');
+  // Shown without a key (not cached): held by the screen alone, freed when the next is shown.
+  await putPhoto(sender, {}, PHOTO_D);
+  assert.equal(freed.length, 1, 'B and C are cached; D is on the screen');
+  await putPhoto(sender, { key: KEY_A }, PHOTO_A);
+  assert.deepEqual(freed.slice(1), [PHOTO_B, PHOTO_D], 'B left the cache for A, then D the screen');
+  assert.equal((await postStop(sender)).head.status, 200);
+  assert.deepEqual(freed.slice(3).map((bytes) => bytes.length).sort(), [PHOTO_A.length, PHOTO_C.length].sort(), 'the stop emptied the cache and the screen');
+  assert.equal(freed.length, 5, 'each picture once');
 });
 
 test('a displayCached use makes a photo the most recent: the other one leaves first', async () => {

@@ -91,3 +91,23 @@ test('a trim keeps what came of a larger reservation and frees the rest', () => 
   budget.release(grant);
   assert.equal(budget.usedBytes, 0);
 });
+
+test("a grant's picture goes to the budget's free with the last holder's release, once; a grant without one frees nothing", () => {
+  const freed: Uint8Array[] = [];
+  const budget = new PictureBudget(1000, (picture) => freed.push(picture));
+  const picture = new Uint8Array(300);
+  const grant = granted(budget, 300);
+  grant.picture = picture;
+  budget.share(grant); // the cache
+  budget.shown(grant); // the screen
+  budget.release(grant); // the upload
+  budget.release(grant); // the cache
+  assert.deepEqual(freed, [], 'the screen still holds it');
+  budget.shown(granted(budget, 100));
+  assert.equal(freed.length, 1);
+  assert.equal(freed[0], picture);
+  budget.release(grant);
+  assert.equal(freed.length, 1, 'a release after the last frees nothing more');
+  budget.release(granted(budget, 200));
+  assert.equal(freed.length, 1, 'no picture, nothing to free');
+});

@@ -4,6 +4,7 @@ import { randomBytes } from 'node:crypto';
 import { closeSync, fchmodSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import path from 'node:path';
+import { nodeBodyArrays } from './body-arrays';
 import { clipMessage, formatLogLine, type LogFormat } from './log-lines';
 import type { ByteAllocator } from '../../../src/http';
 import { leveledLogger, type Clock, type Logger, type LogLevel, type RandomSource, type Store } from '../../../src/platform';
@@ -22,13 +23,11 @@ export const nodeClock: Clock = {
 
 export const nodeRandom: RandomSource = (length) => new Uint8Array(randomBytes(length));
 
-/**
- * The receiver's arrays for request bodies (ReceiverPorts.allocateBytes): memory that is not
- * zero-filled, as the receiver overwrites it whole (a 16 MB photo zero-filled first cost 1-8 ms
- * more per picture, measured). A plain Uint8Array over the Buffer's own ArrayBuffer: a Buffer's
- * slice() would be a view, not the copy the core means by it.
- */
-export const nodeAllocateBytes: ByteAllocator = (length) => new Uint8Array(Buffer.allocUnsafeSlow(length).buffer, 0, length);
+/** The receiver's arrays for request bodies (ReceiverPorts.allocateBytes): not zero-filled (body-arrays.ts). */
+export const nodeAllocateBytes: ByteAllocator = nodeBodyArrays.allocate;
+
+/** Gives back a body array the receiver let go of (ReceiverPorts.freeBytes; body-arrays.ts says why). */
+export const nodeFreeBytes: (bytes: Uint8Array) => void = nodeBodyArrays.free;
 
 /**
  * Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`, or JSON

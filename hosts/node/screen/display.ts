@@ -4,6 +4,7 @@
 // every change.
 
 import { ARTWORK_TYPES, nowPlayingSeconds } from '../../../src/audio/now-playing';
+import { nodeBodyArrays } from '../io/body-arrays';
 import type { Display, DisplayStatus, Logger, NowPlaying } from '../../../src/platform';
 import { TRANSITIONS, type Transition } from '../../../src/receiver';
 import type { ScreenConnection, ScreenNowPlaying, ScreenSnapshot } from './page-protocol';
@@ -15,6 +16,8 @@ interface ShownPhoto {
   readonly version: number;
   readonly jpeg: Uint8Array;
   readonly transition: Transition;
+  /** Ends the screen's hold on the bytes (the receiver may free them once it let go too: io/body-arrays.ts). */
+  readonly letGo: () => void;
 }
 
 /** Where the screen server serves the pictures: photoPath() under it. */
@@ -82,14 +85,17 @@ export class VirtualScreen implements Display {
   }
 
   showPhoto(jpeg: Uint8Array, transition?: string): void {
-    // The bytes are the request's own (the core does not reuse them): kept without a copy.
-    this.photo = { version: ++this.photoVersion, jpeg, transition: drawable(transition) };
+    // The bytes are the request's own (the core does not reuse them): kept without a copy, held
+    // while shown, as the receiver may give their memory back once it no longer holds them.
+    this.photo?.letGo();
+    this.photo = { version: ++this.photoVersion, jpeg, transition: drawable(transition), letGo: nodeBodyArrays.hold(jpeg) };
     this.log?.('debug', `screen: photo ${this.photoVersion} of ${jpeg.length} bytes, transition ${this.photo.transition}`);
     this.changed();
   }
 
   clear(): void {
     if (!this.photo) return;
+    this.photo.letGo();
     this.photo = undefined;
     this.log?.('debug', 'screen: cleared');
     this.changed();
@@ -190,7 +196,10 @@ export class VirtualScreen implements Display {
     };
   }
 
-  /** The JPEG of picture `version` while it is the one shown; older pictures are not kept. */
+  /**
+   * The JPEG of picture `version` while it is the one shown; older pictures are not kept. Read
+   * after this turn (a response sent over several writes), it must be held (io/body-arrays.ts).
+   */
   photoBytes(version: number): Uint8Array | undefined {
     return this.photo?.version === version ? this.photo.jpeg : undefined;
   }

@@ -18,6 +18,7 @@
 
 import type http from 'node:http';
 import type { Logger } from '../../../src/platform';
+import { nodeBodyArrays } from '../io/body-arrays';
 import { ARTWORK_PATH_PREFIX, parseArtworkPath, parsePhotoPath, PHOTO_PATH_PREFIX, type VirtualScreen } from './display';
 import type { PageEventStreams } from './event-streams';
 import { answer, answerText, COMMON_HEADERS, exchangeOf, JSON_TYPE, type Exchange } from './exchange';
@@ -118,6 +119,9 @@ function servePhoto(exchange: Exchange, screen: VirtualScreen): void {
   if (version === undefined) return answerText(exchange, 404, 'not found\n');
   const jpeg = screen.photoBytes(version);
   if (!jpeg) return answerText(exchange, 404, 'that picture is no longer shown\n');
+  // The socket may write it after the screen has moved on and the receiver let go of it: held
+  // until the response is done (finished or cut off), so its memory is not given back under it.
+  exchange.response.once('close', nodeBodyArrays.hold(jpeg));
   // A URL names one picture for good: the page may keep it.
   answer(exchange, 200, 'image/jpeg', jpeg, { 'Cache-Control': 'private, max-age=3600, immutable' });
 }

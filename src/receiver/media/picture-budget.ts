@@ -11,11 +11,21 @@
 // back what they can; then it is refused with a reason naming the limit. Nothing here waits:
 // a refused upload is answered 413, a refused slideshow fetch is not sent, and the slideshow
 // asks again when a release frees room (onRelease).
+//
+// A grant may carry its picture's array (PictureGrant.picture: a photo's body, made for it
+// alone): when the last holder lets go, it goes to the host's `free` (ReceiverPorts.freeBytes),
+// which may give the memory back at once. On Node a photo cached a while dies old, and its bytes
+// were otherwise freed only by a full collection: 16 MB photos made one every few pictures.
 
 /** Bytes held for one picture (or one picture on its way), by one or more holders. */
 export class PictureGrant {
   /** Holders that have not released it yet; the bytes are freed when none is left. */
   holders = 1;
+  /**
+   * The array holding the picture, when the receiver made it for this picture alone and nothing
+   * but the grant's holders reads it: handed to the budget's `free` with the last release.
+   */
+  picture: Uint8Array | undefined;
 
   constructor(
     public bytes: number,
@@ -43,6 +53,8 @@ export class PictureBudget {
   constructor(
     /** limits.pictureBudgetBytes. */
     readonly limitBytes: number,
+    /** Told of a grant's picture once no holder is left (ReceiverPorts.freeBytes); never read again after. */
+    private readonly free?: (picture: Uint8Array) => void,
   ) {}
 
   /** Bytes held now, all grants together. */
@@ -96,6 +108,9 @@ export class PictureBudget {
     grant.holders--;
     if (!grant.released) return;
     this.used -= grant.bytes;
+    const picture = grant.picture;
+    grant.picture = undefined;
+    if (picture) this.free?.(picture);
     for (const listener of this.releaseListeners) listener();
   }
 

@@ -25,6 +25,7 @@
 //   its head (the cache gives back least recently used photos first); one that still does not
 //   fit is answered 413 before its body is read, naming the limit. The shown picture is the
 //   request's bytes, held by the screen (and by the cache when it has a key): never a second copy.
+//   Its grant carries that array, so the host is told when the last holder lets go.
 // - Streaming: on a screen that decodes a picture as it arrives (Display.openPhotoStream), one
 //   that need not be kept goes to the screen piece by piece (photo-stream.ts), up to
 //   limits.maxStreamedPhotoBytes, holding at most limits.maxStreamedPhotoHeldBytes (what it counts
@@ -243,6 +244,9 @@ export class PhotoFeature implements MediaFeature {
       if (!reservation.granted) return refuse(STATUS.contentTooLarge, reservation.reason);
       grant = reservation.grant;
     }
+    // The array is this picture's alone (the body's own, or ownBytes' copy): once the cache and
+    // the screen have let go, the host may free it at once (PictureGrant.picture).
+    grant.picture = jpeg;
     try {
       if (action === 'cacheOnly' && key) {
         this.store(key, jpeg, request.sessionId, grant, `${what} cacheOnly ${key} (${size}, ${jpeg.length} bytes)`);
