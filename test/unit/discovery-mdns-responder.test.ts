@@ -7,6 +7,7 @@ import { test } from 'node:test';
 import assert from 'node:assert/strict';
 import { DNS_TYPES } from '../../src/discovery/mdns-unicast';
 import { DNS_CLASS, MessageWriter, nameBytes, readMessage, type DnsMessage, type DnsQuestion, type DnsRecord } from '../../src/discovery/mdns/dns-message';
+import { MDNS_LIMITS } from '../../src/discovery/mdns/mdns-limits';
 import { MdnsResponder, numbered, type MdnsDatagram, type MdnsEvent } from '../../src/discovery/mdns/mdns-responder';
 import { parseTxtBytes } from '../../src/discovery/txt-bytes';
 import type { ServiceRecord } from '../../src/platform';
@@ -307,6 +308,46 @@ test('announces a changed TXT record twice, a second apart, and answers with it'
   harness.responder.update({ ...MEDIA, txt: [...MEDIA.txt, ['flags', '0x204']] }, 30_000);
   harness.runUntil(40_000);
   assert.deepEqual(harness.take(), []);
+});
+
+test('remembers when the records it holds went out, not every TXT it ever announced (a board runs for months)', () => {
+  // The soak's pattern: each photo session and each stop change the activity, so the TXT (gid,
+  // flags) changes twice a minute, for as long as the receiver runs.
+  const harness = Harness.announced(MEDIA, AUDIO);
+  harness.runUntil(60_000);
+  const activity = (n: number, after: number): void => {
+    harness.responder.update({ ...MEDIA, txt: [...MEDIA.txt, ['gid', `0000000${n}-0000-4000-8000-000000000000`]] }, harness.now);
+    harness.runUntil(harness.now + after);
+    harness.receive(query([{ name: MEDIA_TYPE }, { name: ['_raop', '_tcp', 'local'] }]));
+    harness.runUntil(harness.now + 200);
+    harness.take();
+  };
+  activity(1, 30_000);
+  // A and AAAA, then PTR, SRV, TXT and the type's enumeration PTR of each service.
+  const held = 2 + 4 + 4;
+  assert.equal(harness.responder.recordsRemembered, held);
+  for (let n = 2; n <= 300; n++) activity(n, 30_000);
+  assert.equal(harness.responder.recordsRemembered, held);
+  // Changes faster than the echo window: the replaced TXTs kept for their echoes are capped.
+  for (let n = 301; n <= 400; n++) activity(n, 100);
+  assert.equal(harness.responder.recordsRemembered, held + MDNS_LIMITS.retiredRecordsMax);
+});
+
+test('hearing its own announcement of a TXT it has just replaced is no conflict', () => {
+  const harness = Harness.announced(MEDIA);
+  harness.now = 20_000;
+  harness.responder.update({ ...MEDIA, txt: [...MEDIA.txt, ['flags', '0x204']] }, 20_000);
+  harness.runUntil(20_000);
+  const [announcement] = harness.take();
+  harness.now = 20_050;
+  harness.responder.update({ ...MEDIA, txt: [...MEDIA.txt, ['flags', '0x4']] }, 20_050);
+  harness.runUntil(20_050);
+  harness.take();
+  // The first announcement, looped back after the second change.
+  harness.receive(response([...announcement.message.answers]), '10.0.0.7');
+  harness.runUntil(25_000);
+  assert.ok(harness.take().every((sent) => sent.message.questions.length === 0), 'no probe');
+  assert.deepEqual(harness.events.map((event) => event.kind), ['reannounced', 'reannounced']);
 });
 
 test('says goodbye with TTL 0 on withdraw (the type enumeration too when no other service has that type), and for everything on stop', () => {

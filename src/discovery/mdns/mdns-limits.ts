@@ -38,6 +38,14 @@ export const MDNS_LIMITS = {
   conflictsBeforeBackoff: 15,
   conflictWindowMs: 10_000,
   conflictBackoffMs: 5000,
+  /**
+   * A record multicast and then replaced or withdrawn (the TXT changes with every activity) is
+   * remembered this long after it last went out, and at most this many such records, so that
+   * its echo (multicast loopback) is not taken for another host's data. Echoes come back within
+   * milliseconds; a board must not keep every TXT version it ever sent (about 400 bytes each).
+   */
+  retiredRecordMs: 10_000,
+  retiredRecordsMax: 8,
   /** Renames tried for one name before giving up on it (`Name (2)` ... `Name (100)`). */
   renamesMax: 100,
 } as const;

@@ -81,8 +81,19 @@ export class MdnsResponder {
   private readonly events: MdnsEvent[] = [];
   /** A multicast answer waiting for its delay (RFC 6762 6: shared records spread out). */
   private delayed: { at: number; answers: DnsRecord[]; additionals: DnsRecord[] } | undefined;
-  /** When each record (by its key) was last multicast: the rate limit, and our own echoes. */
+  /**
+   * When each record this responder holds now (by its key) was last multicast: the rate limit (6),
+   * unicast answers to QU questions (5.4) and our own echoes. Only records still held: one
+   * replaced (the TXT changes with every activity change, spec 2.1 gid) or withdrawn moves to
+   * `retired` (retireReplaced), or every version of the TXT would be kept for as long as it runs.
+   */
   private readonly multicastAt = new Map<string, number>();
+  /**
+   * Records multicast and no longer held, by key, with when they last went out: their echo
+   * (multicast loopback) may still be on its way and is no conflict. At most
+   * MDNS_LIMITS.retiredRecordsMax, each for MDNS_LIMITS.retiredRecordMs.
+   */
+  private readonly retired = new Map<string, number>();
   /**
    * Keys made once per record object (a message's answers are looked up for each question).
    * Per responder, not per module: Moddable preloads this module, and XS makes a WeakMap made at
@@ -137,6 +148,7 @@ export class MdnsResponder {
     }
     entry.txt = txt;
     entry.port = record.port;
+    this.retireReplaced(now);
     if (this.answerable(entry)) {
       entry.phase = { kind: 'announcing', sent: 0, at: now };
       this.event({ kind: 'reannounced', instance: entry.current, type: entry.type });
@@ -148,6 +160,7 @@ export class MdnsResponder {
     const entry = this.services.get(key(record));
     if (!entry) return;
     this.services.delete(key(record));
+    this.retireReplaced(now);
     if (!this.answerable(entry)) return;
     this.send(this.multicast(this.goodbyeRecords(entry), now, 0));
     this.event({ kind: 'withdrawn', instance: entry.current, type: entry.type });
@@ -156,6 +169,7 @@ export class MdnsResponder {
   /** The host's addresses changed: announced again (unique records, so caches take the new set). */
   setAddresses(addresses: HostAddresses, now: number): void {
     this.addresses = addresses;
+    this.retireReplaced(now);
     if (this.answerable(this.host)) this.host.phase = { kind: 'announcing', sent: 0, at: now };
   }
 
@@ -168,6 +182,8 @@ export class MdnsResponder {
     if (records.length > 0) this.send(this.multicast(records, now, 0));
     this.services.clear();
     this.delayed = undefined;
+    this.multicastAt.clear();
+    this.retired.clear();
     this.stopped = true;
   }
 
@@ -270,7 +286,7 @@ export class MdnsResponder {
   private checkConflicts(message: DnsMessage, now: number): void {
     const claims = [this.host, ...this.services.values()].map((claim) => ({ claim, name: this.claimName(claim), ours: this.proposed(claim) }));
     for (const record of [...message.answers, ...message.additionals]) {
-      if (record.ttl === 0 || this.ownEcho(record)) continue;
+      if (record.ttl === 0 || this.ownEcho(record, now)) continue;
       for (const { claim, name, ours } of claims) {
         if (!sameName(record.name, name) || ours.some((own) => sameData(own, record))) continue;
         if (claim.phase.kind === 'probing') this.rename(claim, now);
@@ -309,6 +325,7 @@ export class MdnsResponder {
     }
     claim.renames++;
     claim.current = numbered(claim.base, claim.renames + 1, claim === this.host ? '-' : ' (');
+    this.retireReplaced(now);
     this.event({ kind: 'renamed', from, to: claim.current, type });
     this.reprobe(claim, now);
   }
@@ -459,11 +476,35 @@ export class MdnsResponder {
   }
 
   private noteMulticast(record: DnsRecord, now: number): void {
-    // Bounded: what was multicast long ago is no longer needed for the rate limit or echoes.
-    if (this.multicastAt.size > 4 * MDNS_LIMITS.entriesPerMessageMax) {
-      for (const [recordKey, at] of this.multicastAt) if (at < now - MDNS_LIMITS.conflictWindowMs) this.multicastAt.delete(recordKey);
-    }
     this.multicastAt.set(this.keyOf(record), now);
+  }
+
+  /**
+   * After the records held changed (a TXT or port updated, a service withdrawn, a name or the
+   * addresses changed): the multicast times of records no longer held move to `retired`, and
+   * retired ones past MDNS_LIMITS.retiredRecordMs, or beyond retiredRecordsMax (oldest first),
+   * are forgotten. So what is remembered is bounded by the records held, however often they change.
+   */
+  private retireReplaced(now: number): void {
+    const held = new Set<string>();
+    const zone = this.zone();
+    for (const record of zone.host) held.add(this.keyOf(record));
+    for (const { records } of zone.services) for (const record of [records.ptr, records.srv, records.txt, records.enumeration]) held.add(this.keyOf(record));
+    for (const [recordKey, at] of this.multicastAt) {
+      if (held.has(recordKey)) continue;
+      this.multicastAt.delete(recordKey);
+      this.retired.set(recordKey, at);
+    }
+    for (const [recordKey, at] of this.retired) if (at <= now - MDNS_LIMITS.retiredRecordMs) this.retired.delete(recordKey);
+    for (const recordKey of this.retired.keys()) {
+      if (this.retired.size <= MDNS_LIMITS.retiredRecordsMax) break;
+      this.retired.delete(recordKey);
+    }
+  }
+
+  /** How many records' multicast times are remembered, held and retired (bounded; tests read it). */
+  get recordsRemembered(): number {
+    return this.multicastAt.size + this.retired.size;
   }
 
   private keyOf(record: DnsRecord): string {
@@ -472,9 +513,13 @@ export class MdnsResponder {
     return text;
   }
 
-  /** Our own multicast heard back (multicast loopback): a record we sent with these very data. */
-  private ownEcho(record: DnsRecord): boolean {
-    return this.multicastAt.has(this.keyOf(record));
+  /**
+   * Our own multicast heard back (multicast loopback): a record we sent with these very data,
+   * held now or replaced within MDNS_LIMITS.retiredRecordMs.
+   */
+  private ownEcho(record: DnsRecord, now: number): boolean {
+    const recordKey = this.keyOf(record);
+    return this.multicastAt.has(recordKey) || (this.retired.get(recordKey) ?? -Infinity) > now - MDNS_LIMITS.retiredRecordMs;
   }
 
   // --- records ---
