@@ -52,7 +52,7 @@ interface Start {
 }
 
 /** Spawns `args`, waits for its printed port, asks until the first 200, idles, reads VmRSS. */
-async function measureStart(args: string[], env: NodeJS.ProcessEnv, expectedBody: Uint8Array): Promise<Start> {
+async function measureStart(name: string, args: string[], env: NodeJS.ProcessEnv, expectedBody: Uint8Array): Promise<Start> {
   const started = performance.now();
   const child = spawn(process.execPath, args, { cwd: PROJECT_ROOT, env, stdio: ['ignore', 'pipe', 'pipe'] });
   let out = '';
@@ -69,9 +69,9 @@ async function measureStart(args: string[], env: NodeJS.ProcessEnv, expectedBody
       if (answer?.head.status === 200) {
         const ms = performance.now() - started;
         const cpuMs = cpuUsedMs(child);
-        verify(equal(answer.body, expectedBody), `${args[args.length - 1]}: the first answer is the /server-info body`);
+        verify(equal(answer.body, expectedBody), `${name}: the first answer is the /server-info body`);
         await delay(IDLE_MS);
-        verify(!/rebuilt dist\/| warn  | error /.test(err), `${args[args.length - 1]}: started without rebuilding dist/ or a warning (stderr: ${err.trim()})`);
+        verify(!/rebuilt dist\/| warn  | error /.test(err), `${name}: started without rebuilding dist/ or a warning (stderr: ${err.trim()})`);
         return { ms, cpuMs, rssMb: residentMb(child) };
       }
       await delay(2);
@@ -132,7 +132,7 @@ export async function runStartupBench(): Promise<void> {
     };
     const results: Record<string, Start[]> = {};
     for (let round = 0; round < ROUNDS; round++) {
-      for (const [name, { args, env }] of Object.entries(servers)) (results[name] ??= []).push(await measureStart(args, env, sample.body));
+      for (const [name, { args, env }] of Object.entries(servers)) (results[name] ??= []).push(await measureStart(name, args, env, sample.body));
     }
     const common = { rounds: ROUNDS, idleMs: IDLE_MS };
     for (const [name, starts] of Object.entries(results)) {
