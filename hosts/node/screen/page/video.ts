@@ -1,6 +1,7 @@
 // The virtual screen page's video layer: plays what the receiver's `video` command names
 // (VideoCommand, page-protocol.ts), in a <video> element above the pictures, and reports what the
-// element does to POST /player/report: on every change, and four times a second while playing.
+// element does to POST /player/report: on every change (from its first frame while a new item
+// starts: STARTUP_QUIET_MS), and four times a second while playing.
 // The media comes from /media/ITEM/N on this server (the receiver fetches it and counts it); HLS
 // plays natively where the browser can, else with hls.js on Media Source Extensions (loaded from
 // /hls.js only then). `?hls=library` in the page's URL uses hls.js even where the browser plays
@@ -33,13 +34,17 @@ const MIN_RATE = 0.0625;
 const MAX_RATE = 16;
 /** While playing, a report at least this often (the receiver extrapolates between them). */
 const PLAYING_REPORT_MS = 250;
+/**
+ * While a new item starts to play, its reports wait until the element has its first frame (or
+ * data to play: audio has no frame), at most this long: each report is a request to the receiver,
+ * which is relaying the very media the element waits for on one thread, and a request beside the
+ * media's in the browser. The report of the first frame says all the held ones would have. A
+ * failure, and an item the receiver keeps paused, report at once.
+ */
+const STARTUP_QUIET_MS = 1000;
 /** A step in currentTime bigger than this is a jump, not time watched. */
 const MAX_WATCH_STEP = 1.5;
-/**
- * Element events after which the receiver hears what the element does now. The first is
- * loadstart: the element has asked for the media by then, and the report does not go out ahead
- * of that request (a video's first frame waits for it, the receiver does not wait for the report).
- */
+/** Element events after which the receiver hears what the element does now. */
 const REPORTED_EVENTS = ['loadstart', 'pause', 'ended', 'seeking', 'durationchange', 'ratechange', 'progress', 'canplay', 'canplaythrough'] as const;
 
 type PlayerError = NonNullable<PageVideoReport['error']>;
@@ -64,6 +69,9 @@ interface LoadedItem {
   error: PlayerError | null;
   /** The playing report interval. */
   timer: number | undefined;
+  /** Until when (performance.now()) reports wait for the first frame, and the report held till then. */
+  readonly quietUntil: number;
+  held: number | undefined;
   /** A report is in flight; `again`: another is due when it ends. */
   sending: boolean;
   again: boolean;
@@ -188,6 +196,8 @@ function load(command: VideoCommand, library: boolean): LoadedItem {
     lastTime: null,
     error: null,
     timer: undefined,
+    quietUntil: performance.now() + STARTUP_QUIET_MS,
+    held: undefined,
     sending: false,
     again: false,
   };
@@ -207,6 +217,7 @@ function load(command: VideoCommand, library: boolean): LoadedItem {
 function unload(): void {
   if (!loaded) return;
   clearInterval(loaded.timer);
+  clearTimeout(loaded.held);
   loaded.hls?.destroy();
   loaded = null;
   video.pause();
@@ -363,10 +374,24 @@ function snapshot(item: LoadedItem): PageVideoReport {
   };
 }
 
-/** Sends the element's state now; one report in flight at a time, the latest state wins. */
+/** Whether `item` is starting to play, its reports held (STARTUP_QUIET_MS). */
+function starting(item: LoadedItem): boolean {
+  return !item.frameShown && item.error === null && item.rate !== 0 && video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA && performance.now() < item.quietUntil;
+}
+
+/** Sends the element's state now (held while the item starts); one report in flight at a time, the latest state wins. */
 function report(): void {
   const item = loaded;
   if (!item || client === null) return;
+  if (starting(item)) {
+    item.held ??= setTimeout(() => {
+      item.held = undefined;
+      if (loaded === item) report();
+    }, item.quietUntil - performance.now());
+    return;
+  }
+  clearTimeout(item.held);
+  item.held = undefined;
   if (item.sending) {
     item.again = true;
     return;
