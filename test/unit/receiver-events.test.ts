@@ -145,6 +145,27 @@ test('events wait while a request of their session is answered, and leave in ord
   assert.equal(reverse.sent.length, 3, 'no hold left: sent at once');
 });
 
+test('forgets a session\'s hold once its requests are answered: a new session per photo leaves nothing behind', () => {
+  const reverse = connection('s', 'event');
+  const { events } = sender([reverse]);
+  for (let n = 0; n < 100; n++) {
+    const release = events.hold(`photo-session-${n}`);
+    assert.equal(events.sessionsHeld, 1);
+    release();
+  }
+  assert.equal(events.sessionsHeld, 0);
+  // Still held while one of two requests is being answered, and its event still waits for both.
+  const first = events.hold('s');
+  const second = events.hold('s');
+  events.send('s', 'photo', 'stopped');
+  first();
+  assert.equal(events.sessionsHeld, 1);
+  assert.equal(reverse.sent.length, 0);
+  second();
+  assert.equal(events.sessionsHeld, 0);
+  assert.equal(reverse.sent.length, 1);
+});
+
 test('past maxSessions the session seen first is forgotten and numbered afresh when it returns', () => {
   const { events } = sender([], 2);
   assert.equal(events.sessionNumber('a'), 1);

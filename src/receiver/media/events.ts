@@ -44,9 +44,10 @@ export class EventSender {
   /** Per sender session (key '' for none): its number, and the last state sent per category. */
   private readonly sessions = new Map<string, { readonly number: number; readonly lastStates: Map<EventCategory, string> }>();
   /**
-   * Per session that has sent requests: how many are being handled now, and the events waiting
-   * for their answers. A record stays when its count is back at 0 (the next request of that
-   * session reuses it, with no Map churn per request); idle records go when the Map is full.
+   * Per session with requests being handled now: how many, and the events waiting for their
+   * answers. A record goes when its count is back at 0: senders name a new session for each
+   * photo they send (vendorplay-send, and real senders per app launch), so records kept for reuse
+   * piled up, one per session, on a board that must not grow.
    */
   private readonly holds = new Map<string, { count: number; readonly waiting: (() => void)[] }>();
   private nextNumber = 1;
@@ -96,9 +97,6 @@ export class EventSender {
     const key = sessionId ?? '';
     let hold = this.holds.get(key);
     if (!hold) {
-      if (this.holds.size >= this.context.maxSessions) {
-        for (const [idleKey, idle] of this.holds) if (idle.count === 0) this.holds.delete(idleKey);
-      }
       hold = { count: 0, waiting: [] };
       this.holds.set(key, hold);
     }
@@ -108,9 +106,16 @@ export class EventSender {
     return () => {
       if (done) return;
       done = true;
-      if (--current.count > 0 || current.waiting.length === 0) return;
+      if (--current.count > 0) return;
+      // Forgotten before delivering: an event that makes its session hold again starts a new record.
+      if (this.holds.get(key) === current) this.holds.delete(key);
       for (const deliver of current.waiting.splice(0)) deliver();
     };
+  }
+
+  /** Sessions with a request being answered now (their events wait); tests read it. */
+  get sessionsHeld(): number {
+    return this.holds.size;
   }
 
   /** Forgets a session's last states (undefined: the anonymous one, as in send), so a new session of the same sender reports afresh. */
