@@ -102,9 +102,11 @@ export function startVideo(): void {
   video.addEventListener('loadedmetadata', () => {
     if (!loaded) return;
     const { seconds, fraction } = loaded.start;
-    if (fraction !== undefined && Number.isFinite(video.duration)) video.currentTime = fraction * video.duration;
     // hls.js starts at startPosition itself.
-    else if (seconds && !loaded.library) video.currentTime = seconds;
+    const target = fraction !== undefined && Number.isFinite(video.duration) ? fraction * video.duration : loaded.library ? undefined : seconds;
+    // The element starts at 0 by itself: a seek there (Start-Position 0, most plays) would only
+    // hold the first frame back.
+    if (target) video.currentTime = target;
     loaded.lastTime = video.currentTime;
     report();
   });
