@@ -166,6 +166,19 @@ test('forgets a session\'s hold once its requests are answered: a new session pe
   assert.equal(reverse.sent.length, 1);
 });
 
+test('a session no reverse connection can hear gets no record: a photo session per sender command leaves nothing behind', () => {
+  const reverse = connection('heard', 'event');
+  const { events, log } = sender([reverse]);
+  for (let n = 0; n < 100; n++) events.send(`photo-session-${n}`, 'photo', 'stopped');
+  assert.equal(events.sessionsRemembered, 0);
+  assert.equal(log.lines.length, 100, 'each said not sent');
+  events.send('heard', 'photo', 'stopped');
+  assert.equal(events.sessionsRemembered, 1);
+  assert.equal((bodyOf(reverse.sent[0].request) as { sessionID: number }).sessionID, 1, 'numbered when first told');
+  events.send('heard', 'photo', 'stopped');
+  assert.equal(reverse.sent.length, 1, 'the same state is still sent once');
+});
+
 test('past maxSessions the session seen first is forgotten and numbered afresh when it returns', () => {
   const { events } = sender([], 2);
   assert.equal(events.sessionNumber('a'), 1);

@@ -70,6 +70,13 @@ export class EventSender {
    */
   send<C extends EventCategory>(sessionId: string | undefined, category: C, state: EventState<C>, extras: EventExtras = {}, delivered?: EventDelivered): void {
     const key = sessionId ?? '';
+    // A session with no record and no reverse connection to hear it is given no record: nothing
+    // reaches it, and senders name a new session per photo (vendorplay-send does), so records of
+    // sessions never told anything piled up to limits.maxEventSessions. Numbered once it is told.
+    if (!this.sessions.has(key) && !this.connectionFor(sessionId)) {
+      this.notSent(sessionId, `${category} ${state}`, delivered);
+      return;
+    }
     const session = this.sessionOf(key);
     if (session.lastStates.get(category) === state) {
       delivered?.(false);
@@ -143,8 +150,7 @@ export class EventSender {
     const { log } = this.context;
     const connection = this.connectionFor(sessionId);
     if (!connection) {
-      log('debug', `event ${what} for session ${sessionId ?? '(none)'} not sent: no reverse connection for events`);
-      delivered?.(false);
+      this.notSent(sessionId, what, delivered);
       return;
     }
     connection.request({ method: 'POST', target: '/event', headers: { [HEADER.contentType]: mime }, body }, (result) => {
@@ -158,6 +164,16 @@ export class EventSender {
         delivered?.(true);
       }
     });
+  }
+
+  private notSent(sessionId: string | undefined, what: string, delivered: EventDelivered | undefined): void {
+    this.context.log('debug', `event ${what} for session ${sessionId ?? '(none)'} not sent: no reverse connection for events`);
+    delivered?.(false);
+  }
+
+  /** Sessions whose numbers and last states are remembered (at most maxSessions); tests read it. */
+  get sessionsRemembered(): number {
+    return this.sessions.size;
   }
 
   /** The reverse connection for events: purpose `event`, else one with no purpose. */
