@@ -5,7 +5,7 @@
 import { writeU16BE } from '../../bytes';
 import { hostLabels, instanceLabels, serviceLabels } from '../dnssd-names';
 import { DNS_TYPES } from '../mdns-unicast';
-import { DNS_CLASS, nameBytes, type DnsRecord } from './dns-message';
+import { DNS_CLASS, DNS_OTHER_TYPES, nameBytes, type DnsRecord } from './dns-message';
 import { MDNS_TTL } from './mdns-limits';
 
 /** RFC 6763 9: the name whose PTR records list the service types. */
@@ -67,6 +67,25 @@ export function addressRecords(host: string, addresses: HostAddresses): DnsRecor
   for (const address of addresses.ipv4) add(DNS_TYPES.A, ipv4Bytes(address));
   for (const address of addresses.ipv6) add(DNS_TYPES.AAAA, ipv6Bytes(address));
   return records;
+}
+
+/**
+ * RFC 6762 6.1: the host name's NSEC record, saying which address types it has, for a question
+ * about the type it lacks (AAAA of an IPv4-only board). Undefined when it has both or neither.
+ * The restricted form of 6.1: the next name is the host name itself, one bitmap window (0).
+ */
+export function addressNsec(host: string, addresses: readonly DnsRecord[]): DnsRecord | undefined {
+  const types = [DNS_TYPES.A, DNS_TYPES.AAAA].filter((type) => addresses.some((record) => record.type === type));
+  if (types.length !== 1) return undefined;
+  const name = hostLabels(host);
+  const next = nameBytes(name);
+  const bitmapBytes = (types[0] >> 3) + 1;
+  const rdata = new Uint8Array(next.length + 2 + bitmapBytes);
+  rdata.set(next, 0);
+  rdata[next.length] = 0;
+  rdata[next.length + 1] = bitmapBytes;
+  rdata[next.length + 2 + (types[0] >> 3)] = 0x80 >> (types[0] & 7);
+  return { name, type: DNS_OTHER_TYPES.NSEC, class: DNS_CLASS.IN, cacheFlush: true, ttl: MDNS_TTL.host, rdata, rdataNameAt: -1 };
 }
 
 /** `192.0.2.1` as 4 bytes, or undefined when it is not a dotted quad. */

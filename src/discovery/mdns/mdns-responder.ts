@@ -18,7 +18,7 @@ import { txtBytes } from '../txt-bytes';
 import { utf8Encode } from '../../bytes';
 import { DNS_CLASS, DNS_FLAGS, DNS_OTHER_TYPES, MessageWriter, readMessage, type DnsMessage, type DnsQuestion, type DnsRecord } from './dns-message';
 import { MDNS_GROUP, MDNS_LIMITS, MDNS_TIMING } from './mdns-limits';
-import { addressRecords, compareRecordSets, sameData, serviceRecords, SERVICES_ENUMERATION, type HostAddresses, type ServiceData, type ServiceRecords } from './mdns-records';
+import { addressNsec, addressRecords, compareRecordSets, sameData, serviceRecords, SERVICES_ENUMERATION, type HostAddresses, type ServiceData, type ServiceRecords } from './mdns-records';
 
 /** A datagram to send: to the group (224.0.0.251:5353) or to one querier. */
 export interface MdnsDatagram {
@@ -266,7 +266,12 @@ export class MdnsResponder {
 
   private announceStep(claim: Claim, sent: number, now: number): void {
     const service = claim === this.host ? undefined : (claim as ServiceEntry);
-    this.send(this.multicast(service ? this.allRecords(service) : this.proposed(claim), now));
+    // RFC 6763 12.2, RFC 6762 6.2: the host's addresses go with a service's SRV, as Apple's
+    // responder announces them. A TXT change announces the SRV again, and a querier that
+    // refreshes no address record of its own (python-zeroconf) would otherwise keep the SRV
+    // and TXT while the addresses, heard only when the host name was claimed, expire.
+    const additionals = service ? addressRecords(this.host.current, this.addresses) : [];
+    this.send(this.multicast(service ? this.allRecords(service) : this.proposed(claim), now, undefined, additionals));
     if (service && service.announcedAs !== service.current) {
       service.announcedAs = service.current;
       this.event({ kind: 'announced', instance: service.current, type: service.type, port: service.port, host: `${this.host.current}.local` });
@@ -379,7 +384,17 @@ export class MdnsResponder {
   private answersTo(question: DnsQuestion, zone: Zone, answers: DnsRecord[], additionals: DnsRecord[]): void {
     const { name, type } = question;
     const asks = (recordType: number): boolean => type === recordType || type === DNS_TYPES.ANY;
-    if (sameName(name, zone.hostName)) for (const record of zone.host) if (asks(record.type)) pushOnce(answers, record);
+    if (sameName(name, zone.hostName)) {
+      for (const record of zone.host) if (asks(record.type)) pushOnce(answers, record);
+      // RFC 6762 6.1, 6.2: an address type the host lacks is denied (NSEC), and the addresses it
+      // has go as additionals. python-zeroconf asks only AAAA once its expired A is still cached
+      // (an expired record is neither asked for nor a known answer): it takes the A from here.
+      const lacking = (type === DNS_TYPES.A || type === DNS_TYPES.AAAA) && !zone.host.some((record) => record.type === type);
+      if (lacking && zone.hostNsec) {
+        pushOnce(answers, zone.hostNsec);
+        for (const record of zone.host) pushOnce(additionals, record);
+      }
+    }
     const enumeration = asks(DNS_TYPES.PTR) && sameName(name, SERVICES_ENUMERATION);
     for (const service of zone.services) {
       const { records } = service;
@@ -407,7 +422,8 @@ export class MdnsResponder {
       if (!this.answerable(entry)) continue;
       services.push({ typeName: serviceLabels(entry.type), instanceName: instanceLabels(entry.current, entry.type), records: serviceRecords(this.serviceData(entry), this.host.current) });
     }
-    return { hostName: hostLabels(this.host.current), host: hostAnswerable ? addressRecords(this.host.current, this.addresses) : [], services };
+    const host = hostAnswerable ? addressRecords(this.host.current, this.addresses) : [];
+    return { hostName: hostLabels(this.host.current), host, hostNsec: addressNsec(this.host.current, host), services };
   }
 
   /**
@@ -489,6 +505,7 @@ export class MdnsResponder {
     const held = new Set<string>();
     const zone = this.zone();
     for (const record of zone.host) held.add(this.keyOf(record));
+    if (zone.hostNsec) held.add(this.keyOf(zone.hostNsec));
     for (const { records } of zone.services) for (const record of [records.ptr, records.srv, records.txt, records.enumeration]) held.add(this.keyOf(record));
     for (const [recordKey, at] of this.multicastAt) {
       if (held.has(recordKey)) continue;
@@ -593,6 +610,8 @@ interface Zone {
   readonly hostName: readonly string[];
   /** A and AAAA of the host name, once it is claimed. */
   readonly host: readonly DnsRecord[];
+  /** RFC 6762 6.1: the NSEC denying the address type the host lacks, if it has one type only. */
+  readonly hostNsec: DnsRecord | undefined;
   readonly services: readonly { readonly typeName: readonly string[]; readonly instanceName: readonly string[]; readonly records: ServiceRecords }[];
 }
 
