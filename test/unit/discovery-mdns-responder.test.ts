@@ -267,7 +267,7 @@ test('an AAAA question to an IPv4-only host is answered with an NSEC denying AAA
   // What python-zeroconf asks once its expired A is still cached: neither an A question nor an A known answer.
   const harness = Harness.announcedOn({ ipv4: ['10.0.0.7'], ipv6: [] }, MEDIA);
   harness.now = 200_000;
-  harness.receive(query([{ name: MEDIA_INSTANCE, type: DNS_TYPES.AAAA }, { name: HOST, type: DNS_TYPES.AAAA, unicastResponse: true }]));
+  harness.receive(query([{ name: HOST, type: DNS_TYPES.AAAA, unicastResponse: true }]));
   const [sent] = harness.take();
   assert.ok(sent, 'the question is answered');
   assert.deepEqual(sent.message.answers.map(describeRecord), ['NSEC Living-Room.local']);
@@ -285,6 +285,20 @@ test('an AAAA question to an IPv4-only host is answered with an NSEC denying AAA
   harness.now = 201_000;
   harness.receive(query([{ name: HOST, type: DNS_TYPES.A }]));
   assert.deepEqual(harness.take()[0].message.answers.map(describeRecord), ['A Living-Room.local']);
+});
+
+test('an A or AAAA question about a service instance name is answered with an NSEC (SRV and TXT only) and the SRV, TXT and addresses as additionals', () => {
+  // What python-zeroconf asks once the SRV it holds expired: the addresses of the instance name
+  // (its fallback for the SRV target), and no SRV question.
+  const harness = Harness.announcedOn({ ipv4: ['10.0.0.7'], ipv6: [] }, MEDIA);
+  harness.now = 200_000;
+  harness.receive(query([{ name: MEDIA_INSTANCE, type: DNS_TYPES.A, unicastResponse: true }, { name: MEDIA_INSTANCE, type: DNS_TYPES.AAAA, unicastResponse: true }]));
+  const [sent] = harness.take();
+  assert.ok(sent, 'the question is answered');
+  assert.deepEqual(sent.message.answers.map(describeRecord), ['NSEC Living Room._vendorplay._tcp.local']);
+  // Window 0, five bytes: TXT (16) and SRV (33).
+  assert.deepEqual([...sent.message.answers[0].rdata], [...nameBytes(MEDIA_INSTANCE), 0, 5, 0, 0, 0x80, 0, 0x40]);
+  assert.deepEqual(sent.message.additionals.map(describeRecord), ['SRV Living Room._vendorplay._tcp.local', 'TXT Living Room._vendorplay._tcp.local', 'A Living-Room.local']);
 });
 
 test('lists each service type once under _services._dns-sd._udp.local', () => {

@@ -34,6 +34,8 @@ export interface ServiceRecords {
   readonly txt: DnsRecord;
   /** RFC 6763 9: `_services._dns-sd._udp.local` PTR the service type. */
   readonly enumeration: DnsRecord;
+  /** RFC 6762 6.1: the instance name has SRV and TXT only (the answer to an A or AAAA question about it). */
+  readonly nsec: DnsRecord;
 }
 
 export function serviceRecords(service: ServiceData, host: string): ServiceRecords {
@@ -50,6 +52,7 @@ export function serviceRecords(service: ServiceData, host: string): ServiceRecor
     srv: { name: instance, type: DNS_TYPES.SRV, class: DNS_CLASS.IN, cacheFlush: true, ttl: MDNS_TTL.host, rdata: srvData, rdataNameAt: 6, rdataName: target },
     txt: { name: instance, type: DNS_TYPES.TXT, class: DNS_CLASS.IN, cacheFlush: true, ttl: MDNS_TTL.shared, rdata: service.txt, rdataNameAt: -1 },
     enumeration: pointer(SERVICES_ENUMERATION, type),
+    nsec: nsecRecord(instance, [DNS_TYPES.TXT, DNS_TYPES.SRV]),
   };
 }
 
@@ -72,19 +75,23 @@ export function addressRecords(host: string, addresses: HostAddresses): DnsRecor
 /**
  * RFC 6762 6.1: the host name's NSEC record, saying which address types it has, for a question
  * about the type it lacks (AAAA of an IPv4-only board). Undefined when it has both or neither.
- * The restricted form of 6.1: the next name is the host name itself, one bitmap window (0).
  */
 export function addressNsec(host: string, addresses: readonly DnsRecord[]): DnsRecord | undefined {
   const types = [DNS_TYPES.A, DNS_TYPES.AAAA].filter((type) => addresses.some((record) => record.type === type));
-  if (types.length !== 1) return undefined;
-  const name = hostLabels(host);
+  return types.length === 1 ? nsecRecord(hostLabels(host), types) : undefined;
+}
+
+/**
+ * RFC 6762 6.1: an NSEC record saying `name` has exactly `types` (each below 256), in the
+ * restricted form mDNS uses: the next name is the name itself, one bitmap window (0).
+ */
+export function nsecRecord(name: readonly string[], types: readonly number[]): DnsRecord {
   const next = nameBytes(name);
-  const bitmapBytes = (types[0] >> 3) + 1;
+  const bitmapBytes = (Math.max(...types) >> 3) + 1;
   const rdata = new Uint8Array(next.length + 2 + bitmapBytes);
   rdata.set(next, 0);
-  rdata[next.length] = 0;
   rdata[next.length + 1] = bitmapBytes;
-  rdata[next.length + 2 + (types[0] >> 3)] = 0x80 >> (types[0] & 7);
+  for (const type of types) rdata[next.length + 2 + (type >> 3)] |= 0x80 >> (type & 7);
   return { name, type: DNS_OTHER_TYPES.NSEC, class: DNS_CLASS.IN, cacheFlush: true, ttl: MDNS_TTL.host, rdata, rdataNameAt: -1 };
 }
 

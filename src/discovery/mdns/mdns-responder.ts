@@ -410,6 +410,14 @@ export class MdnsResponder {
           for (const record of zone.host) pushOnce(additionals, record);
         }
         if (asks(DNS_TYPES.TXT)) answers.push(records.txt);
+        // RFC 6762 6.1: the instance name has no address records; the answer says so, with the
+        // SRV, TXT and addresses as additionals. python-zeroconf asks this once the SRV it holds
+        // expired (it keeps an expired record up to 10 s, neither asks for it nor sends it as a
+        // known answer, and asks the addresses of the instance name instead of the SRV's target).
+        if (type === DNS_TYPES.A || type === DNS_TYPES.AAAA) {
+          pushOnce(answers, records.nsec);
+          for (const record of [records.srv, records.txt, ...zone.host]) pushOnce(additionals, record);
+        }
       }
     }
   }
@@ -506,7 +514,7 @@ export class MdnsResponder {
     const zone = this.zone();
     for (const record of zone.host) held.add(this.keyOf(record));
     if (zone.hostNsec) held.add(this.keyOf(zone.hostNsec));
-    for (const { records } of zone.services) for (const record of [records.ptr, records.srv, records.txt, records.enumeration]) held.add(this.keyOf(record));
+    for (const { records } of zone.services) for (const record of [records.ptr, records.srv, records.txt, records.enumeration, records.nsec]) held.add(this.keyOf(record));
     for (const [recordKey, at] of this.multicastAt) {
       if (held.has(recordKey)) continue;
       this.multicastAt.delete(recordKey);
