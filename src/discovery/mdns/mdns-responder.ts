@@ -7,8 +7,10 @@
 // second (8.2); then two announcements a second apart (8.3). It answers questions about the
 // service types, the instances, the host name and the service-type enumeration (RFC 6763 9),
 // multicast or unicast as asked (5.4, 6.7 legacy), without the answers the querier already knows
-// (7.1), each record multicast at most once a second (6); it announces a changed TXT again (8.4)
-// and says goodbye with TTL 0 (10.1).
+// (7.1), each record multicast at most once a second (6); an address question about a name that
+// has no such record gets an NSEC and the records the name does have (6.1, 6.2); a service's
+// announcements carry the host's addresses (RFC 6763 12.2); it announces a changed TXT again
+// (8.4) and says goodbye with TTL 0 (10.1).
 
 import type { RandomSource, ServiceRecord } from '../../platform';
 import { DiscoveryError } from '../error';
