@@ -14,8 +14,9 @@
 //
 // A grant may carry its picture's array (PictureGrant.picture: a photo's body, made for it
 // alone): when the last holder lets go, it goes to the host's `free` (ReceiverPorts.freeBytes),
-// which may give the memory back at once. On Node a photo cached a while dies old, and its bytes
-// were otherwise freed only by a full collection: 16 MB photos made one every few pictures.
+// which may give the memory back at once: where a collector frees an array that lived a while
+// only in a full collection, a cached photo's bytes would otherwise wait for one (on the desktop
+// host, 16 MB photos made one every few pictures).
 
 /** Bytes held for one picture (or one picture on its way), by one or more holders. */
 export class PictureGrant {
