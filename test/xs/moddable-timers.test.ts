@@ -7,10 +7,11 @@
 // Everything else takes the host clock.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from './source-files';
 
 const HOST = fileURLToPath(new URL('../../hosts/moddable', import.meta.url));
 
@@ -21,13 +22,6 @@ const SDK_TIMER_USERS: Readonly<Record<string, string>> = {
   'mirror-test-clip.ts': 'the built-in test clip (mirror-test/manifest.json), by hand only',
 };
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** `file: line` of each import of the SDK's `timer` module in `text`. */
 export function sdkTimerImports(file: string, text: string): string[] {

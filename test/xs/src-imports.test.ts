@@ -2,24 +2,18 @@
 // pure-ECMAScript libraries the design allows. A host module import fails here by name.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { sourceFiles } from './source-files';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** Packages src/ may import: pure ECMAScript, and they run on XS (DESIGN 2). */
 const ALLOWED_PACKAGES = ['@noble/hashes', '@noble/curves', '@noble/ciphers'];
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** Problems with one import specifier of `file`, or undefined when it is allowed. */
 export function importProblem(file: string, specifier: string): string | undefined {

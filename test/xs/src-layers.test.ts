@@ -4,11 +4,12 @@
 // src/receiver/ the rooms have floors of their own (RECEIVER_FLOORS), held the same way.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { existsSync, readFileSync, statSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { sourceFiles } from './source-files';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
@@ -93,13 +94,6 @@ export function receiverFloorProblems(graph: Map<string, string[]>): string[] {
   return problems;
 }
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** The file a relative specifier names (`./x` -> x.ts, `./folder` -> folder/index.ts). */
 function resolve(from: string, specifier: string): string | undefined {

@@ -4,23 +4,17 @@
 // timer of its own is named here.
 
 import assert from 'node:assert/strict';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
+import { sourceFiles } from './source-files';
 
 const SRC = fileURLToPath(new URL('../../src', import.meta.url));
 
 /** The one file of src/ that arms host timers. */
 const TIMER_MODULE = path.join(SRC, 'receiver', 'timers.ts');
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /** `file:line` of each call of setTimer or clearTimer in `text` (a method call, not a declaration). */
 export function hostTimerCalls(file: string, text: string): string[] {

@@ -7,11 +7,12 @@
 // the imports of that test.
 
 import assert from 'node:assert/strict';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { test } from 'node:test';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
+import { sourceFiles } from './source-files';
 
 const ROOT = fileURLToPath(new URL('../..', import.meta.url));
 const SRC = path.join(ROOT, 'src');
@@ -66,13 +67,6 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'receiver/video/video-session.ts': 'pending: tested through test/unit/video-routes.test.ts',
 };
 
-function sourceFiles(dir: string): string[] {
-  return readdirSync(dir, { withFileTypes: true }).flatMap((entry) => {
-    const full = path.join(dir, entry.name);
-    if (entry.isDirectory()) return sourceFiles(full);
-    return entry.name.endsWith('.ts') ? [full] : [];
-  });
-}
 
 /**
  * The test files that count as tests of `relative` (a path under src/, `/`-separated): by
