@@ -32,6 +32,7 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'discovery/index.ts': 're-exports',
   'discovery/mdns/mdns-limits.ts': 'constant table',
   'http/index.ts': 're-exports',
+  'receiver/photo/photo-refusals.ts': 'tested in test/unit/receiver-photo-stream.test.ts',
   'mirror/index.ts': 're-exports',
   'pairing/index.ts': 're-exports',
   'receiver/index.ts': 're-exports',

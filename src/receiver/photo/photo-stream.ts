@@ -20,9 +20,10 @@
 import { describeError } from '../../errors';
 import { STATUS } from '../../http';
 import type { Display, JpegFrame, Logger, PhotoStreamSink } from '../../platform';
-import { JpegError, cutShortError, describeJpegFrame, endOfImage, readJpegHeader } from '../media/jpeg';
+import { JpegError, cutShortError, endOfImage, readJpegHeader } from '../media/jpeg';
 import type { ReceiverLimits } from '../limits';
 import type { PictureBudget, PictureGrant } from '../media/picture-budget';
+import { cannotShowReason, notJpegReason } from './photo-refusals';
 import { LATER, refuse, type Admitted, type Answer, type BodyStream, type Response } from '../connection/router';
 
 type Phase = 'header' | 'image' | 'trailer' | 'refused';
@@ -212,14 +213,13 @@ export class StreamedPhotoUpload implements Admitted, BodyStream {
   }
 
   private cannotShow(reason: string, frame = this.frame): Response {
-    const size = frame ? ` (${describeJpegFrame(frame)})` : '';
-    return refuse(STATUS.unsupportedMediaType, `the screen cannot show this JPEG${size}: ${reason}`);
+    return refuse(STATUS.unsupportedMediaType, cannotShowReason(reason, frame));
   }
 }
 
-/** The 415 of a body that is not a JPEG (the words photo.ts uses for a picture read whole). */
+/** The 415 of a body that is not a JPEG, in the words of a picture read whole. */
 function notJpeg(message: string): Response {
-  return refuse(STATUS.unsupportedMediaType, `the body is not a JPEG: ${message}`);
+  return refuse(STATUS.unsupportedMediaType, notJpegReason(message));
 }
 
 /** Why a header that ended with the body is not a JPEG's. */

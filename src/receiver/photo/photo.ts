@@ -52,6 +52,7 @@ import { PhotoCache, ownBytes } from './photo-cache';
 import type { PictureBudget, PictureGrant } from '../media/picture-budget';
 import { refuse, type Admitted, type Answer, type Arrival, type Request, type Response, type Router } from '../connection/router';
 import { StreamedPhotoUpload } from './photo-stream';
+import { cannotShowReason, notJpegReason } from './photo-refusals';
 import type { RequestHead } from '../../http';
 import { transitionOf } from '../media/transitions';
 
@@ -94,10 +95,10 @@ function inspectPicture(jpeg: Uint8Array, display: Display): JpegInfo {
     info = inspectJpeg(jpeg);
   } catch (error) {
     if (!(error instanceof JpegError)) throw error;
-    throw new RequestError(STATUS.unsupportedMediaType, `the body is not a JPEG: ${error.message}`);
+    throw new RequestError(STATUS.unsupportedMediaType, notJpegReason(error.message));
   }
   const reason = display.cannotShow?.(info);
-  if (reason !== undefined) throw new RequestError(STATUS.unsupportedMediaType, `the screen cannot show this JPEG (${describeJpegFrame(info)}): ${reason}`);
+  if (reason !== undefined) throw new RequestError(STATUS.unsupportedMediaType, cannotShowReason(reason, info));
   return info;
 }
 
