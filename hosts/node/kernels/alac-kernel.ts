@@ -12,6 +12,7 @@ import { alacFaultError, checkAlacOutput, createAlacDecoder, portableAlacKernel,
 import { describeError } from '../../../src/errors';
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
+import { onFirstUse } from './on-first-use';
 
 /** Where `npm run build:kernels` writes the ALAC kernel. */
 export const ALAC_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/alac-kernel.wasm', import.meta.url));
@@ -141,9 +142,11 @@ export function selectAlacKernel(log: Logger, options: { file?: string; choice?:
  * no module and runs no self-test for audio nobody may play.
  */
 export class AlacKernelChosenOnFirstUse implements AlacKernel {
-  private chosen: AlacKernel | undefined;
+  private readonly kernel: () => AlacKernel;
 
-  constructor(private readonly choose: () => AlacKernel) {}
+  constructor(choose: () => AlacKernel) {
+    this.kernel = onFirstUse(choose);
+  }
 
   /** The chosen build's name (choosing it now if no packet has needed it yet). */
   get name(): string {
@@ -152,10 +155,5 @@ export class AlacKernelChosenOnFirstUse implements AlacKernel {
 
   decode(config: AlacConfig, packet: Uint8Array, output: Int16Array | Int32Array): number {
     return this.kernel().decode(config, packet, output);
-  }
-
-  private kernel(): AlacKernel {
-    this.chosen ??= this.choose();
-    return this.chosen;
   }
 }

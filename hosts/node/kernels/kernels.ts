@@ -10,6 +10,7 @@ import { portableCryptoKernels } from '../../../src/pairing/portable-crypto-kern
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';
+import { onFirstUse } from './on-first-use';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
 export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
@@ -297,9 +298,11 @@ export function selectFrameKernel(log: Logger, options: { file?: string; choice?
  * and a few ms before the first answer).
  */
 export class FrameKernelChosenOnFirstUse implements FrameKernel {
-  private chosen: FrameKernel | undefined;
+  private readonly kernel: () => FrameKernel;
 
-  constructor(private readonly choose: () => FrameKernel) {}
+  constructor(choose: () => FrameKernel) {
+    this.kernel = onFirstUse(choose);
+  }
 
   seal(key: Uint8Array, counter: bigint, aad: Uint8Array, plaintext: Uint8Array, output?: Uint8Array): Uint8Array {
     return this.kernel().seal(key, counter, aad, plaintext, output);
@@ -307,10 +310,5 @@ export class FrameKernelChosenOnFirstUse implements FrameKernel {
 
   open(key: Uint8Array, counter: bigint, aad: Uint8Array, sealed: Uint8Array, output?: Uint8Array): Uint8Array {
     return this.kernel().open(key, counter, aad, sealed, output);
-  }
-
-  private kernel(): FrameKernel {
-    this.chosen ??= this.choose();
-    return this.chosen;
   }
 }

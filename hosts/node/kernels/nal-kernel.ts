@@ -18,6 +18,7 @@ import { annexB, lengthPrefixed, isNalLengthSize, lengthSizeError, NalError, nal
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';
+import { onFirstUse } from './on-first-use';
 
 /** Where `npm run build:kernels` writes the NAL kernel. */
 export const NAL_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/nal-kernel.wasm', import.meta.url));
@@ -219,9 +220,11 @@ export function selectNalKernel(log: Logger, options: { file?: string; choice?: 
  * and delegates to it from then on.
  */
 export class NalKernelChosenOnFirstUse implements NalKernel {
-  private chosen: NalKernel | undefined;
+  private readonly kernel: () => NalKernel;
 
-  constructor(private readonly choose: () => NalKernel) {}
+  constructor(choose: () => NalKernel) {
+    this.kernel = onFirstUse(choose);
+  }
 
   /** The chosen build's name (choosing it now if no frame has needed it yet). */
   get name(): string {
@@ -230,10 +233,5 @@ export class NalKernelChosenOnFirstUse implements NalKernel {
 
   toAnnexB(payload: Uint8Array, lengthSize: 1 | 2 | 4): AnnexBUnit {
     return this.kernel().toAnnexB(payload, lengthSize);
-  }
-
-  private kernel(): NalKernel {
-    this.chosen ??= this.choose();
-    return this.chosen;
   }
 }
