@@ -372,6 +372,26 @@ test('announces a changed TXT record twice, a second apart, and answers with it'
   assert.deepEqual(harness.take(), []);
 });
 
+test('a delayed answer carries the TXT as it is when it goes out, not as it was when the question came', () => {
+  const harness = Harness.announced(MEDIA, AUDIO);
+  harness.now = 20_000;
+  harness.receive(query([{ name: MEDIA_TYPE }, { name: ['_raop', '_tcp', 'local'] }]));
+  assert.deepEqual(harness.take(), [], 'a shared answer waits');
+  // The activity changes while the answer waits (a photo shown), and the audio service goes.
+  harness.responder.update({ ...MEDIA, txt: [...MEDIA.txt, ['flags', '0x204']] }, 20_010);
+  harness.responder.withdraw(AUDIO, 20_010);
+  harness.runUntil(20_010);
+  assert.ok(harness.take().length > 0, 'the new TXT announced, the goodbye said');
+  harness.runUntil(20_500);
+  const [answer, ...more] = harness.take();
+  assert.deepEqual(more, [], 'one delayed answer, before the second announcement');
+  const records = [...answer.message.answers, ...answer.message.additionals];
+  const txts = records.filter((record) => record.type === DNS_TYPES.TXT);
+  assert.equal(txts.length, 1, 'one TXT: the current one');
+  assert.deepEqual(parseTxtBytes(txts[0].rdata).at(-1), ['flags', '0x204']);
+  assert.ok(!records.some((record) => record.name[0] === AUDIO.name), 'nothing of the withdrawn service');
+});
+
 test('remembers when the records it holds went out, not every TXT it ever announced (a board runs for months)', () => {
   // The soak's pattern: each photo session and each stop change the activity, so the TXT (gid,
   // flags) changes twice a minute, for as long as the receiver runs.

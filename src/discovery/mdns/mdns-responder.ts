@@ -223,9 +223,11 @@ export class MdnsResponder {
       }
     }
     if (this.delayed && this.delayed.at <= now) {
-      const { answers, additionals } = this.delayed;
+      const held = this.heldRecords();
+      const answers = currentVersions(this.delayed.answers, held);
+      const additionals = currentVersions(this.delayed.additionals, held);
       this.delayed = undefined;
-      this.send(this.multicast(answers, now, undefined, additionalsFor(answers, additionals)));
+      if (answers.length > 0) this.send(this.multicast(answers, now, undefined, additionalsFor(answers, additionals)));
     }
   }
 
@@ -513,10 +515,7 @@ export class MdnsResponder {
    */
   private retireReplaced(now: number): void {
     const held = new Set<string>();
-    const zone = this.zone();
-    for (const record of zone.host) held.add(this.keyOf(record));
-    if (zone.hostNsec) held.add(this.keyOf(zone.hostNsec));
-    for (const { records } of zone.services) for (const record of [records.ptr, records.srv, records.txt, records.enumeration, records.nsec]) held.add(this.keyOf(record));
+    for (const record of this.heldRecords()) held.add(this.keyOf(record));
     for (const [recordKey, at] of this.multicastAt) {
       if (held.has(recordKey)) continue;
       this.multicastAt.delete(recordKey);
@@ -527,6 +526,15 @@ export class MdnsResponder {
       if (this.retired.size <= MDNS_LIMITS.retiredRecordsMax) break;
       this.retired.delete(recordKey);
     }
+  }
+
+  /** Every record this responder answers with now: the host's addresses and NSEC, and each service's. */
+  private heldRecords(): DnsRecord[] {
+    const zone = this.zone();
+    const held = [...zone.host];
+    if (zone.hostNsec) held.push(zone.hostNsec);
+    for (const { records } of zone.services) held.push(records.ptr, records.srv, records.txt, records.enumeration, records.nsec);
+    return held;
   }
 
   /** How many records' multicast times are remembered, held and retired (bounded; tests read it). */
@@ -646,6 +654,21 @@ function sameRecord(x: DnsRecord, y: DnsRecord): boolean {
 
 function dedupe(records: readonly DnsRecord[]): DnsRecord[] {
   return records.filter((record, index) => records.findIndex((other) => sameRecord(other, record)) === index);
+}
+
+/**
+ * The records of a delayed answer as they are when it goes out (RFC 6762 6: shared answers wait
+ * 20-120 ms). A unique record replaced meanwhile (the TXT changes with every activity change)
+ * goes in its new version, never the one the question found; a record no longer held (the
+ * service withdrawn, a name renamed) is left out.
+ */
+function currentVersions(records: readonly DnsRecord[], held: readonly DnsRecord[]): DnsRecord[] {
+  const current: DnsRecord[] = [];
+  for (const record of records) {
+    const version = held.find((other) => sameRecord(other, record)) ?? (record.cacheFlush ? held.find((other) => other.cacheFlush && other.type === record.type && sameName(other.name, record.name)) : undefined);
+    if (version) pushOnce(current, version);
+  }
+  return current;
 }
 
 /** Additionals not already among the answers, once each. */
