@@ -12,9 +12,13 @@
 // - Pictures that arrive in pieces (openPhotoStream: a photo the core does not keep): the decoder
 //   is made empty and pushed the pieces as they come (jpeg-feed.ts); the same slices decode what
 //   has come and draw it the same way, and the core reads no more of the socket while the decoder
-//   holds more than its bound. Such a picture is never held whole, so it cannot be drawn again:
-//   the PIN box leaves a black box over it. Offered only when commodetto/readJPEG is picojpeg
-//   (manifest.json maps it on every platform; ESP32's own esp_new_jpeg cannot take pieces).
+//   holds more than its bound. Offered only when commodetto/readJPEG is picojpeg (manifest.json
+//   maps it on every platform; ESP32's own esp_new_jpeg cannot take pieces).
+// - The PIN box: such a picture is never held whole and the screen cannot be read back, so what
+//   the box covers is kept as it is drawn (kept-region.ts): every block's and fill's pixels under
+//   the largest box a PIN can take, whether a box is up or not, and drawn back when the box goes.
+//   While the box is up nothing is drawn inside it (a picture's slices draw around it), so a
+//   picture that arrives after the box never covers it.
 // - Refusals: what the decoder cannot read is told from the frame header (jpeg-decoders.ts) and
 //   refused before the answer (cannotShow); corrupt data found while decoding clears the area.
 // - Transitions are not animated (every one draws at once).
@@ -22,13 +26,14 @@
 import type { PocoPrototype } from 'commodetto/Poco';
 import Poco from 'commodetto/Poco';
 import type PixelsOut from 'commodetto/PixelsOut';
-import type Bitmap from 'commodetto/Bitmap';
+import Bitmap from 'commodetto/Bitmap';
 import JPEG from 'commodetto/readJPEG';
 import parseBMF from 'commodetto/parseBMF';
 import Resource from 'Resource';
 import type { Clock, Display, DisplayStatus, JpegFrame, Logger, PhotoStreamSink, TimerHandle } from '../../src/platform';
 import { decoderCannotRead, picojpegBlocks, type JpegDecoderName } from './jpeg-decoders';
 import { JpegFeed, type PushDecoder } from './jpeg-feed';
+import { KeptRegion, outside, type PixelArray } from './kept-region';
 import { fitPicture, letterbox, pinBox, sampleRuns, screenLayout, statusText, type Fit, type Rect, type ScreenLayout } from './screen-layout';
 import { describeError } from '../../src/errors';
 
@@ -45,6 +50,16 @@ interface JpegDecoder extends Partial<PushDecoder> {
 
 type Font = ReturnType<typeof parseBMF>;
 type Block = Bitmap & { x: number; y: number };
+
+/** The longest PIN (config.ts: a PIN is 4 to 8 digits): its box is the largest the region under it must hold. */
+const LONGEST_PIN_DIGITS = 8;
+
+/** Typed arrays of the screen's pixels by their depth in bits (kept-region.ts copies whole pixels). */
+const PIXEL_ARRAYS: { readonly [depth: number]: new (buffer: ArrayBuffer, byteOffset?: number) => PixelArray } = {
+  8: Uint8Array,
+  16: Uint16Array,
+  32: Uint32Array,
+};
 
 /**
  * Which decoder `commodetto/readJPEG` is: the portable one (picojpeg) has `initialize`, which
@@ -83,6 +98,8 @@ interface PictureDecode {
   timer: TimerHandle | undefined;
   /** A picture that arrives in pieces: where they go. */
   readonly stream?: StreamedPicture;
+  /** The decoder's block pixels as a typed array (made at the first block; the decoder reuses its buffer). */
+  blockPixels?: { readonly buffer: object; readonly pixels: PixelArray };
 }
 
 /** What a StreamedPicture tells its display. */
@@ -164,13 +181,15 @@ export class PocoDisplay implements Display {
   private readonly gray: number;
   private readonly statusFont: Font | undefined;
   private readonly pinFont: Font | undefined;
-  /** The picture shown (the request's bytes, not copied), redrawn when the PIN box goes. */
+  /** The picture shown (the request's bytes, not copied); redrawn when the PIN box goes only where no region is kept under it. */
   private photo: Uint8Array | undefined;
   /** The picture shown arrived in pieces: nothing of it is kept to draw it again. */
   private streamed = false;
   private pin: string | undefined;
-  /** Where the PIN box was drawn. */
+  /** Where the PIN box is drawn, while it is up: nothing else is drawn there. */
   private pinRect: Rect | undefined;
+  /** What the screen shows under the largest PIN box, and a bitmap of it to draw back; none when the format or the fonts do not allow it. */
+  private readonly kept: { readonly region: KeptRegion; readonly bitmap: Bitmap } | undefined;
   private status = '';
   private shown = 0;
   private decode: PictureDecode | undefined;
@@ -196,9 +215,31 @@ export class PocoDisplay implements Display {
     this.layout = screenLayout(this.poco.width, this.poco.height, strip);
     this.columnRuns = new Int32Array(3 * this.layout.picture.width);
     this.rowRuns = new Int32Array(3 * this.layout.picture.height);
+    this.kept = this.keepUnderPinBox(screen.pixelFormat);
     this.fill(this.layout.screen, this.black);
     if (DECODER === 'picojpeg') this.openPhotoStream = (frame, transition) => this.openStream(frame, transition);
-    log('info', `screen ${this.poco.width}x${this.poco.height}: pictures in ${this.layout.picture.width}x${this.layout.picture.height}${strip ? `, status line ${strip} px` : ', no status line (no font)'}`);
+    const keptRect = this.kept?.region.rect;
+    const keptText = keptRect ? `; ${keptRect.width}x${keptRect.height} px (${this.kept!.region.pixels.byteLength} bytes) kept under the PIN box` : '';
+    log('info', `screen ${this.poco.width}x${this.poco.height}: pictures in ${this.layout.picture.width}x${this.layout.picture.height}${strip ? `, status line ${strip} px` : ', no status line (no font)'}${keptText}`);
+  }
+
+  /**
+   * The region kept under the PIN box: the box of the longest PIN of the widest digit (a shorter
+   * PIN's box, centred too, lies inside it), in the screen's pixel format; none without a digits
+   * font (no box is drawn) or for a format of less than 8 bits a pixel.
+   */
+  private keepUnderPinBox(pixelFormat: number): { readonly region: KeptRegion; readonly bitmap: Bitmap } | undefined {
+    const digitsFont = this.pinFont ?? this.statusFont;
+    const PixelArrayOf = PIXEL_ARRAYS[Bitmap.depth(pixelFormat as ConstructorParameters<typeof Bitmap>[2])];
+    if (!digitsFont || !PixelArrayOf) return undefined;
+    let widest = 0;
+    for (let digit = 0; digit < 10; digit++) {
+      widest = Math.max(widest, this.poco.getTextWidth(spacedPin(String(digit).repeat(LONGEST_PIN_DIGITS)), digitsFont));
+    }
+    const rect = pinBox(this.layout.picture, widest, digitsFont.height, this.statusFont ? this.statusFont.height : 0);
+    const buffer = new ArrayBuffer(rect.width * rect.height * new PixelArrayOf(new ArrayBuffer(4)).BYTES_PER_ELEMENT);
+    const region = new KeptRegion(rect, new PixelArrayOf(buffer));
+    return { region, bitmap: new Bitmap(rect.width, rect.height, pixelFormat as ConstructorParameters<typeof Bitmap>[2], buffer, 0) };
   }
 
   showPhoto(jpeg: Uint8Array, transition?: string): void {
@@ -218,7 +259,6 @@ export class PocoDisplay implements Display {
     this.streamed = false;
     this.stopDecode();
     this.fill(this.layout.picture, this.black);
-    if (this.pin !== undefined) this.drawPin();
   }
 
   showStatus(status: DisplayStatus): void {
@@ -238,12 +278,27 @@ export class PocoDisplay implements Display {
     if (this.pin === undefined) return;
     this.pin = undefined;
     this.log('info', 'screen: pairing PIN hidden');
-    // What was under the box: the picture again (decoded once more), or black; a picture that
-    // arrived in pieces cannot be decoded again: the box goes black.
     const box = this.pinRect;
     this.pinRect = undefined;
-    if (this.photo) this.drawPhoto();
-    else if (this.streamed && box) this.fill(box, this.black);
+    if (box) this.restoreUnder(box);
+  }
+
+  /**
+   * Draws back what the PIN box covered: the kept pixels, as the pictures and fills left them
+   * (a picture still decoding draws the rest as it goes on). Without a kept region: the picture
+   * decoded again, or black (a picture that arrived in pieces cannot be decoded again).
+   */
+  private restoreUnder(box: Rect): void {
+    const kept = this.kept;
+    const rect = kept?.region.rect;
+    if (kept && rect && box.x >= rect.x && box.y >= rect.y && box.x + box.width <= rect.x + rect.width && box.y + box.height <= rect.y + rect.height) {
+      this.poco.begin(box.x, box.y, box.width, box.height);
+      this.poco.drawBitmap(kept.bitmap, box.x, box.y, box.x - rect.x, box.y - rect.y, box.width, box.height);
+      this.poco.end();
+      return;
+    }
+    if (this.photo && this.pin === undefined) this.drawPhoto();
+    else if (this.streamed || this.pin !== undefined) this.fill(box, this.black);
     else this.fill(this.layout.picture, this.black);
   }
 
@@ -282,7 +337,6 @@ export class PocoDisplay implements Display {
     this.log('warn', `screen: photo ${this.shown} not shown: ${reason}`);
     this.streamed = false;
     this.fill(this.layout.picture, this.black);
-    if (this.pin !== undefined) this.drawPin();
   };
 
   /**
@@ -322,7 +376,7 @@ export class PocoDisplay implements Display {
         const block = decoder.read();
         if (!block) break;
         decode.blocks++;
-        this.drawBlock(block, decode.fit);
+        this.drawBlock(block, decode);
         if (Date.now() >= until) {
           decode.timer = this.clock.setTimer(SLICE_GAP_MS, this.continueDecode);
           stream?.onDrained();
@@ -348,20 +402,22 @@ export class PocoDisplay implements Display {
     if (stream) this.log('info', `screen: photo ${decode.photo} drawn as it arrived, ${stream.bytes} bytes: ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${ms} ms (${decode.slices} slices)`);
     else this.log('debug', `screen: photo ${decode.photo}, ${fit.sourceWidth}x${fit.sourceHeight} ${scale} at (${fit.x}, ${fit.y}), ${decode.blocks} blocks in ${ms} ms (${decode.slices} slices)`);
     this.stopDecode();
-    if (this.pin !== undefined) this.drawPin();
   };
 
   /**
    * Draws the output pixels of one decoded block: the runs of consecutive source pixels it holds
    * along each axis (sampleRuns), one drawBitmap per column run and row run. The decoder reuses
-   * the block's pixels for the next one, so each batch of draws ends (Poco renders) at once.
+   * the block's pixels for the next one, so each batch of draws ends (Poco renders) at once, and
+   * the pixels under the PIN box are kept first. While the box is up, a batch is drawn only
+   * around it (Poco clips each draw to begin's rectangle).
    */
-  private drawBlock(block: Block, fit: Fit): void {
+  private drawBlock(block: Block, decode: PictureDecode): void {
+    const { fit } = decode;
+    if (this.kept) this.kept.region.copyBlock(this.blockPixels(block, decode), block, fit);
     const columns = sampleRuns(this.columnRuns, block.x, block.width, fit.sourceWidth, fit.width);
     if (columns === 0) return;
     const rows = sampleRuns(this.rowRuns, block.y, block.height, fit.sourceHeight, fit.height);
     if (rows === 0) return;
-    const poco = this.poco;
     const cr = this.columnRuns;
     const rr = this.rowRuns;
     // Batches of whole row runs, each split into column batches when it alone is too many.
@@ -373,15 +429,41 @@ export class PocoDisplay implements Display {
       for (let column = 0; column < columns; column += DRAWS_PER_FRAME) {
         const lastColumn = Math.min(columns, column + DRAWS_PER_FRAME) - 1;
         const left = cr[3 * column];
-        poco.begin(fit.x + left, fit.y + top, cr[3 * lastColumn] + cr[3 * lastColumn + 2] - left, height);
-        for (let r = row; r <= lastRow; r++) {
-          for (let c = column; c <= lastColumn; c++) {
-            poco.drawBitmap(block, fit.x + cr[3 * c], fit.y + rr[3 * r], cr[3 * c + 1] - block.x, rr[3 * r + 1] - block.y, cr[3 * c + 2], rr[3 * r + 2]);
-          }
+        const width = cr[3 * lastColumn] + cr[3 * lastColumn + 2] - left;
+        const hole = this.pinRect;
+        if (!hole) {
+          this.drawBatch(block, fit, fit.x + left, fit.y + top, width, height, row, lastRow, column, lastColumn);
+          continue;
         }
-        poco.end();
+        for (const part of outside({ x: fit.x + left, y: fit.y + top, width, height }, hole)) {
+          this.drawBatch(block, fit, part.x, part.y, part.width, part.height, row, lastRow, column, lastColumn);
+        }
       }
     }
+  }
+
+  /** One frame of Poco: the runs `row` to `lastRow` by `column` to `lastColumn` (drawBlock's), drawn where they fall inside x, y, width, height. */
+  private drawBatch(block: Block, fit: Fit, x: number, y: number, width: number, height: number, row: number, lastRow: number, column: number, lastColumn: number): void {
+    const poco = this.poco;
+    const cr = this.columnRuns;
+    const rr = this.rowRuns;
+    poco.begin(x, y, width, height);
+    for (let r = row; r <= lastRow; r++) {
+      for (let c = column; c <= lastColumn; c++) {
+        poco.drawBitmap(block, fit.x + cr[3 * c], fit.y + rr[3 * r], cr[3 * c + 1] - block.x, rr[3 * r + 1] - block.y, cr[3 * c + 2], rr[3 * r + 2]);
+      }
+    }
+    poco.end();
+  }
+
+  /** The block's pixels as a typed array of the screen's depth (rows `block.width` pixels apart), made once per decoder buffer. */
+  private blockPixels(block: Block, decode: PictureDecode): PixelArray {
+    const buffer = (block as unknown as { buffer: ArrayBuffer }).buffer;
+    if (decode.blockPixels?.buffer !== buffer) {
+      const PixelArrayOf = PIXEL_ARRAYS[Bitmap.depth(block.pixelFormat)];
+      decode.blockPixels = { buffer, pixels: new PixelArrayOf(buffer, block.offset) };
+    }
+    return decode.blockPixels.pixels;
   }
 
   /**
@@ -406,7 +488,6 @@ export class PocoDisplay implements Display {
     this.photo = undefined;
     this.streamed = false;
     this.fill(this.layout.picture, this.black);
-    if (this.pin !== undefined) this.drawPin();
   }
 
   private drawStatus(): void {
@@ -429,8 +510,14 @@ export class PocoDisplay implements Display {
     const labelFont = this.statusFont;
     const digitsFont = this.pinFont ?? this.statusFont;
     if (!digitsFont) return; // no font: the PIN is in the log only
-    const spaced = pin.split('').join(' ');
+    const spaced = spacedPin(pin);
     const box = pinBox(area, poco.getTextWidth(spaced, digitsFont), digitsFont.height, labelFont ? labelFont.height : 0);
+    const before = this.pinRect;
+    if (before && (before.x !== box.x || before.y !== box.y || before.width !== box.width || before.height !== box.height)) {
+      // Another PIN's box, of another length: what the old one covered comes back first.
+      this.pinRect = undefined;
+      this.restoreUnder(before);
+    }
     this.pinRect = box;
     poco.begin(box.x, box.y, box.width, box.height);
     poco.fillRectangle(this.white, box.x, box.y, box.width, box.height);
@@ -444,12 +531,21 @@ export class PocoDisplay implements Display {
     poco.end();
   }
 
+  /** Fills `rect` (kept under the PIN box too), around the box while it is up. */
   private fill(rect: Rect, color: number): void {
     if (rect.width <= 0 || rect.height <= 0) return;
-    this.poco.begin(rect.x, rect.y, rect.width, rect.height);
-    this.poco.fillRectangle(color, rect.x, rect.y, rect.width, rect.height);
-    this.poco.end();
+    this.kept?.region.fill(rect, color);
+    for (const part of this.pinRect ? outside(rect, this.pinRect) : [rect]) {
+      this.poco.begin(part.x, part.y, part.width, part.height);
+      this.poco.fillRectangle(color, part.x, part.y, part.width, part.height);
+      this.poco.end();
+    }
   }
+}
+
+/** The PIN as drawn: its digits spaced out. */
+function spacedPin(pin: string): string {
+  return pin.split('').join(' ');
 }
 
 function loadFont(name: string, log: Logger): Font | undefined {

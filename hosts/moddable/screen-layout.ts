@@ -113,7 +113,7 @@ export function sourceOf(out: number, source: number, target: number): number {
 }
 
 /** The first output pixel whose source is at or after `start` (sourceOf is non-decreasing). */
-function firstOutputFrom(start: number, source: number, target: number): number {
+export function firstOutputFrom(start: number, source: number, target: number): number {
   return Math.max(0, Math.ceil((2 * start * target - source) / (2 * source)));
 }
 
