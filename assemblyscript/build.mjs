@@ -1,5 +1,6 @@
-// Builds the AssemblyScript kernels into assemblyscript/build/: the frame kernel (asconfig.json),
-// the NAL kernel (nal-kernel.asconfig.json) and the ALAC kernel (alac-kernel.asconfig.json), each
+// Builds the AssemblyScript kernels into assemblyscript/build/: the frame kernel (asconfig.json)
+// and the same without SIMD (frame-kernel-scalar.asconfig.json: for an engine or CPU without
+// WebAssembly SIMD), the NAL kernel (nal-kernel.asconfig.json) and the ALAC kernel (alac-kernel.asconfig.json), each
 // its target release.
 // `node assemblyscript/build.mjs` always compiles (`npm run build:kernels`); with --if-stale it
 // compiles a kernel only when a source, its config or the compiler is newer than its .wasm, and when
@@ -14,6 +15,7 @@ const here = path.dirname(fileURLToPath(import.meta.url));
 /** Each kernel: its asc config and the .wasm that config writes. */
 const KERNELS = [
   { config: path.join(here, 'asconfig.json'), output: path.join(here, 'build', 'frame-kernel.wasm') },
+  { config: path.join(here, 'frame-kernel-scalar.asconfig.json'), output: path.join(here, 'build', 'frame-kernel-scalar.wasm') },
   { config: path.join(here, 'nal-kernel.asconfig.json'), output: path.join(here, 'build', 'nal-kernel.wasm') },
   { config: path.join(here, 'alac-kernel.asconfig.json'), output: path.join(here, 'build', 'alac-kernel.wasm') },
 ];

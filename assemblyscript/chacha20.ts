@@ -30,13 +30,16 @@ export function chacha20Xor(key: usize, nonce: usize, counter: u32, input: usize
   const n0 = load<u32>(nonce, 0);
   const n1 = load<u32>(nonce, 4);
   const n2 = load<u32>(nonce, 8);
-  // Four blocks at a time in SIMD lanes while whole groups of four remain.
-  while (length >= 256) {
-    chacha20Xor4(key, nonce, counter, input, output);
-    input += 256;
-    output += 256;
-    length -= 256;
-    counter += 4;
+  // Four blocks at a time in SIMD lanes while whole groups of four remain (a build without
+  // SIMD compiles this loop out, and chacha20Xor4 with it).
+  if (ASC_FEATURE_SIMD) {
+    while (length >= 256) {
+      chacha20Xor4(key, nonce, counter, input, output);
+      input += 256;
+      output += 256;
+      length -= 256;
+      counter += 4;
+    }
   }
   while (length > 0) {
     let x0 = SIGMA0, x1 = SIGMA1, x2 = SIGMA2, x3 = SIGMA3;

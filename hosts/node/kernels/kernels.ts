@@ -14,6 +14,8 @@ import { onFirstUse } from './on-first-use';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
 export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
+/** The same kernel built without SIMD, for an engine or a CPU whose WebAssembly has none. */
+export const FRAME_KERNEL_SCALAR_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel-scalar.wasm', import.meta.url));
 
 const TAG_BYTES = 16;
 const MAX_COUNTER = (1n << 64n) - 1n;
@@ -260,16 +262,34 @@ interface SelectedFrameKernel {
 /** The environment variable that forces the portable kernel: VENDORPLAY_FRAME_KERNEL=ours-ts. */
 export const FRAME_KERNEL_ENV = 'VENDORPLAY_FRAME_KERNEL';
 
+/** A build of the module at `file` that loaded and passed its self-test, or why not. */
+type LoadedFrameKernel = { readonly kernel: FrameKernel } | { readonly level: 'info' | 'warn'; readonly reason: string };
+
+function loadFrameKernel(file: string): LoadedFrameKernel {
+  let kernel: FrameKernel;
+  try {
+    kernel = createWasmFrameKernel(WasmChaCha20Poly1305.fromFile(file));
+  } catch (error) {
+    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
+    return { level: missing ? 'info' : 'warn', reason: `${file}: ${missing ? 'not built (npm run build:kernels)' : (error as Error).message}` };
+  }
+  const failure = selfTestFrameKernel(kernel);
+  return failure === undefined ? { kernel } : { level: 'warn', reason: `${file} failed its self-test: ${failure}` };
+}
+
 /**
- * Chooses the channel's frame kernel: the WebAssembly one when `file` loads and it
- * passes selfTestFrameKernel(), the portable one otherwise or when `choice` (default: the
- * VENDORPLAY_FRAME_KERNEL environment variable) is `ours-ts`. It is not timed at start: the
- * channel benchmark (test/bench/channel.bench.ts) shows it several times faster than the
- * portable kernel, so loading and being correct are the whole rule. Logs one line naming the
- * kernel in use.
+ * Chooses the channel's frame kernel: the WebAssembly one with SIMD (`file`) when it loads and
+ * passes selfTestFrameKernel(); else the same built without SIMD (`scalarFile`: an engine, or a
+ * CPU without SSE4.1 under V8, compiles no SIMD); else the portable one, also when `choice`
+ * (default: the VENDORPLAY_FRAME_KERNEL environment variable) is `ours-ts`. It is not timed at
+ * start: the channel benchmark (`npm run bench -- channel`) has the SIMD build about 5 times
+ * faster per 1 KB frame than node:crypto (whose cost is a cipher object per frame) and 1.5 to 2
+ * times the build without SIMD, and that several times the portable kernel, so loading and being
+ * correct are the whole rule. Logs one line naming the kernel in use.
  */
-export function selectFrameKernel(log: Logger, options: { file?: string; choice?: string } = {}): SelectedFrameKernel {
+export function selectFrameKernel(log: Logger, options: { file?: string; scalarFile?: string; choice?: string } = {}): SelectedFrameKernel {
   const file = options.file ?? FRAME_KERNEL_WASM;
+  const scalarFile = options.scalarFile ?? FRAME_KERNEL_SCALAR_WASM;
   const choice = options.choice ?? process.env[FRAME_KERNEL_ENV] ?? '';
   const portable = (level: 'info' | 'warn', reason: string): SelectedFrameKernel => {
     log(level, `frame kernel: ours-ts (portable TypeScript); ${reason}`);
@@ -277,17 +297,15 @@ export function selectFrameKernel(log: Logger, options: { file?: string; choice?
   };
   if (choice === 'ours-ts') return portable('info', `${FRAME_KERNEL_ENV}=ours-ts`);
   if (choice !== '' && choice !== 'ours-wasm') return portable('warn', `${FRAME_KERNEL_ENV}=${choice} is not ours-wasm or ours-ts`);
-  let kernel: FrameKernel;
-  try {
-    kernel = createWasmFrameKernel(WasmChaCha20Poly1305.fromFile(file));
-  } catch (error) {
-    const missing = (error as NodeJS.ErrnoException).code === 'ENOENT';
-    return portable(missing ? 'info' : 'warn', `${file}: ${missing ? 'not built (npm run build:kernels)' : (error as Error).message}`);
-  }
-  const failure = selfTestFrameKernel(kernel);
-  if (failure !== undefined) return portable('warn', `${file} failed its self-test: ${failure}`);
-  log('info', `frame kernel: ours-wasm (${file})`);
-  return { name: 'ours-wasm', kernel, crypto: withFrameKernel(portableCryptoKernels, kernel, 'noble+ours-wasm') };
+  const wasm = (kernel: FrameKernel, level: 'info' | 'warn', line: string): SelectedFrameKernel => {
+    log(level, `frame kernel: ours-wasm ${line}`);
+    return { name: 'ours-wasm', kernel, crypto: withFrameKernel(portableCryptoKernels, kernel, 'noble+ours-wasm') };
+  };
+  const simd = loadFrameKernel(file);
+  if ('kernel' in simd) return wasm(simd.kernel, 'info', `(${file})`);
+  const scalar = loadFrameKernel(scalarFile);
+  if ('kernel' in scalar) return wasm(scalar.kernel, simd.level, `(${scalarFile}, without SIMD); ${simd.reason}`);
+  return portable(simd.level, scalar.level === 'info' ? simd.reason : `${simd.reason}; ${scalar.reason}`);
 }
 
 /**
