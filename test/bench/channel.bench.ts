@@ -1,4 +1,5 @@
-// Control channel (spec 5.4) decrypt throughput: our framed channel opening 1 MB of 1024-byte
+// The frame kernels one by one first (channel-kernels.bench.ts: `channel.kernel`). Then the
+// control channel (spec 5.4) decrypt throughput: our framed channel opening 1 MB of 1024-byte
 // frames, with the portable TypeScript kernel and with the WebAssembly kernel (assemblyscript/,
 // as the Node host installs it), against two baselines named for what they measure:
 //
@@ -26,6 +27,7 @@ import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels
 import { portableFrameKernel, type FrameKernel } from '../../src/pairing/frame-kernel';
 import { PAIRING_HKDF, derivePairingKey } from '../../src/pairing/hkdf';
 import { createWasmFrameKernel, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
+import { runChannelKernelBench } from './channel-kernels.bench';
 import { compare, ratioFigure, report, spreadFields, verify } from './measure';
 
 const TOTAL_BYTES = 1024 * 1024;
@@ -46,6 +48,7 @@ function opensslSpeed(): number | undefined {
 }
 
 export function runChannelBench(): void {
+  runChannelKernelBench();
   const shared = new Uint8Array(randomBytes(64));
   const plaintext = new Uint8Array(randomBytes(TOTAL_BYTES));
   const framed = createSenderChannel(shared, portableCryptoKernels).seal(plaintext);
