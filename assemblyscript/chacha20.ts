@@ -7,18 +7,46 @@ const SIGMA1: u32 = 0x3320646e;
 const SIGMA2: u32 = 0x79622d32;
 const SIGMA3: u32 = 0x6b206574;
 
+/** 256 zero bytes, never written: XORed with four blocks of key stream, they give the key stream itself. */
+const ZERO_BLOCKS = memory.data(256, 16);
+
+/**
+ * The key stream itself: `length` bytes (at most 256) from block `counter` into `output`. With
+ * `counter` 0 the first 32 bytes are the Poly1305 key of 2.6; a multiple of 64 bytes is whole
+ * blocks of the block function (2.3).
+ */
+export function chacha20KeyStream(key: usize, nonce: usize, counter: u32, output: usize, length: usize, block: usize): void {
+  chacha20Xor(key, nonce, counter, ZERO_BLOCKS, output, length, block);
+}
+
 /**
  * XORs `length` bytes at `input` with the ChaCha20 key stream of the 32-byte `key` and 12-byte
- * `nonce`, starting at block `counter` (RFC 8439 2.4), into `output` (may equal `input`). With
- * `input` all zeros this writes the key stream itself, so one block at counter c is the block
- * function of 2.3. `block` is 64 bytes of scratch for a final partial block.
+ * `nonce`, starting at block `counter` (RFC 8439 2.4), into `output` (may equal `input`).
+ * `block` is 256 bytes of scratch for the last blocks.
  *
- * Groups of four blocks go through chacha20Xor4 (SIMD, about twice as fast on V8); the rest one
- * block at a time, with the state in 16 locals and the 20 rounds written out (two lines per
- * quarter round): WebAssembly has no way to pass locals by reference, and an array of state
- * words in memory would cost a load and a store per operation.
+ * Groups of four blocks go through chacha20Xor4 (SIMD: a group costs about what one block costs
+ * alone on V8, so the last two to four blocks are a group too, its key stream in `block`). One
+ * block at a time otherwise (a last block, or a build without SIMD), with the state in 16 locals
+ * and the 20 rounds written out (two lines per quarter round): WebAssembly has no way to pass
+ * locals by reference, and an array of state words in memory would cost a load and a store per
+ * operation.
  */
 export function chacha20Xor(key: usize, nonce: usize, counter: u32, input: usize, output: usize, length: usize, block: usize): void {
+  // A build without SIMD compiles these two out, and chacha20Xor4 with them.
+  if (ASC_FEATURE_SIMD) {
+    while (length >= 256) {
+      chacha20Xor4(key, nonce, counter, input, output);
+      input += 256;
+      output += 256;
+      length -= 256;
+      counter += 4;
+    }
+    if (length > 64) {
+      chacha20Xor4(key, nonce, counter, ZERO_BLOCKS, block);
+      xorBytes(input, block, output, length);
+      return;
+    }
+  }
   const k0 = load<u32>(key, 0);
   const k1 = load<u32>(key, 4);
   const k2 = load<u32>(key, 8);
@@ -30,17 +58,6 @@ export function chacha20Xor(key: usize, nonce: usize, counter: u32, input: usize
   const n0 = load<u32>(nonce, 0);
   const n1 = load<u32>(nonce, 4);
   const n2 = load<u32>(nonce, 8);
-  // Four blocks at a time in SIMD lanes while whole groups of four remain (a build without
-  // SIMD compiles this loop out, and chacha20Xor4 with it).
-  if (ASC_FEATURE_SIMD) {
-    while (length >= 256) {
-      chacha20Xor4(key, nonce, counter, input, output);
-      input += 256;
-      output += 256;
-      length -= 256;
-      counter += 4;
-    }
-  }
   while (length > 0) {
     let x0 = SIGMA0, x1 = SIGMA1, x2 = SIGMA2, x3 = SIGMA3;
     let x4 = k0, x5 = k1, x6 = k2, x7 = k3;
@@ -110,7 +127,7 @@ export function chacha20Xor(key: usize, nonce: usize, counter: u32, input: usize
       store<u32>(block, x13, 52);
       store<u32>(block, x14, 56);
       store<u32>(block, x15, 60);
-      for (let i: usize = 0; i < length; i++) store<u8>(output + i, load<u8>(input + i) ^ load<u8>(block + i));
+      xorBytes(input, block, output, length);
       length = 0;
     }
     counter++;
@@ -196,4 +213,15 @@ function chacha20Xor4(key: usize, nonce: usize, counter: u32, input: usize, outp
   v128.store(output, v128.xor(v128.load(input, 64, 1), i64x2.shuffle(ab01, cd01, 1, 3)), 64, 1);
   v128.store(output, v128.xor(v128.load(input, 128, 1), i64x2.shuffle(ab23, cd23, 0, 2)), 128, 1);
   v128.store(output, v128.xor(v128.load(input, 192, 1), i64x2.shuffle(ab23, cd23, 1, 3)), 192, 1);
+}
+
+/** `output` = `input` XOR `stream`, `length` bytes: 16 at a time (SIMD) or 8, then one by one. */
+export function xorBytes(input: usize, stream: usize, output: usize, length: usize): void {
+  let i: usize = 0;
+  if (ASC_FEATURE_SIMD) {
+    for (; i + 16 <= length; i += 16) v128.store(output + i, v128.xor(v128.load(input + i, 0, 1), v128.load(stream + i, 0, 1)), 0, 1);
+  } else {
+    for (; i + 8 <= length; i += 8) store<u64>(output + i, load<u64>(input + i, 0, 1) ^ load<u64>(stream + i, 0, 1), 0, 1);
+  }
+  for (; i < length; i++) store<u8>(output + i, load<u8>(input + i) ^ load<u8>(stream + i));
 }

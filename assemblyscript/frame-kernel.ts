@@ -3,7 +3,7 @@
 // key, nonce, AAD and input into their regions, calls an export, and copies the output out
 // (hosts/node/kernels/kernels.ts). No allocator: every region is static data, laid out at compile time.
 
-import { chacha20Xor } from './chacha20';
+import { chacha20KeyStream, chacha20Xor, xorBytes } from './chacha20';
 import { poly1305Blocks, poly1305Finish, poly1305Init, poly1305Wipe } from './poly1305';
 
 /**
@@ -24,9 +24,10 @@ const NONCE = memory.data(16, 16);
 const AAD = memory.data(MAX_AAD, 16);
 const INPUT = memory.data(MAX_FRAME + TAG, 16);
 const OUTPUT = memory.data(MAX_FRAME + TAG, 16);
-// Scratch: the block at counter 0 (its first 32 bytes are the Poly1305 key, 2.6), one padded
-// Poly1305 block, the computed tag.
-const BLOCK = memory.data(64, 16);
+// Scratch: the key stream of blocks 0 to 3 (with SIMD; block 0 alone without), whose first 32
+// bytes are the Poly1305 key (2.6), then of a frame's last blocks; one padded Poly1305 block; the
+// computed tag.
+const STREAM = memory.data(256, 16);
 const PAD = memory.data(16, 16);
 const EXPECTED = memory.data(16, 16);
 
@@ -66,7 +67,7 @@ export function setFrameCounter(counter: u64): void {
 export function seal(aadLength: i32, length: i32): i32 {
   if (aadLength < 0 || aadLength > MAX_AAD || length < 0 || length > MAX_FRAME) return -1;
   oneTimeKey();
-  chacha20Xor(KEY, NONCE, 1, INPUT, OUTPUT, <usize>length, BLOCK);
+  encrypt(<usize>length);
   authenticate(aadLength, OUTPUT, length, OUTPUT + <usize>length);
   wipe();
   return 0;
@@ -89,7 +90,7 @@ export function open(aadLength: i32, length: i32): i32 {
     (load<u64>(EXPECTED, 0) ^ load<u64>(received, 0, 1)) | (load<u64>(EXPECTED, 8) ^ load<u64>(received, 8, 1));
   let result: i32 = 0;
   if (difference == 0) {
-    chacha20Xor(KEY, NONCE, 1, INPUT, OUTPUT, <usize>textLength, BLOCK);
+    encrypt(<usize>textLength);
     result = 1;
   }
   wipe();
@@ -99,14 +100,14 @@ export function open(aadLength: i32, length: i32): i32 {
 /** The ChaCha20 block function (RFC 8439 2.3): KEY, NONCE and `counter` to 64 bytes at OUTPUT. */
 export function chacha20Block(counter: u32): void {
   memory.fill(INPUT, 0, 64);
-  chacha20Xor(KEY, NONCE, counter, INPUT, OUTPUT, 64, BLOCK);
+  chacha20Xor(KEY, NONCE, counter, INPUT, OUTPUT, 64, STREAM);
   wipe();
 }
 
 /** ChaCha20 encryption (RFC 8439 2.4): `length` bytes of INPUT to OUTPUT from block `counter`. */
 export function chacha20(counter: u32, length: i32): i32 {
   if (length < 0 || length > MAX_FRAME + TAG) return -1;
-  chacha20Xor(KEY, NONCE, counter, INPUT, OUTPUT, <usize>length, BLOCK);
+  chacha20Xor(KEY, NONCE, counter, INPUT, OUTPUT, <usize>length, STREAM);
   wipe();
   return 0;
 }
@@ -130,11 +131,25 @@ export function poly1305(length: i32): i32 {
   return 0;
 }
 
-/** The Poly1305 key for this nonce: the first half of the block at counter 0 (2.6). */
+/**
+ * Bytes of a frame the key stream of oneTimeKey() covers: with SIMD, blocks 0 to 3 are one group
+ * (about the cost of block 0 alone), so blocks 1 to 3 come with the key: a frame of up to 192
+ * bytes takes one group in all.
+ */
+const HEAD_BLOCKS: u32 = ASC_FEATURE_SIMD ? 3 : 0;
+const HEAD: usize = <usize>HEAD_BLOCKS * 64;
+
+/** The Poly1305 key for this nonce: the first half of the block at counter 0 (2.6), in STREAM. */
 function oneTimeKey(): void {
-  memory.fill(BLOCK, 0, 64);
-  chacha20Xor(KEY, NONCE, 0, BLOCK, BLOCK, 64, BLOCK);
-  poly1305Init(BLOCK);
+  chacha20KeyStream(KEY, NONCE, 0, STREAM, 64 + HEAD, STREAM);
+  poly1305Init(STREAM);
+}
+
+/** ChaCha20 of `length` bytes of INPUT into OUTPUT from block 1 (2.8), after oneTimeKey(). */
+function encrypt(length: usize): void {
+  const head = min(length, HEAD);
+  xorBytes(INPUT, STREAM + 64, OUTPUT, head);
+  if (length > head) chacha20Xor(KEY, NONCE, 1 + HEAD_BLOCKS, INPUT + head, OUTPUT + head, length - head, STREAM);
 }
 
 /**
@@ -165,7 +180,7 @@ function absorbPadded(data: usize, length: usize): void {
 /** Forgets the key, the key stream and the authenticator state (the host's copies are its own). */
 function wipe(): void {
   memory.fill(KEY, 0, 32);
-  memory.fill(BLOCK, 0, 64);
+  memory.fill(STREAM, 0, 256);
   memory.fill(PAD, 0, 16);
   memory.fill(EXPECTED, 0, 16);
   poly1305Wipe();
