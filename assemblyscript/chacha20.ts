@@ -134,15 +134,18 @@ export function chacha20Xor(key: usize, nonce: usize, counter: u32, input: usize
   }
 }
 
-// Rotations of each 32-bit lane: by 16 and 8 as byte shuffles (one instruction), by 12 and 7 as
-// two shifts and an OR. A lane's bytes are little-endian: byte 0 is the lowest.
+// Rotations of each 32-bit lane. By 16: a shuffle of 16-bit halves, which V8 on x64 emits as two
+// instructions (pshuflw, pshufhw; a lane's bytes are little-endian, byte 0 the lowest). By 12, 8
+// and 7: two shifts and an OR. A byte shuffle would rotate by 8 in one pshufb, but V8 builds its
+// 16-byte mask in a register at every use (four more instructions, none hoisted out of the
+// rounds' loop): the shifts take 10% off ChaCha20's time on 1 KB.
 // @ts-ignore: TypeScript has no function decorators; asc inlines these
 @inline function rotl16(x: v128): v128 {
   return i8x16.shuffle(x, x, 2, 3, 0, 1, 6, 7, 4, 5, 10, 11, 8, 9, 14, 15, 12, 13);
 }
 // @ts-ignore: TypeScript has no function decorators; asc inlines these
 @inline function rotl8(x: v128): v128 {
-  return i8x16.shuffle(x, x, 3, 0, 1, 2, 7, 4, 5, 6, 11, 8, 9, 10, 15, 12, 13, 14);
+  return v128.or(i32x4.shl(x, 8), i32x4.shr_u(x, 24));
 }
 // @ts-ignore: TypeScript has no function decorators; asc inlines these
 @inline function rotl12(x: v128): v128 {
