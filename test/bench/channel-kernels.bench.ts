@@ -3,8 +3,10 @@
 // OpenSSL in C:
 //
 // - `ours-wasm-simd`: the Node host's kernel (assemblyscript/build/frame-kernel.wasm, ChaCha20 on
-//   four blocks at once in v128 lanes), as hosts/node/kernels/kernels.ts wraps it.
-// - `ours-wasm-scalar`: the same module built without SIMD (frame-kernel-scalar.wasm).
+//   four blocks at once in v128 lanes), as hosts/node/kernels/kernels.ts wraps it; the
+//   `hostKernel` line gives the host's own log line for this machine.
+// - `ours-wasm-scalar`: the same module built without SIMD (frame-kernel-scalar.wasm), the host's
+//   fallback where WebAssembly has no SIMD.
 // - `node-crypto`: node:crypto's createCipheriv('chacha20-poly1305'), one cipher object per frame
 //   (node:crypto takes a nonce only at creation), the nonce buffer reused.
 // - `ours-ts`: the portable kernel (@noble/ciphers), what Moddable runs without its native.
@@ -34,7 +36,7 @@ import { equal, fromHex, toHex } from '../../src/bytes';
 import { ControlChannel } from '../../src/pairing/channel';
 import { PairingError } from '../../src/pairing/errors';
 import { portableFrameKernel, setNonceCounter, type FrameKernel } from '../../src/pairing/frame-kernel';
-import { createWasmFrameKernel, FRAME_KERNEL_SCALAR_WASM, FRAME_KERNEL_WASM, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
+import { createWasmFrameKernel, FRAME_KERNEL_SCALAR_WASM, FRAME_KERNEL_WASM, selectFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
 import { instantiateKernel } from '../../hosts/node/kernels/wasm-module';
 import { compare, ratioFigure, report, spreadFields, verify } from './measure';
 
@@ -195,6 +197,10 @@ export function runChannelKernelBench(): void {
     modules[name] = WasmChaCha20Poly1305.fromFile(file);
     kernels[name] = createWasmFrameKernel(modules[name]);
   }
+  // What the Node host runs on this machine, in the words of its log line.
+  const choice: string[] = [];
+  selectFrameKernel((_level, message) => void choice.push(message), { choice: '' });
+  report({ bench: 'channel.kernel', hostKernel: choice.join('; ') });
   kernels['node-crypto'] = createNodeCryptoFrameKernel();
   kernels['ours-ts'] = portableFrameKernel;
 
