@@ -85,6 +85,21 @@ for (const [build, file] of [['SIMD build', FRAME_KERNEL_WASM], ['build without 
       const message = concat(ones, m2);
       assert.equal(toHex(aead.poly1305(one, message)), referencePoly1305(one, message), `h = p + ${delta}`);
     }
+    // Long enough for the four-lane path of the SIMD build (512 bytes and more): with r = 1, n
+    // blocks of 2^128 + m_i sum to n 2^128 + the m_i; a few blocks of all ones and one chosen
+    // block bring that to p + delta, the rest are zeros.
+    const p = (1n << 130n) - 5n;
+    for (const blocks of [32, 36, 64, 65, 66]) {
+      const allOnes = 3 - (blocks % 4);
+      for (let delta = -2n; delta <= 3n; delta++) {
+        const chosen = p + delta - ((BigInt(blocks) << 128n) % p) - BigInt(allOnes) * ((1n << 128n) - 1n);
+        assert.ok(chosen >= 0n && chosen < 1n << 128n, `${blocks} blocks: the chosen block fits`);
+        const message = new Uint8Array(16 * blocks);
+        message.fill(0xff, 0, 16 * allOnes);
+        for (let i = 0; i < 16; i++) message[16 * allOnes + i] = Number((chosen >> BigInt(8 * i)) & 0xffn);
+        assert.equal(toHex(aead.poly1305(one, message)), referencePoly1305(one, message), `${blocks} blocks, h = p + ${delta}`);
+      }
+    }
     // The largest r and s, all-ones messages: the widest products and a carry out of every word.
     const widest = concat(fromHex('ffffff0ffcffff0ffcffff0ffcffff0f'), ones);
     const rng = makeRng(8439);
