@@ -8,7 +8,7 @@
 //   it is drawn; the SDK's decoders do not reduce while decoding, so every block is decoded.
 // - Slices: a picture decodes a few milliseconds at a time, with a Timer between slices, so the
 //   sockets are served while a 12-megapixel photo decodes (showPhoto returns at once; a newer
-//   picture, clear or the PIN box restarts or stops the one in progress).
+//   picture or clear restarts or stops the one in progress; the PIN box does not).
 // - Pictures that arrive in pieces (openPhotoStream: a photo the core does not keep): the decoder
 //   is made empty and pushed the pieces as they come (jpeg-feed.ts); the same slices decode what
 //   has come and draw it the same way, and the core reads no more of the socket while the decoder
