@@ -153,6 +153,18 @@ export const builtinModulesPlugin = {
   },
 };
 
+/**
+ * hosts/node/on-first-use-modules.ts imports its modules as any module does (for tsx and the
+ * tests); the bundle takes on-first-use-modules.bundled.ts in its place, whose `require` calls
+ * esbuild compiles to each module's init function, run at the first call (that file says why).
+ */
+export const onFirstUseModulesPlugin = {
+  name: 'modules-evaluated-on-first-use',
+  setup(build) {
+    build.onResolve({ filter: /[\\/]on-first-use-modules$/ }, (args) => ({ path: path.join(args.resolveDir, `${args.path}.bundled.ts`) }));
+  },
+};
+
 /** Builds dist/ now. Returns the milliseconds it took. */
 export async function build() {
   const started = performance.now();
@@ -175,7 +187,7 @@ export async function build() {
     keepNames: false,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin],
+    plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin, onFirstUseModulesPlugin],
   }), buildPage(esbuild)]);
   mkdirSync(path.join(ROOT, PAGE.outdir), { recursive: true });
   const wanted = new Set();

@@ -7,13 +7,11 @@ import { networkInterfaces } from 'node:os';
 import type dgram from 'node:dgram';
 import type net from 'node:net';
 import type { Logger, UdpBinder, UdpSocket, VideoDecoder } from '../../src/platform';
-import { withFrameKernel } from '../../src/pairing';
-import { portableCryptoKernels } from '../../src/pairing/portable-crypto-kernels';
 import { ConfigError, freezeConfig, SECRET_KEY_RECORDS, profileMirrors, profilePlaysVideo, profileShowsPictures, Receiver, TimerDriver } from '../../src/receiver';
 import { openAudioOut, type AudioOut } from './audio/audio-out';
 import { parseCommandLine, type CommandLine } from './command-line';
 import { AlacKernelChosenOnFirstUse, selectAlacKernel } from './kernels/alac-kernel';
-import { FrameKernelChosenOnFirstUse, selectFrameKernel } from './kernels/kernels';
+import { cryptoOnFirstUse } from './crypto-on-first-use';
 import { NalKernelChosenOnFirstUse, selectNalKernel } from './kernels/nal-kernel';
 import type { MdnsAdvertiser } from './mdns/advertiser';
 import { runPairingsCommand } from './pairings-command';
@@ -263,8 +261,9 @@ async function start(commandLine: CommandLine, opened: Opened, log: Logger, say:
   // The WebAssembly kernels are chosen (loaded, self-tested, said in the log) when a feature
   // first needs them, not at start: the channel's frame kernel at the first sealed frame (after
   // pair-verify), the ALAC kernel at the first ALAC packet, the NAL kernel (also timed) at the
-  // first mirrored frame. A start that serves /info pays for none of them.
-  const crypto = withFrameKernel(portableCryptoKernels, new FrameKernelChosenOnFirstUse(() => selectFrameKernel(log).kernel), 'noble+frame kernel chosen on first use');
+  // first mirrored frame; @noble/curves at the first pairing (crypto-on-first-use.ts). A start
+  // that serves /info pays for none of them.
+  const crypto = cryptoOnFirstUse(log);
   const nalKernel = new NalKernelChosenOnFirstUse(() => selectNalKernel(log).kernel);
   // Loaded only when used: --no-mdns never touches the multicast stack nor the system bus.
   // --mdns auto: through avahi-daemon when it runs (it owns port 5353), else our own responder.

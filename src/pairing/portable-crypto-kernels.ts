@@ -1,14 +1,13 @@
 // The portable build of the cryptographic kernels (DESIGN 5): @noble/curves for X25519 and
-// Ed25519, @noble/hashes for SHA-512 and HMAC, the portable frame kernel and modPow. It runs
-// everywhere, and it is what a host passes where it has no faster build. It lives in a module
-// of its own so that a host with natives never loads @noble/curves: its code and the tables
-// it builds cost a board more RAM than the rest of pairing.
+// Ed25519, @noble/hashes for SHA-512 and HMAC (portable-hash-kernels.ts), the portable frame
+// kernel and modPow. It runs everywhere, and it is what a host passes where it has no faster
+// build. It lives in a module of its own so that a host with natives never loads @noble/curves:
+// its code and the tables it builds cost a board more RAM than the rest of pairing.
 
 import { ed25519, x25519 } from '@noble/curves/ed25519.js';
-import { hmac } from '@noble/hashes/hmac.js';
-import { sha512 } from '@noble/hashes/sha2.js';
 import { isAllZero, type CryptoKernels } from './crypto-kernels';
 import { portableFrameKernel } from './frame-kernel';
+import { portableHashKernels } from './portable-hash-kernels';
 import { portableModPow } from './modexp';
 
 /** What @noble/curves throws for a low-order X25519 peer key (and an all-zero result). */
@@ -40,12 +39,8 @@ export const portableCryptoKernels: CryptoKernels = {
       return false; // a public key or R that is not a curve point
     }
   },
-  sha512(parts) {
-    const h = sha512.create();
-    for (const part of parts) h.update(part);
-    return h.digest();
-  },
-  hmacSha512: (key, message) => hmac(sha512, key, message),
+  sha512: portableHashKernels.sha512,
+  hmacSha512: portableHashKernels.hmacSha512,
   modPow: portableModPow,
 };
 
