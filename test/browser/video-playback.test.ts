@@ -177,6 +177,73 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     });
   });
 
+  test("a video's reports wait for its first frame: the clip's every byte comes at once, before the frame is drawn, and no report goes beside them", async () => {
+    // When the page gave its element the item's source (the page's clock), and what its reports
+    // said and when they left, recorded in the page.
+    type Recorder = { fetch: (input: unknown, init?: { body?: unknown }) => Promise<unknown>; performance: { now(): number } };
+    type Recorded = { sources: number[]; reports: { item: number; frameShown: boolean; at: number }[]; fetch: Recorder['fetch'] };
+    type PageWithVideo = Recorder & { recorded: Recorded; HTMLMediaElement: { prototype: object }; document: { getElementById(id: string): object } };
+    await page.evaluate(() => {
+      const scope = globalThis as unknown as PageWithVideo;
+      const pageFetch = scope.fetch;
+      const recorded: Recorded = { sources: [], reports: [], fetch: pageFetch };
+      scope.recorded = recorded;
+      scope.fetch = (input, init) => {
+        if (String(input).includes('/player/report') && typeof init?.body === 'string') {
+          const report = JSON.parse(init.body) as { item: number; frameShown: boolean };
+          recorded.reports.push({ item: report.item, frameShown: report.frameShown, at: scope.performance.now() });
+        }
+        return pageFetch(input, init);
+      };
+      const src = Object.getOwnPropertyDescriptor(scope.HTMLMediaElement.prototype, 'src')!;
+      Object.defineProperty(scope.document.getElementById('video'), 'src', {
+        configurable: true,
+        get(this: object) {
+          return src.get!.call(this) as string;
+        },
+        set(this: object, value: string) {
+          recorded.sources.push(scope.performance.now());
+          src.set!.call(this, value);
+        },
+      });
+    });
+    let item = 0;
+    let frameAt = 0;
+    try {
+      await send(['play', target, media.url(fixtures.mp4), '--dialect', 'apple'], 30_000, async (output) => {
+        await untilSaid(output, /event: video playing/);
+        await page.waitForSelector('body[data-video-frame-at]', { timeout: 5000 });
+        item = Number(await page.getAttribute('body', 'data-video-item'));
+        // data-video-frame-at is wall-clock (timeOrigin based): on the page's clock here.
+        frameAt = await page.evaluate(() => {
+          const scope = globalThis as unknown as { document: { body: { dataset: Record<string, string> } }; performance: { timeOrigin: number } };
+          return Number(scope.document.body.dataset.videoFrameAt) - scope.performance.timeOrigin;
+        });
+        await send(['stop', target, '--dialect', 'apple']);
+        await untilSaid(output, /event: video stopped/);
+      });
+    } finally {
+      await page.evaluate(() => {
+        const scope = globalThis as unknown as PageWithVideo;
+        scope.fetch = scope.recorded.fetch;
+        delete (scope.document.getElementById('video') as { src?: string }).src;
+      });
+    }
+    const recorded = await page.evaluate(() => {
+      const { sources, reports } = (globalThis as unknown as PageWithVideo).recorded;
+      return { sources, reports };
+    });
+    const reports = recorded.reports.filter((report) => report.item === item);
+    assert.ok(reports.some((report) => report.frameShown), `a report says the frame is shown: ${JSON.stringify(reports)}`);
+    // A report before the frame only once the page has waited its bound for it (video.ts
+    // STARTUP_QUIET_MS, 1 s from the load, which sets the source a few statements later; 50 ms
+    // for those on a busy machine): a machine too busy to draw the frame sooner.
+    const loaded = Math.max(...recorded.sources.filter((at) => at <= frameAt));
+    for (const report of reports.filter((candidate) => candidate.at < frameAt)) {
+      assert.ok(report.at - loaded >= 1000 - 50, `a report ${(report.at - loaded).toFixed(1)} ms after the load, before the first frame (${(frameAt - loaded).toFixed(1)} ms): ${JSON.stringify(reports)}`);
+    }
+  });
+
   test('an HLS stream plays (with hls.js, in a page opened with ?hls=library), and its access log counts the playlist and segments', async () => {
     media.reset();
     // Opened last, so it plays: hls.js served by the built receiver from node_modules.

@@ -11,7 +11,7 @@
 // the receiver's screen appears at once, without replaying its transition over the idle name.
 
 import { PAGE_PATHS, statusWords, type PageState, type ScreenConnection, type ScreenNowPlaying, type ScreenPhoto } from '../page-protocol';
-import { byId, bySelector } from './dom';
+import { byId, bySelector, setHidden, setText } from './dom';
 
 /** Longest a transition may take before the picture counts as shown anyway. */
 const TRANSITION_LIMIT_MS = 3000;
@@ -36,7 +36,7 @@ let wanted = 0;
 let opening = true;
 
 /**
- * Opens the event stream and draws every state it brings; `onState` gets each state too, with
+ * Opens the event stream and draws every state it brings; `onState` gets each state first, with
  * this page's token on the stream (a new one after each reconnection), which the video command
  * names.
  */
@@ -55,26 +55,25 @@ export function startScreen(onState: (state: PageState, client: string) => void)
   };
   events.onmessage = (event: MessageEvent<string>) => {
     const state = JSON.parse(event.data) as PageState;
-    render(state);
+    // The layers that follow the state first: a video to play starts loading before the
+    // screen's own drawing.
     onState(state, event.lastEventId);
+    render(state);
   };
 }
 
 function render(state: PageState): void {
-  document.title = `${state.name} — screen`;
-  idleName.textContent = state.name;
+  // Only what changed is written (setText): most states change one thing.
+  const title = `${state.name} — screen`;
+  if (document.title !== title) document.title = title;
+  setText(idleName, state.name);
   showConnection(state.name, state.connection);
-  status.name.textContent = state.name;
+  setText(status.name, state.name);
   // What is shown, a slideshow with its state, a paused video, the track, a PIN being typed: the
   // words the Moddable strip reads too (it knows no pause nor track).
-  status.activity.textContent = statusWords({ ...state, paused: state.video?.rate === 0, track: trackOf(state.nowPlaying), pairing: Boolean(state.pin) });
-  if (state.pin) {
-    pinDigits.textContent = state.pin;
-    pinBox.hidden = false;
-  } else {
-    pinBox.hidden = true;
-    pinDigits.textContent = '';
-  }
+  setText(status.activity, statusWords({ ...state, paused: state.video?.rate === 0, track: trackOf(state.nowPlaying), pairing: Boolean(state.pin) }));
+  setText(pinDigits, state.pin ?? '');
+  setHidden(pinBox, !state.pin);
   const instant = opening;
   opening = false;
   if (!state.photo) {
@@ -86,12 +85,12 @@ function render(state: PageState): void {
 
 /** The idle screen says how to connect: the name to choose, the address for a sender tool, and what pairing asks. */
 function showConnection(name: string, connection: ScreenConnection | null): void {
-  idleHint.textContent = `Choose “${name}” on your device`;
-  idleAddress.hidden = !connection || connection.addresses.length === 0;
-  idleAddress.textContent = connection ? connection.addresses.map((address) => `${address}:${connection.port}`).join('  ·  ') : '';
+  setText(idleHint, `Choose “${name}” on your device`);
+  setHidden(idleAddress, !connection || connection.addresses.length === 0);
+  setText(idleAddress, connection ? connection.addresses.map((address) => `${address}:${connection.port}`).join('  ·  ') : '');
   const pairing = connection ? PAIRING_WORDS[connection.pairing] : '';
-  idlePairing.hidden = pairing === '';
-  idlePairing.textContent = pairing;
+  setHidden(idlePairing, pairing === '');
+  setText(idlePairing, pairing);
 }
 
 /** What the idle screen says pairing asks of a sender. */

@@ -26,7 +26,7 @@ import {
   type WireTimeRange,
 } from '../page-protocol';
 import { clockText } from './clock';
-import { byId, bySelector } from './dom';
+import { byId, bySelector, setHidden, setText } from './dom';
 import { describeError } from '../../../../src/errors';
 
 /** Rates the element takes (Chromium refuses others: negative ones among them). */
@@ -233,8 +233,8 @@ function unload(): void {
 }
 
 function showNote(text: string): void {
-  note.textContent = text;
-  note.hidden = text === '';
+  setText(note, text);
+  setHidden(note, text === '');
 }
 
 async function loadWithLibrary(item: LoadedItem, src: string): Promise<void> {
@@ -322,11 +322,11 @@ function play(): void {
 /** "Paused" and `m:ss / m:ss` over the picture while the receiver has the loaded item paused. */
 function showPaused(): void {
   const paused = loaded !== null && loaded.rate === 0 && loaded.error === null;
-  pausedBox.hidden = !paused;
+  setHidden(pausedBox, !paused);
   body.classList.toggle('video-paused', paused);
   if (!paused) return;
   const position = clockText(Number.isFinite(video.currentTime) ? video.currentTime : 0);
-  pausedPosition.textContent = Number.isFinite(video.duration) && video.duration > 0 ? `${position} / ${clockText(video.duration)}` : position;
+  setText(pausedPosition, Number.isFinite(video.duration) && video.duration > 0 ? `${position} / ${clockText(video.duration)}` : position);
 }
 
 function mediaErrorName(code: number): string {
@@ -378,7 +378,12 @@ function snapshot(item: LoadedItem): PageVideoReport {
 
 /** Whether `item` is starting to play, its reports held (STARTUP_QUIET_MS). */
 function starting(item: LoadedItem): boolean {
-  return !item.frameShown && item.error === null && item.rate !== 0 && video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA && performance.now() < item.quietUntil;
+  if (item.frameShown || item.error !== null || item.rate === 0 || performance.now() >= item.quietUntil) return false;
+  // A video is started once its first frame is drawn: the element has data to play a little
+  // before (a small file's whole, at once), and its reports would go while the frame is being
+  // made. Audio alone (no picture size once the metadata is in) has no frame: data to play it is.
+  const pictures = video.readyState < HTMLMediaElement.HAVE_METADATA || video.videoWidth > 0;
+  return pictures || video.readyState < HTMLMediaElement.HAVE_CURRENT_DATA;
 }
 
 /** Sends the element's state now (held while the item starts); one report in flight at a time, the latest state wins. */
