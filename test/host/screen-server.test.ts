@@ -196,3 +196,38 @@ test('the screen told of a picture with no page open: a page that opens then get
     await server.close();
   }
 });
+
+test('a new video goes to the pages at once, before the rest of the turn; changes made together otherwise make one event', async () => {
+  const screen = new VirtualScreen('Events');
+  // Loopback is refused by default: the fetch ahead of the page (media-proxy.ts prefetch) stops at the check.
+  const player = new PagePlayer();
+  const server = await startScreenServer({ screen, player, port: 0, log: () => {} });
+  const controller = new AbortController();
+  type Video = { item: number; rate: number; seek: { seconds: number } | null } | null;
+  try {
+    const response = await fetch(`http://127.0.0.1:${server.port}/events`, { signal: controller.signal });
+    const next = eventStates(response.body!) as unknown as () => Promise<{ video: Video }>;
+    const video = async (what: string) => {
+      const state = await within(PROMPT_MS, what, next());
+      return state.video && { item: state.video.item, rate: state.video.rate, seek: state.video.seek?.seconds ?? null };
+    };
+    assert.equal(await video('the first state'), null);
+    // A video started paused: the core loads it, then sets its rate to 0, in one turn. The page
+    // has heard of the item before the rate changed.
+    player.load(1, 'http://127.0.0.1:9/clip.mp4', { seconds: 0 });
+    player.setRate(0);
+    assert.deepEqual(await video('the new item'), { item: 1, rate: 1, seek: null });
+    assert.deepEqual(await video('the rate set after it'), { item: 1, rate: 0, seek: null });
+    // A rate and a seek together: one event with both.
+    player.setRate(2);
+    player.seek(3);
+    await new Promise((resolve) => setImmediate(resolve));
+    player.setRate(1);
+    assert.deepEqual(await video('the rate and the seek'), { item: 1, rate: 2, seek: 3 });
+    assert.deepEqual(await video('the rate of the next turn'), { item: 1, rate: 1, seek: 3 });
+  } finally {
+    controller.abort();
+    player.stop();
+    await server.close();
+  }
+});

@@ -23,16 +23,18 @@ export class PageEventStreams {
   private readonly clients = new Set<http.ServerResponse>();
   /**
    * A state goes out at the end of this turn: changes made together (a picture and its activity,
-   * a video and the status line) make one event, and none waits behind the I/O of the next turn
-   * (a video's first frame waits for this event).
+   * a video's rate and the status line) make one event, and none waits behind the I/O of the next
+   * turn. A new video goes out at once (PagePlayer.subscribe): the page fetches it as it hears,
+   * and the rest of the turn (the answer to POST /play, log lines) can wait for it.
    */
   private pending = false;
+  /** A change the pages have not been sent yet. */
+  private unsent = false;
   private readonly heartbeat: NodeJS.Timeout;
   private readonly unsubscribe: (() => void)[];
 
   constructor(private readonly options: PageEventStreamsOptions) {
-    const changed = () => this.changed();
-    this.unsubscribe = [options.screen.subscribe(changed), ...(options.player ? [options.player.subscribe(changed)] : [])];
+    this.unsubscribe = [options.screen.subscribe(() => this.changed(false)), ...(options.player ? [options.player.subscribe((newItem) => this.changed(newItem))] : [])];
     this.heartbeat = setInterval(() => {
       for (const client of this.clients) client.write(': keep-alive\n\n');
     }, options.heartbeatMs);
@@ -88,15 +90,27 @@ export class PageEventStreams {
     this.clients.clear();
   }
 
-  private changed(): void {
+  private changed(now: boolean): void {
     // No page open: nothing to build (a page that opens gets the whole state then).
-    if (this.pending || this.clients.size === 0) return;
+    if (this.clients.size === 0) return;
+    this.unsent = true;
+    if (now) {
+      this.sendUnsent();
+      return;
+    }
+    if (this.pending) return;
     this.pending = true;
     queueMicrotask(() => {
       this.pending = false;
-      const state = this.pageState();
-      for (const client of this.clients) send(client, state);
+      this.sendUnsent();
     });
+  }
+
+  private sendUnsent(): void {
+    if (!this.unsent) return;
+    this.unsent = false;
+    const state = this.pageState();
+    for (const client of this.clients) send(client, state);
   }
 }
 

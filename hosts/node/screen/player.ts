@@ -62,7 +62,7 @@ export class PagePlayer implements Player {
   private current: Current | undefined;
   /** Tokens of the pages connected now, oldest first; the last plays. */
   private readonly pages: string[] = [];
-  private readonly listeners = new Set<() => void>();
+  private readonly listeners = new Set<(newItem: boolean) => void>();
 
   private readonly log: Logger | undefined;
   private readonly now: () => number;
@@ -96,12 +96,13 @@ export class PagePlayer implements Player {
       taken: false,
       startupTime: undefined,
     };
-    // A page will ask for the file now: its first bytes are fetched while the page is told
+    // The pages hear of a new item first (at once: see subscribe), then the rest is done.
+    this.changed(true);
+    // The page will ask for the file now: its first bytes are fetched while it is being told
     // (media-proxy.ts prefetch). With no page open, nothing is fetched until one opens.
     if (this.playerPage() !== undefined) media?.prefetch();
     if (invalid) this.log?.('warn', `video: item ${item} cannot play: ${invalid.message}`);
     else this.log?.('info', `video: item ${item}: ${url} (${looksLikePlaylist(url) ? 'HLS' : 'file'}), ${this.pages.length === 0 ? 'waiting for the screen page to open' : 'on the screen page'}`);
-    this.changed();
     this.report();
   }
 
@@ -195,8 +196,13 @@ export class PagePlayer implements Player {
     return undefined;
   }
 
-  /** Calls `listener` after every change of the command; returns the function that stops it. */
-  subscribe(listener: () => void): () => void {
+  /**
+   * Calls `listener` after every change of the command; returns the function that stops it.
+   * `newItem` is true when the change is a new item to load: the page that plays it fetches it as
+   * soon as it hears, so a listener that tells the pages should tell them then, not after the
+   * receiver has finished with POST /play (its answer, its log lines).
+   */
+  subscribe(listener: (newItem: boolean) => void): () => void {
     this.listeners.add(listener);
     return () => this.listeners.delete(listener);
   }
@@ -286,8 +292,8 @@ export class PagePlayer implements Player {
     };
   }
 
-  private changed(): void {
-    for (const listener of this.listeners) listener();
+  private changed(newItem = false): void {
+    for (const listener of this.listeners) listener(newItem);
   }
 }
 
