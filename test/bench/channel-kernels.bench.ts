@@ -142,7 +142,7 @@ function nodeCryptoSealAny(key: Uint8Array, nonce: Uint8Array, aad: Uint8Array, 
  * after a warm-up: the clock openssl speed divides by on Linux, so the ratio to it holds on a
  * machine other work is sharing (wall-clock time would count the other work against us alone).
  */
-function cpuMicrosecondsPerCall(fn: () => unknown, ms: number): number {
+export function cpuMicrosecondsPerCall(fn: () => unknown, ms: number): number {
   const warmUntil = performance.now() + ms / 4;
   while (performance.now() < warmUntil) fn();
   let calls = 0;
