@@ -134,11 +134,22 @@ export function sourceUrlPlugin(outdir) {
 }
 
 /**
+ * Node's own modules a start does not need, loaded at their first use instead (together 40 of
+ * the 220 internal modules a start loaded): `node:https` (with TLS) and `node:dns/promises` fetch
+ * a video the page is told to play, `node:child_process` starts aplay at the first audio or an
+ * --on-event command, `node:crypto` draws random bytes (pairing, the screen's event streams; a
+ * start with its identity made draws none). Their functions are wrappers that load the module
+ * when called, their default export an object whose properties do; anything else imported from
+ * them (a class, a constant) loads the module where it is imported.
+ */
+const LOADED_ON_FIRST_USE = new Set(['node:https', 'node:dns/promises', 'node:child_process', 'node:crypto']);
+
+/**
  * Node's own modules (`node:fs`...) taken with process.getBuiltinModule, as `require` gives them,
  * rather than imported as ES modules: Node makes an ES module of a built-in one by reading every
  * export once, getters included (`node:fs` loads fs/promises, `node:crypto` the Web Crypto API).
  * Each becomes a module exporting its properties, each read once where it is imported and
- * dropped by esbuild where nothing imports it.
+ * dropped by esbuild where nothing imports it; those of LOADED_ON_FIRST_USE load at first use.
  */
 export const builtinModulesPlugin = {
   name: 'node-builtins-without-esm-facade',
@@ -147,7 +158,18 @@ export const builtinModulesPlugin = {
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => {
       const builtin = process.getBuiltinModule(args.path);
       const names = Object.getOwnPropertyNames(builtin).filter((name) => /^[A-Za-z_$][\w$]*$/.test(name) && name !== 'default');
-      const lines = [`const builtin = process.getBuiltinModule(${JSON.stringify(args.path)});`, 'export default builtin;', ...names.map((name) => `export const ${name} = /* @__PURE__ */ (() => builtin.${name})();`)];
+      const load = JSON.stringify(args.path);
+      if (!LOADED_ON_FIRST_USE.has(args.path)) {
+        const lines = [`const builtin = process.getBuiltinModule(${load});`, 'export default builtin;', ...names.map((name) => `export const ${name} = /* @__PURE__ */ (() => builtin.${name})();`)];
+        return { contents: lines.join('\n'), loader: 'js' };
+      }
+      const isFunction = (name) => typeof builtin[name] === 'function' && !/^[A-Z]/.test(name);
+      const lines = [
+        'let loaded;',
+        `const builtin = () => (loaded ??= process.getBuiltinModule(${load}));`,
+        `export default { ${names.map((name) => `get ${name}() { return builtin().${name}; }`).join(', ')} };`,
+        ...names.map((name) => (isFunction(name) ? `export function ${name}(...args) { return builtin().${name}(...args); }` : `export const ${name} = /* @__PURE__ */ (() => builtin().${name})();`)),
+      ];
       return { contents: lines.join('\n'), loader: 'js' };
     });
   },

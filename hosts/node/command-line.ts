@@ -1,7 +1,7 @@
 // The receiver command's options: the help text, and the command line read into the receiver's
 // configuration plus the Node host's own settings (screen, mDNS, data directory, --record).
 
-import { readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { readFileSync, statSync, unlinkSync, writeFileSync } from 'node:fs';
 import { networkInterfaces } from 'node:os';
 import path from 'node:path';
 import { parseArgs } from 'node:util';
@@ -125,7 +125,8 @@ function checkDataDir(dir: string): void {
   const probe = path.join(dir, `.write-check.${process.pid}`);
   try {
     writeFileSync(probe, '');
-    rmSync(probe, { force: true });
+    // unlinkSync, not rmSync: the file was just written, and rmSync loads Node's rimraf at every start.
+    unlinkSync(probe);
   } catch (error) {
     fail(error);
   }
