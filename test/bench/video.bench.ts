@@ -131,7 +131,8 @@ async function startMediaServer(dir: string): Promise<{ url: string; child: Chil
 async function playThroughReceiver(page: Page, sender: SenderConnection, url: string): Promise<number> {
   // The page's mark of the new item's first frame (body data-video-frame-at) is awaited in the
   // page as it is made, not polled: polling is work on the page's main thread, beside the video's,
-  // that the direct side does not do.
+  // that the direct side does not do. And it is asked for before the clock starts: a DevTools
+  // message sent after POST /play would be the browser's work while it plays the video.
   await page.evaluate(() => {
     const page = globalThis as unknown as PageGlobals;
     const { body } = page.document;
@@ -146,11 +147,14 @@ async function playThroughReceiver(page: Page, sender: SenderConnection, url: st
       observer.observe(body, { attributes: true, attributeFilter: ['data-video-item', 'data-video-frame-at'] });
     });
   });
+  const frame = within(10_000, 'the first frame of the video played through the receiver', page.evaluate(() => (globalThis as unknown as PageGlobals).benchFrame!));
+  // The page answers DevTools messages in order: once this one is answered, the one above waits in the page.
+  await page.evaluate(() => 0);
   const play = sender.prepare('POST /play', { 'Content-Type': 'text/parameters' }, `Content-Location: ${url}\nStart-Position: 0\n`);
   const started = wallNow();
   const status = await sender.send(play);
   verify(status === 200, `POST /play answered ${status}`);
-  const frameAt = await within(10_000, 'the first frame of the video played through the receiver', page.evaluate(() => (globalThis as unknown as PageGlobals).benchFrame!));
+  const frameAt = await frame;
   // Paused at once, so the screenshot shows the first seconds (red) whatever it costs.
   verify((await sender.send(sender.prepare('POST /rate?value=0'))) === 200, 'POST /rate?value=0');
   await verifyShown(page, 'the receiver');
