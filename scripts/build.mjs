@@ -207,6 +207,11 @@ export async function build() {
     sourcemap: 'linked',
     // No `__name` wrappers (tsx adds them: ~4% of request CPU); names are not read.
     keepNames: false,
+    // Without comments and indentation: V8 keeps every module's source for the life of the
+    // process (it compiles each function from it when first called), 1.1 MB of text as written,
+    // 0.8 MB so (0.4 MB less resident memory at idle). Names stay; a stack trace's line and column
+    // are the bundle's, which `node --enable-source-maps` maps back to the TypeScript.
+    minifyWhitespace: true,
     write: false,
     logLevel: 'silent',
     plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin, onFirstUseModulesPlugin],
