@@ -32,20 +32,10 @@
 // goes to the receiver's own log. The page gets 403 or 502 alike.
 
 import http from 'node:http';
-import { DEFAULT_LIMITS, type ReceiverLimits } from '../../../src/receiver';
-import type { Logger, PlayerError } from '../../../src/platform';
+import { DEFAULT_LIMITS } from '../../../src/receiver';
+import type { PlayerError } from '../../../src/platform';
 import { MediaDestinations } from './media-destinations';
-import { UpstreamFetch, type UpstreamItem } from './media-upstream';
-
-/** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
-export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
-
-/** How an item fetches: its limits, where it may connect, where the detail of a failure is logged. */
-export interface MediaFetching {
-  readonly limits: MediaLimits;
-  readonly destinations: MediaDestinations;
-  readonly log: Logger;
-}
+import { UpstreamFetch, type MediaFetching, type MediaLimits, type UpstreamItem } from './media-upstream';
 
 /**
  * All a sender hears of a fetch that did not work (see the header): the destination is not

@@ -13,8 +13,19 @@
 
 import http from 'node:http';
 import https from 'node:https';
-import type { MediaFetching } from './media-proxy';
-import { pinnedLookup, type CheckedAddress } from './media-destinations';
+import type { ReceiverLimits } from '../../../src/receiver';
+import type { Logger } from '../../../src/platform';
+import { pinnedLookup, type CheckedAddress, type MediaDestinations } from './media-destinations';
+
+/** The proxy's limits (src/receiver/limits.ts, `--limit`): playlist size, URLs per item, redirects, server timeout. */
+export type MediaLimits = Pick<ReceiverLimits, 'mediaPlaylistBytes' | 'mediaItemUrls' | 'mediaRedirects' | 'mediaServerTimeoutMs'>;
+
+/** How an item fetches: its limits, where it may connect, where the detail of a failure is logged. */
+export interface MediaFetching {
+  readonly limits: MediaLimits;
+  readonly destinations: MediaDestinations;
+  readonly log: Logger;
+}
 
 /** How a fetch ended: the answer to relay (and the URL it came from), or why there is none. */
 export type UpstreamResult =

@@ -13,7 +13,8 @@
 // taking it leaves it `loading` until another opens.
 
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
-import { checkMediaUrl, looksLikePlaylist, MediaItem, type MediaFetching, type MediaLimits } from './media-proxy';
+import { checkMediaUrl, looksLikePlaylist, MediaItem } from './media-proxy';
+import type { MediaFetching, MediaLimits } from './media-upstream';
 import { MediaDestinations } from './media-destinations';
 import { DEFAULT_LIMITS } from '../../../src/receiver';
 import { MAX_REPORT_RANGES, type PageVideoReport, type VideoCommand } from './page-protocol';
