@@ -293,15 +293,20 @@ function readTransferEncoding(
   return true;
 }
 
+/** The framings that carry no length: shared, as most messages have one of them. */
+const NO_BODY: Framing = Object.freeze({ framing: 'none', contentLength: undefined });
+const CHUNKED: Framing = Object.freeze({ framing: 'chunked', contentLength: undefined });
+const TO_EOF: Framing = Object.freeze({ framing: 'eof', contentLength: undefined });
+
 /** RFC 9112 6.3 for requests: chunked, Content-Length, or no body at all (rule 7). */
 export function requestFraming(headers: Headers, protocol: Protocol, version: ProtocolVersion): Framing | HeadProblem {
   const length = readContentLength(headers);
   if (length instanceof HeadProblem) return length;
   const chunked = readTransferEncoding(headers, protocol, version, 'request', length !== undefined);
   if (chunked instanceof HeadProblem) return chunked;
-  if (chunked) return { framing: 'chunked', contentLength: undefined };
+  if (chunked) return CHUNKED;
   if (length !== undefined) return { framing: 'length', contentLength: length };
-  return { framing: 'none', contentLength: undefined };
+  return NO_BODY;
 }
 
 /**
@@ -316,14 +321,14 @@ export function responseFraming(
   status: number,
   answersHead: boolean,
 ): Framing | HeadProblem {
-  if (answersHead || statusForbidsBody(status)) return { framing: 'none', contentLength: undefined };
+  if (answersHead || statusForbidsBody(status)) return NO_BODY;
   const length = readContentLength(headers);
   if (length instanceof HeadProblem) return length;
   const chunked = readTransferEncoding(headers, protocol, version, 'response', length !== undefined);
   if (chunked instanceof HeadProblem) return chunked;
-  if (chunked) return { framing: 'chunked', contentLength: undefined };
+  if (chunked) return CHUNKED;
   if (length !== undefined) return { framing: 'length', contentLength: length };
-  return protocol === 'RTSP' ? { framing: 'none', contentLength: undefined } : { framing: 'eof', contentLength: undefined };
+  return protocol === 'RTSP' ? NO_BODY : TO_EOF;
 }
 
 /** RFC 9112 9.3 and RFC 2326 12.8: whether the connection persists after this message. */

@@ -343,7 +343,9 @@ export class MessageAssembler<K extends MessageKind> {
 
   private dropBody(): void {
     this.whole = undefined;
-    this.pieces = [];
+    // A new array only when there is something to drop: most messages have no body, and this
+    // runs twice for each (its head and its end). takeBody keeps the old array it read.
+    if (this.pieces.length > 0) this.pieces = [];
     this.size = 0;
     this.staging = undefined;
     this.stagedFrom = 0;

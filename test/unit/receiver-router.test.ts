@@ -56,6 +56,26 @@ test('the any-path route answers every path, protocol permitting', () => {
   assert.equal(router().match('RTSP', 'OPTIONS', '/3413821438').kind, 'route');
 });
 
+test('an exact route comes before the any-path route of its method; among any-path routes, the first added', () => {
+  const first = () => ({ status: 200 });
+  const second = () => ({ status: 201 });
+  const table = router().add({ protocol: 'RTSP', method: 'OPTIONS', path: '*', handler: second });
+  const any = table.match('RTSP', 'OPTIONS', '*');
+  assert.equal(any.kind === 'route' && any.route.path, '*');
+  // The route's handler is wrapped (refusalOf): the first added answers.
+  assert.equal(any.kind === 'route' && (any.route.handler({} as Request) as { status: number }).status, 200);
+  // A path served by another method only: still the any-path route of this one.
+  const onInfo = table.match('RTSP', 'OPTIONS', '/info');
+  assert.equal(onInfo.kind === 'route' && onInfo.route.path, '*');
+  // Added after the first match: an exact route of the method wins on its path, the any-path one elsewhere.
+  table.add({ method: 'OPTIONS', path: '/info', handler: first });
+  const exact = table.match('RTSP', 'OPTIONS', '/info');
+  assert.equal(exact.kind === 'route' && exact.route.path, '/info');
+  const elsewhere = table.match('RTSP', 'OPTIONS', '/other');
+  assert.equal(elsewhere.kind === 'route' && elsewhere.route.path, '*');
+  assert.equal(table.match('HTTP', 'OPTIONS', '/other').kind, 'refuse');
+});
+
 test('HEAD is routed to the GET route of the path, and Allow lists HEAD beside GET', () => {
   const match = router().match('HTTP', 'HEAD', '/server-info');
   assert.equal(match.kind === 'route' && match.route.method, 'GET');
@@ -80,6 +100,7 @@ test('absolute RTSP URIs lose scheme and authority; an empty target is /', () =>
   assert.equal(splitTarget('rtsp://192.0.2.1:7000/3413821438').path, '/3413821438');
   assert.equal(splitTarget('').path, '/');
   assert.equal(splitTarget('*').path, '*');
+  assert.equal(splitTarget('*').query.size, 0);
 });
 
 test('a malformed percent escape is kept as written', () => {

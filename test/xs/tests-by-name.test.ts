@@ -61,7 +61,6 @@ export const WITHOUT_TEST_BY_NAME: Readonly<Record<string, string>> = {
   'receiver/pairing/pairing-routes.ts': 'pending: tested through test/unit/pairing-flows.test.ts',
   'receiver/receiver.ts': 'pending: tested through test/unit/receiver-sans-io.test.ts',
   'receiver/connection/connection-driver.ts': 'pending: tested through test/host/flow-control.test.ts',
-  'receiver/connection/kept-answers.ts': 'pending: tested through test/unit/receiver-reply-cache.test.ts',
   'receiver/connection/reverse-route.ts': 'pending: tested through test/unit/receiver-reverse.test.ts',
   'receiver/slideshow/slideshow-routes.ts': 'pending: tested through test/unit/receiver-slideshow.test.ts',
   'receiver/video/video-replies.ts': 'pending: tested through test/unit/video-routes.test.ts',

@@ -20,6 +20,13 @@ interface KeptAnswer {
   readonly bytes: Uint8Array;
   /** RTSP: where the CSeq line goes in `bytes`; -1 for HTTP. */
   readonly cseqAt: number;
+  /**
+   * RTSP: the CSeq of the last answer spliced, and that answer. A sender that asks again with
+   * the same CSeq (a keep-alive OPTIONS, a retry) gets the same bytes without a new array; they
+   * are never written to once made, so handing them out again is safe.
+   */
+  lastCSeq: string | undefined;
+  lastBytes: Uint8Array | undefined;
 }
 
 /**
@@ -31,6 +38,8 @@ const keptAnswers = (): WeakMap<Response, KeptAnswer> => (keptByResponse ??= new
 
 /** `\r\n\r\n`, the end of a head. */
 const HEAD_END = latin1Encode('\r\n\r\n');
+/** The CRLF before a CSeq line and the line up to its value. */
+const CSEQ_PREFIX = latin1Encode(`\r\n${HEADER.cseq}: `);
 
 /**
  * Keeps `bytes`, the answer to `head` just written afresh for the reusable `response`, with
@@ -39,20 +48,21 @@ const HEAD_END = latin1Encode('\r\n\r\n');
  */
 export function keepAnswer(response: Response, head: RequestHead, close: boolean, date: string, bytes: Uint8Array): void {
   if (head.protocol === 'HTTP') {
-    keptAnswers().set(response, { date, version: head.version, close, bytes, cseqAt: -1 });
+    keptAnswers().set(response, { date, version: head.version, close, bytes, cseqAt: -1, lastCSeq: undefined, lastBytes: undefined });
     return;
   }
   const cseq = head.headers.get(HEADER.cseq);
   if (cseq === undefined || hasCSeq(response)) return;
   // The line with the CRLFs around it, so no other field can match; what is cut is the CRLF
   // before the line and the line, and that goes back at `at`.
-  const line = cseqLine(cseq);
+  const lineLength = CSEQ_PREFIX.length + cseq.length;
   const at = indexOf(bytes, latin1Encode(`\r\n${HEADER.cseq}: ${cseq}\r\n`));
   if (at < 0 || at > indexOf(bytes, HEAD_END)) return;
-  const kept = new Uint8Array(bytes.length - line.length);
+  const kept = new Uint8Array(bytes.length - lineLength);
   kept.set(bytes.subarray(0, at));
-  kept.set(bytes.subarray(at + line.length), at);
-  keptAnswers().set(response, { date, version: head.version, close, bytes: kept, cseqAt: at });
+  kept.set(bytes.subarray(at + lineLength), at);
+  // The answer as written is the one for this CSeq.
+  keptAnswers().set(response, { date, version: head.version, close, bytes: kept, cseqAt: at, lastCSeq: cseq, lastBytes: bytes });
 }
 
 /**
@@ -66,17 +76,32 @@ export function keptAnswer(response: Response, head: RequestHead, close: boolean
   if (kept.cseqAt < 0) return kept.bytes;
   const cseq = head.headers.get(HEADER.cseq);
   if (cseq === undefined) return kept.bytes;
-  const line = cseqLine(cseq);
-  const bytes = new Uint8Array(kept.bytes.length + line.length);
-  bytes.set(kept.bytes.subarray(0, kept.cseqAt));
-  bytes.set(line, kept.cseqAt);
-  bytes.set(kept.bytes.subarray(kept.cseqAt), kept.cseqAt + line.length);
+  if (cseq === kept.lastCSeq) return kept.lastBytes;
+  const bytes = withCSeq(kept.bytes, kept.cseqAt, cseq);
+  if (bytes === undefined) return undefined;
+  kept.lastCSeq = cseq;
+  kept.lastBytes = bytes;
   return bytes;
 }
 
-/** The CRLF before a CSeq line, and the line without its own CRLF. */
-function cseqLine(cseq: string): Uint8Array {
-  return latin1Encode(`\r\n${HEADER.cseq}: ${cseq}`);
+/**
+ * `kept` with the CSeq line of `cseq` put back at `at`: one array, filled in place (no views, no
+ * encoded line: this runs once per request). Undefined for a value that is not Latin-1, which a
+ * parsed head never has (the answer is then written afresh, as before).
+ */
+function withCSeq(kept: Uint8Array, at: number, cseq: string): Uint8Array | undefined {
+  const prefix = CSEQ_PREFIX.length;
+  const lineLength = prefix + cseq.length;
+  const bytes = new Uint8Array(kept.length + lineLength);
+  bytes.set(kept);
+  bytes.copyWithin(at + lineLength, at, kept.length);
+  for (let i = 0; i < prefix; i++) bytes[at + i] = CSEQ_PREFIX[i];
+  for (let i = 0; i < cseq.length; i++) {
+    const code = cseq.charCodeAt(i);
+    if (code > 0xff) return undefined;
+    bytes[at + prefix + i] = code;
+  }
+  return bytes;
 }
 
 function hasCSeq(response: Response): boolean {

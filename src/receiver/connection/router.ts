@@ -225,6 +225,9 @@ const NO_QUERY: ReadonlyMap<string, string> = new Map();
 /** The routes of exact paths, by protocol, path and method. */
 type ExactIndex = Record<Protocol, Map<string, Map<string, RouteMatch>>>;
 
+/** The any-path routes (`*`), by protocol and method: what a path without an exact route of that method gets. */
+type AnyPathIndex = Record<Protocol, Map<string, RouteMatch>>;
+
 export class Router {
   private readonly routes: Route[] = [];
   /**
@@ -232,11 +235,14 @@ export class Router {
    * match after a change: the common case is two Map lookups and no allocation per request.
    */
   private exact: ExactIndex | undefined;
+  /** Built with `exact`: RTSP `OPTIONS *` (and OPTIONS of any path) without a search. */
+  private anyPath: AnyPathIndex | undefined;
 
   /** Adds a route; its handler may refuse by throwing a RequestError (refusalOf). */
   add(route: Route): this {
     this.routes.push({ ...route, handler: answeringRefusals(route.handler) });
     this.exact = undefined;
+    this.anyPath = undefined;
     return this;
   }
 
@@ -249,7 +255,22 @@ export class Router {
 
   match(protocol: Protocol, method: string, path: string): RouteMatch {
     this.exact ??= this.indexExact();
-    return this.exact[protocol].get(path)?.get(method) ?? this.search(protocol, method, path);
+    this.anyPath ??= this.indexAnyPath();
+    // No exact route of this method on this path: search() would give the first any-path
+    // route of the method (HEAD as GET comes after both, so a HEAD route of any path wins).
+    return this.exact[protocol].get(path)?.get(method) ?? this.anyPath[protocol].get(method) ?? this.search(protocol, method, path);
+  }
+
+  /** protocol -> method -> the first any-path route of that method, as search() finds it. */
+  private indexAnyPath(): AnyPathIndex {
+    const index: AnyPathIndex = { HTTP: new Map(), RTSP: new Map() };
+    for (const route of this.routes) {
+      if (route.path !== ANY_PATH) continue;
+      for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
+        if (!index[protocol].has(route.method)) index[protocol].set(route.method, { kind: 'route', route });
+      }
+    }
+    return index;
   }
 
   /** protocol -> path -> method -> the route: found without building a key per request. */
@@ -304,8 +325,8 @@ export interface SplitTarget {
  * senders send `TEARDOWN  RTSP/1.0`) is `/`.
  */
 export function splitTarget(target: string): SplitTarget {
-  // The common case, `/server-info`: nothing to take apart.
-  if (target.startsWith('/') && !target.includes('?') && !target.includes('://')) return { path: target, query: NO_QUERY };
+  // The common cases, `/server-info` and RTSP's `*`: no query and no scheme, nothing to take apart.
+  if (!target.includes('?') && !target.includes('://')) return { path: target === '' ? '/' : target, query: NO_QUERY };
   let rest = target;
   const scheme = /^[a-zA-Z][a-zA-Z0-9+.-]*:\/\/[^/?]*/.exec(rest);
   if (scheme) rest = rest.slice(scheme[0].length);
