@@ -143,6 +143,7 @@ export function sourceUrlPlugin(outdir) {
  * them (a class, a constant) loads the module where it is imported.
  */
 const LOADED_ON_FIRST_USE = new Set(['node:https', 'node:dns/promises', 'node:child_process', 'node:crypto']);
+const PROMISIFY_CUSTOM = Symbol.for('nodejs.util.promisify.custom');
 
 /**
  * Node's own modules (`node:fs`...) taken with process.getBuiltinModule, as `require` gives them,
@@ -164,11 +165,14 @@ export const builtinModulesPlugin = {
         return { contents: lines.join('\n'), loader: 'js' };
       }
       const isFunction = (name) => typeof builtin[name] === 'function' && !/^[A-Z]/.test(name);
+      // util.promisify(execFile) takes execFile's own promise form (its stdout and stderr), which
+      // the wrapper hands on, loading the module then.
+      const promisified = (name) => (PROMISIFY_CUSTOM in builtin[name] ? [`Object.defineProperty(${name}, Symbol.for('nodejs.util.promisify.custom'), { get: () => builtin().${name}[Symbol.for('nodejs.util.promisify.custom')] });`] : []);
       const lines = [
         'let loaded;',
         `const builtin = () => (loaded ??= process.getBuiltinModule(${load}));`,
         `export default { ${names.map((name) => `get ${name}() { return builtin().${name}; }`).join(', ')} };`,
-        ...names.map((name) => (isFunction(name) ? `export function ${name}(...args) { return builtin().${name}(...args); }` : `export const ${name} = /* @__PURE__ */ (() => builtin().${name})();`)),
+        ...names.flatMap((name) => (isFunction(name) ? [`export function ${name}(...args) { return builtin().${name}(...args); }`, ...promisified(name)] : [`export const ${name} = /* @__PURE__ */ (() => builtin().${name})();`])),
       ];
       return { contents: lines.join('\n'), loader: 'js' };
     });
