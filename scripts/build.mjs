@@ -1,7 +1,8 @@
-// Builds the Node host (hosts/node and the src/ core it imports) into dist/ with esbuild: one
-// ES module per command (dist/receiver.js, dist/send.js) and shared chunks, so `npm start` and the
-// bin/ commands run plain JavaScript instead of compiling TypeScript at every start (tsx, which
-// stays for the tests). The virtual screen's page (hosts/node/screen/page/, browser code) is
+// Builds the Node host (hosts/node and the src/ core it imports) into dist/ with esbuild: the
+// receiver as one CommonJS function (dist/receiver.cjs, which bin/run-with-code-cache.mjs runs
+// through V8's code cache), the sender as an ES module with its chunks (dist/send.js), so `npm
+// start` and the bin/ commands run plain JavaScript instead of compiling TypeScript at every start
+// (tsx, which stays for the tests). The virtual screen's page (hosts/node/screen/page/, browser code) is
 // bundled for the browser into dist/screen/, with its markup and style, which the screen server
 // serves.
 //
@@ -37,14 +38,34 @@ const THIS_SCRIPT = fileURLToPath(import.meta.url);
 const SOURCE_TREES = ['src', 'hosts/node', 'sender'];
 /** Single files it depends on: this script, and what says which library versions are installed. */
 const SOURCE_FILES = [THIS_SCRIPT, 'package.json', 'package-lock.json', 'node_modules/.package-lock.json'];
+/** The name the code cache of a bundle in dist/ ends with (bin/run-with-code-cache.mjs). */
+export const CODE_CACHE_SUFFIX = '.v8cache';
+
 /** Loaded from node_modules at run time, not bundled. */
 const EXTERNAL = ['@homebridge/ciao', '@homebridge/dbus-native', 'ws'];
 
-/** The commands: output name (dist/NAME.js) -> entry file. */
+/** The commands: output name -> entry file. */
 export const ENTRIES = {
   receiver: 'hosts/node/main.ts',
   send: 'sender/main.ts',
 };
+
+/** Each command's file in dist/. */
+export const OUTPUTS = {
+  receiver: 'receiver.cjs',
+  send: 'send.js',
+};
+
+/**
+ * The receiver's bundle is one function of CommonJS's arguments, not a module Node loads:
+ * bin/run-with-code-cache.mjs compiles it with V8's code cache (Node 20 has none for ES modules)
+ * and calls it. V8 compiles most of a start's functions from the cache instead of from source,
+ * about a third of the CPU a start takes before it answers.
+ */
+const RECEIVER_WRAPPER = { banner: '(function (exports, require, module, __filename, __dirname) {', footer: '})' };
+
+/** What earlier builds wrote that this one does not (the receiver as an ES module). */
+const OBSOLETE_OUTPUTS = ['receiver.js', 'receiver.js.map'];
 
 /** The virtual screen page: its entry, bundled to `script` in `outdir`, and the files copied beside it. */
 export const PAGE = {
@@ -85,8 +106,8 @@ function newestUnder(dir, newest = { file: '', mtimeMs: 0 }) {
 export function staleReason() {
   if (!existsSync(STAMP)) return 'dist/ has not been built';
   const built = statSync(STAMP).mtimeMs;
-  for (const output of Object.keys(ENTRIES)) {
-    if (!existsSync(path.join(DIST, `${output}.js`))) return `dist/${output}.js is missing`;
+  for (const output of Object.values(OUTPUTS)) {
+    if (!existsSync(path.join(DIST, output))) return `dist/${output} is missing`;
   }
   for (const output of PAGE_OUTPUTS) {
     if (!existsSync(path.join(ROOT, output))) return `${output} is missing`;
@@ -114,8 +135,10 @@ export function staleReason() {
  * (hosts/node/screen/server.ts reads its page next to itself; hosts/node/kernels/kernels.ts finds the
  * .wasm by a relative path). This rewrites it, in the files that use it, to the URL of the
  * source file, computed from the bundle's own URL (in `outdir`), so a moved checkout still works.
+ * In a CommonJS bundle (`format` 'cjs') the bundle's URL is that of its __filename.
  */
-export function sourceUrlPlugin(outdir) {
+export function sourceUrlPlugin(outdir, format = 'esm') {
+  const bundleUrl = format === 'cjs' ? 'require("node:url").pathToFileURL(__filename)' : 'import.meta.url';
   return {
     name: 'source-import-meta-url',
     setup(build) {
@@ -127,7 +150,7 @@ export function sourceUrlPlugin(outdir) {
         if (!text.includes('import.meta.url')) return undefined;
         // Chunks sit in `outdir` next to the entries (chunkNames below): one relative path serves.
         const fromOut = path.relative(outdir, args.path).split(path.sep).join('/');
-        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, import.meta.url).href`), loader: args.path.endsWith('.mjs') ? 'js' : 'ts' };
+        return { contents: text.replaceAll('import.meta.url', `new URL(${JSON.stringify(fromOut)}, ${bundleUrl}).href`), loader: args.path.endsWith('.mjs') ? 'js' : 'ts' };
       });
     },
   };
@@ -197,14 +220,9 @@ export async function build() {
   // The stamp takes the time the build started: a source saved while esbuild runs is newer.
   const startedAt = new Date();
   const esbuild = await import('esbuild');
-  const [result, page] = await Promise.all([esbuild.build({
+  const common = {
     absWorkingDir: ROOT,
-    entryPoints: Object.entries(ENTRIES).map(([out, entry]) => ({ out, in: entry })),
-    outdir: DIST,
-    chunkNames: 'chunk-[hash]',
     bundle: true,
-    splitting: true,
-    format: 'esm',
     platform: 'node',
     target: 'node20',
     external: EXTERNAL,
@@ -218,19 +236,53 @@ export async function build() {
     minifyWhitespace: true,
     write: false,
     logLevel: 'silent',
-    plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin, onFirstUseModulesPlugin],
-  }), buildPage(esbuild)]);
+  };
+  const [receiver, send, page] = await Promise.all([
+    esbuild.build({
+      ...common,
+      entryPoints: [{ out: path.parse(OUTPUTS.receiver).name, in: ENTRIES.receiver }],
+      outdir: DIST,
+      outExtension: { '.js': path.extname(OUTPUTS.receiver) },
+      format: 'cjs',
+      // import() becomes require(): a module loaded later (the mDNS advertisers) is evaluated
+      // then, from the one file.
+      supported: { 'dynamic-import': false },
+      banner: { js: RECEIVER_WRAPPER.banner },
+      footer: { js: RECEIVER_WRAPPER.footer },
+      plugins: [sourceUrlPlugin(DIST, 'cjs'), builtinModulesPlugin, onFirstUseModulesPlugin],
+    }),
+    esbuild.build({
+      ...common,
+      entryPoints: [{ out: path.parse(OUTPUTS.send).name, in: ENTRIES.send }],
+      outdir: DIST,
+      chunkNames: 'chunk-[hash]',
+      splitting: true,
+      format: 'esm',
+      plugins: [sourceUrlPlugin(DIST), builtinModulesPlugin, onFirstUseModulesPlugin],
+    }),
+    buildPage(esbuild),
+  ]);
   mkdirSync(path.join(ROOT, PAGE.outdir), { recursive: true });
   const wanted = new Set();
-  for (const file of [...result.outputFiles, ...page.outputFiles]) {
-    writeWhole(file.path, file.path.endsWith('.js') && result.outputFiles.includes(file) ? await latin1Only(esbuild, file.text, file.path) : file.contents);
+  for (const file of [...receiver.outputFiles, ...send.outputFiles]) {
+    // The receiver's bundle is written as Latin-1, which is how the code cache's runner reads it
+    // (one byte a character, no UTF-8 decoding): latin1Only leaves it no character above U+00FF.
+    const isReceiver = receiver.outputFiles.includes(file);
+    const contents = /\.c?js$/.test(file.path) ? await latin1Only(esbuild, file.text, file.path) : file.contents;
+    writeWhole(file.path, isReceiver && typeof contents === 'string' ? Buffer.from(contents, 'latin1') : contents);
+    wanted.add(file.path);
+  }
+  for (const file of page.outputFiles) {
+    writeWhole(file.path, file.contents);
     wanted.add(file.path);
   }
   for (const file of PAGE.copied) writeWhole(path.join(ROOT, PAGE.outdir, path.basename(file)), readFileSync(path.join(ROOT, file)));
-  // Chunks of earlier builds (their names hash their contents) would pile up.
+  // Chunks of earlier builds (their names hash their contents) would pile up; a code cache made
+  // for the last bundle is of no use to this one.
   for (const name of readdirSync(DIST)) {
     const file = path.join(DIST, name);
-    if (name.startsWith('chunk-') && !wanted.has(file) && !name.endsWith('.tmp')) rmSync(file, { force: true });
+    const obsolete = OBSOLETE_OUTPUTS.includes(name) || name.endsWith(CODE_CACHE_SUFFIX);
+    if ((obsolete || (name.startsWith('chunk-') && !wanted.has(file))) && !name.endsWith('.tmp')) rmSync(file, { force: true });
   }
   const ms = Math.round(performance.now() - started);
   const stampTemporary = `${STAMP}.${process.pid}.tmp`;
@@ -318,7 +370,7 @@ export async function ensureBuild(output, command) {
     }
     process.stderr.write(`${command}: rebuilt dist/ (${reason}; ${ms} ms)\n`);
   }
-  return pathToFileURL(path.join(DIST, `${output}.js`)).href;
+  return pathToFileURL(path.join(DIST, OUTPUTS[output])).href;
 }
 
 // As a script: `node scripts/build.mjs [--if-stale]`.
@@ -332,5 +384,5 @@ if (process.argv[1] && path.resolve(process.argv[1]) === THIS_SCRIPT) {
     process.exit(ifStale ? 0 : 1);
   }
   const ms = await build();
-  process.stderr.write(`build: dist/receiver.js, dist/send.js, ${PAGE.outdir}/ (${reason ?? 'asked'}; ${ms} ms)\n`);
+  process.stderr.write(`build: ${Object.values(OUTPUTS).map((output) => `dist/${output}`).join(', ')}, ${PAGE.outdir}/ (${reason ?? 'asked'}; ${ms} ms)\n`);
 }

@@ -421,4 +421,6 @@ async function main(): Promise<void> {
   for (const line of readyLines) say(line);
 }
 
-await main();
+// Not awaited at the top: the build runs this module as CommonJS (scripts/build.mjs: for V8's code
+// cache), which has none. A failure still ends the command with its stack, as an unhandled rejection.
+void main();

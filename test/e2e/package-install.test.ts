@@ -11,7 +11,7 @@
 import { after, before, describe, it } from 'node:test';
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { DEFAULT_DIALECT, DIALECTS } from '../../src/dialect';
@@ -50,10 +50,12 @@ describe('the packed package, installed into an empty directory', { timeout: 2 *
 
   it('installs without the sources, the dev dependencies or a rebuild', () => {
     const installed = path.join(app, 'node_modules', 'vendorplay-receiver');
-    for (const file of ['dist/receiver.js', 'dist/send.js', 'LICENSE', 'dist/screen/page.html', 'dist/screen/page.js', 'assemblyscript/build/frame-kernel.wasm', 'assemblyscript/build/nal-kernel.wasm']) {
+    for (const file of ['dist/receiver.cjs', 'dist/send.js', 'LICENSE', 'dist/screen/page.html', 'dist/screen/page.js', 'assemblyscript/build/frame-kernel.wasm', 'assemblyscript/build/nal-kernel.wasm']) {
       assert.ok(existsSync(path.join(installed, file)), `the package has ${file}`);
     }
     for (const absent of ['src', 'test', 'hosts']) assert.ok(!existsSync(path.join(installed, absent)), `the package leaves out ${absent}`);
+    // The receiver's code cache is made where it runs (bin/run-with-code-cache.mjs), never shipped.
+    assert.deepEqual(readdirSync(path.join(installed, 'dist')).filter((name) => name.endsWith('.v8cache')), []);
     for (const dev of ['esbuild', 'tsx', 'typescript', 'playwright-core']) assert.ok(!existsSync(path.join(app, 'node_modules', dev)), `${dev} (a dev dependency) is not installed`);
   });
 
