@@ -91,9 +91,11 @@ export type HeadersInit =
  * what it writes.
  */
 export class Headers implements Iterable<[string, string]> {
-  private readonly names: string[] = [];
-  private readonly keys: string[] = [];
-  private readonly values: string[] = [];
+  /**
+   * Each field as three entries: its name as spelled, its lookup key (lower case), its value.
+   * One array, not one per column: a request head makes one Headers, and most have few fields.
+   */
+  private readonly fields: string[] = [];
 
   constructor(init?: HeadersInit) {
     if (init === undefined) return;
@@ -108,29 +110,29 @@ export class Headers implements Iterable<[string, string]> {
 
   /** Number of fields (a repeated name counts each time). */
   get size(): number {
-    return this.names.length;
+    return this.fields.length / STRIDE;
   }
 
   /** The name of field `index` (0 to size - 1) as spelled: for iterating without an iterator. */
   nameAt(index: number): string {
-    return this.names[index];
+    return this.fields[index * STRIDE];
   }
 
   /** The value of field `index` (0 to size - 1). */
   valueAt(index: number): string {
-    return this.values[index];
+    return this.fields[index * STRIDE + VALUE];
   }
 
   /** The first value of `name`, or undefined. List fields: see getAll. */
   get(name: string): string | undefined {
     const index = this.indexOf(name, 0);
-    return index < 0 ? undefined : this.values[index];
+    return index < 0 ? undefined : this.fields[index * STRIDE + VALUE];
   }
 
   /** Every value of `name`, in order (a field may be repeated, RFC 9110 5.3). */
   getAll(name: string): string[] {
     const out: string[] = [];
-    for (let i = this.indexOf(name, 0); i >= 0; i = this.indexOf(name, i + 1)) out.push(this.values[i]);
+    for (let i = this.indexOf(name, 0); i >= 0; i = this.indexOf(name, i + 1)) out.push(this.fields[i * STRIDE + VALUE]);
     return out;
   }
 
@@ -144,18 +146,17 @@ export class Headers implements Iterable<[string, string]> {
    */
   set(name: string, value: string | number): this {
     const key = keyOf(name);
-    const first = this.keys.indexOf(key);
+    const first = this.indexOfKey(key, 0);
     if (first < 0) return this.append(name, value);
-    this.names[first] = name;
-    this.values[first] = String(value);
-    for (let i = this.keys.length - 1; i > first; i--) if (this.keys[i] === key) this.removeAt(i);
+    const fields = this.fields;
+    fields[first * STRIDE] = name;
+    fields[first * STRIDE + VALUE] = String(value);
+    for (let i = this.size - 1; i > first; i--) if (fields[i * STRIDE + KEY] === key) this.removeAt(i);
     return this;
   }
 
   append(name: string, value: string | number): this {
-    this.names.push(name);
-    this.keys.push(keyOf(name));
-    this.values.push(String(value));
+    this.fields.push(name, keyOf(name), String(value));
     return this;
   }
 
@@ -163,8 +164,8 @@ export class Headers implements Iterable<[string, string]> {
   delete(name: string): boolean {
     const key = keyOf(name);
     let removed = false;
-    for (let i = this.keys.length - 1; i >= 0; i--) {
-      if (this.keys[i] === key) {
+    for (let i = this.size - 1; i >= 0; i--) {
+      if (this.fields[i * STRIDE + KEY] === key) {
         this.removeAt(i);
         removed = true;
       }
@@ -174,7 +175,7 @@ export class Headers implements Iterable<[string, string]> {
 
   /** [name as spelled, value] pairs in order. */
   *entries(): IterableIterator<[string, string]> {
-    for (let i = 0; i < this.names.length; i++) yield [this.names[i], this.values[i]];
+    for (let i = 0; i < this.size; i++) yield [this.fields[i * STRIDE], this.fields[i * STRIDE + VALUE]];
   }
 
   [Symbol.iterator](): IterableIterator<[string, string]> {
@@ -187,19 +188,29 @@ export class Headers implements Iterable<[string, string]> {
    * such as the session id of either dialect).
    */
   private indexOf(name: string, from: number): number {
-    const keys = this.keys;
     const key = KEYS.get(name);
-    if (key !== undefined) return keys.indexOf(key, from);
-    for (let i = from; i < keys.length; i++) if (sameName(keys[i], name)) return i;
+    if (key !== undefined) return this.indexOfKey(key, from);
+    const fields = this.fields;
+    for (let i = from * STRIDE + KEY; i < fields.length; i += STRIDE) if (sameName(fields[i], name)) return (i - KEY) / STRIDE;
+    return -1;
+  }
+
+  /** The index of the first field whose lookup key is `key`, at or after `from`, or -1. */
+  private indexOfKey(key: string, from: number): number {
+    const fields = this.fields;
+    for (let i = from * STRIDE + KEY; i < fields.length; i += STRIDE) if (fields[i] === key) return (i - KEY) / STRIDE;
     return -1;
   }
 
   private removeAt(index: number): void {
-    this.names.splice(index, 1);
-    this.keys.splice(index, 1);
-    this.values.splice(index, 1);
+    this.fields.splice(index * STRIDE, STRIDE);
   }
 }
+
+/** A field's entries in Headers.fields: name, then KEY, then VALUE. */
+const STRIDE = 3;
+const KEY = 1;
+const VALUE = 2;
 
 /**
  * The fields of `init` flattened into `out` as name, value, name, value... in order: what the

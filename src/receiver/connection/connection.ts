@@ -389,13 +389,10 @@ export class ReceiverConnection implements SansIoConnection {
     const mode = this.modeState;
     if (mode.kind === 'reverse') return mode.reverse.pollTimeout();
     if (mode.kind === 'stream') return mode.stream.pollTimeout();
-    // Request mode; closed, every timer is clear.
-    let next: number | undefined;
-    for (const name of TIMER_NAMES) {
-      const at = this.timers[name];
-      if (at !== undefined && (next === undefined || at < next)) next = at;
-    }
-    return next;
+    // Request mode; closed, every timer is clear. Read by name, not in a loop over TIMER_NAMES:
+    // this runs after every read, and a keyed read of five names is a slow property access.
+    const { head, body, idle, turn, write } = this.timers;
+    return earliest(earliest(earliest(head, body), earliest(idle, turn)), write);
   }
 
   handleTimeout(now: number): void {
@@ -916,6 +913,11 @@ export class ReceiverConnection implements SansIoConnection {
 }
 
 const TIMER_NAMES: readonly TimerName[] = ['head', 'body', 'idle', 'turn', 'write'];
+
+/** The earlier of two deadlines, either of which may be unset. */
+function earliest(a: number | undefined, b: number | undefined): number | undefined {
+  return a === undefined || (b !== undefined && b < a) ? b : a;
+}
 
 /** RFC 9110 15.2.1: the interim answer to `Expect: 100-continue`. */
 const CONTINUE = utf8Encode('HTTP/1.1 100 Continue\r\n\r\n');
