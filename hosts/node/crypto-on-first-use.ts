@@ -11,7 +11,7 @@ import type { CryptoKernels, FrameKernel } from '../../src/pairing';
 import { portableModPow } from '../../src/pairing/modexp';
 import { portableHashKernels } from '../../src/pairing/portable-hash-kernels';
 import type { Logger } from '../../src/platform';
-import { onFirstUse } from './kernels/on-first-use';
+import { FrameKernelChosenOnFirstUse, onFirstUse } from './kernels/on-first-use';
 import { loadFrameKernels, loadPortableBuild } from './on-first-use-modules';
 
 /** The debug line said when pairing first needs the curves. */
@@ -26,20 +26,15 @@ export function cryptoOnFirstUse(log: Logger, choose: () => FrameKernel = () => 
     log('debug', CURVES_LOADED);
     return loadPortableBuild().portableCryptoKernels;
   });
-  const frame = onFirstUse(choose);
   return {
     name: 'noble+frame kernel chosen on first use',
-    frame: {
-      seal: (key, counter, aad, plaintext, output) => frame().seal(key, counter, aad, plaintext, output),
-      open: (key, counter, aad, sealed, output) => frame().open(key, counter, aad, sealed, output),
-    },
+    frame: new FrameKernelChosenOnFirstUse(choose),
     x25519PublicKey: (secretKey) => curves().x25519PublicKey(secretKey),
     x25519Shared: (secretKey, peerPublicKey) => curves().x25519Shared(secretKey, peerPublicKey),
     ed25519PublicKey: (seed) => curves().ed25519PublicKey(seed),
     ed25519Sign: (seed, message) => curves().ed25519Sign(seed, message),
     ed25519Verify: (publicKey, message, signature) => curves().ed25519Verify(publicKey, message, signature),
-    sha512: portableHashKernels.sha512,
-    hmacSha512: portableHashKernels.hmacSha512,
+    ...portableHashKernels,
     modPow: portableModPow,
   };
 }

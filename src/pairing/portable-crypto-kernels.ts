@@ -39,8 +39,7 @@ export const portableCryptoKernels: CryptoKernels = {
       return false; // a public key or R that is not a curve point
     }
   },
-  sha512: portableHashKernels.sha512,
-  hmacSha512: portableHashKernels.hmacSha512,
+  ...portableHashKernels,
   modPow: portableModPow,
 };
 

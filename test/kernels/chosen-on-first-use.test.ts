@@ -8,7 +8,8 @@ import { fromHex, toHex } from '../../src/bytes';
 import { alacConfigFromCookie, createAlacDecoder, portableAlacKernel } from '../../src/audio/alac';
 import { portableFrameKernel } from '../../src/pairing/frame-kernel';
 import { AlacKernelChosenOnFirstUse, WasmAlacKernel } from '../../hosts/node/kernels/alac-kernel';
-import { createWasmFrameKernel, FrameKernelChosenOnFirstUse, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
+import { createWasmFrameKernel, WasmChaCha20Poly1305 } from '../../hosts/node/kernels/kernels';
+import { FrameKernelChosenOnFirstUse } from '../../hosts/node/kernels/on-first-use';
 import { alacVectors, casePackets } from './alac-vectors';
 
 test('FrameKernelChosenOnFirstUse: chooses at the first seal, once, and seals and opens with the build chosen', () => {

@@ -10,7 +10,6 @@ import { portableCryptoKernels } from '../../../src/pairing/portable-crypto-kern
 import type { Logger } from '../../../src/platform';
 import { instantiateKernel } from './wasm-module';
 import { describeError } from '../../../src/errors';
-import { onFirstUse } from './on-first-use';
 
 /** Where `npm run build:kernels` writes the frame kernel. */
 export const FRAME_KERNEL_WASM = fileURLToPath(new URL('../../../assemblyscript/build/frame-kernel.wasm', import.meta.url));
@@ -317,27 +316,4 @@ export function selectFrameKernel(log: Logger, options: { file?: string; scalarF
   const scalar = loadFrameKernel(scalarFile);
   if ('kernel' in scalar) return wasm(scalar.kernel, simd.level, `(${scalarFile}, without SIMD); ${simd.reason}`);
   return portable(simd.level, scalar.level === 'info' ? simd.reason : `${simd.reason}; ${scalar.reason}`);
-}
-
-/**
- * A FrameKernel that chooses its build (`choose`: selectFrameKernel in the host) when the first
- * frame is sealed or opened, and delegates to it from then on. Until a sender pairs nothing needs
- * it: a start does not compile the module nor run its self-test, whose portable half is hot
- * enough for V8's optimising compiler (the startup bench: about 2 MB of resident memory at idle
- * and a few ms before the first answer).
- */
-export class FrameKernelChosenOnFirstUse implements FrameKernel {
-  private readonly kernel: () => FrameKernel;
-
-  constructor(choose: () => FrameKernel) {
-    this.kernel = onFirstUse(choose);
-  }
-
-  seal(key: Uint8Array, counter: bigint, aad: Uint8Array, plaintext: Uint8Array, output?: Uint8Array): Uint8Array {
-    return this.kernel().seal(key, counter, aad, plaintext, output);
-  }
-
-  open(key: Uint8Array, counter: bigint, aad: Uint8Array, sealed: Uint8Array, output?: Uint8Array): Uint8Array {
-    return this.kernel().open(key, counter, aad, sealed, output);
-  }
 }
