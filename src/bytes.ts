@@ -309,13 +309,20 @@ export function latin1Decode(bytes: Uint8Array): string {
 /** Latin-1 bytes of a string; characters above U+00FF are an error. */
 export function latin1Encode(text: string): Uint8Array {
   const out = new Uint8Array(text.length);
-  let i = 0;
-  for (const char of text) {
-    const code = char.codePointAt(0)!;
-    if (code > 0xff) throw new BytesError(`latin-1: character U+${code.toString(16)} at index ${i} is not encodable`);
-    out[i++] = code;
-  }
+  latin1EncodeInto(text, out, 0);
   return out;
+}
+
+/**
+ * Writes the Latin-1 bytes of `text` (one a character) into `target` from `offset`, with no array
+ * of its own; characters above U+00FF are an error.
+ */
+export function latin1EncodeInto(text: string, target: Uint8Array, offset: number): void {
+  for (let i = 0; i < text.length; i++) {
+    const code = text.charCodeAt(i);
+    if (code > 0xff) throw new BytesError(`latin-1: character U+${code.toString(16)} at index ${i} is not encodable`);
+    target[offset + i] = code;
+  }
 }
 
 // ---------------------------------------------------------------------------------------------

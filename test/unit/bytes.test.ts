@@ -85,6 +85,10 @@ test('Latin-1 maps bytes one to one and refuses characters above U+00FF', () => 
   assert.equal(bytes.latin1Decode(u8(0x48, 0xe9)), 'Hé');
   assert.deepEqual(bytes.latin1Encode('Hé'), u8(0x48, 0xe9));
   assert.throws(() => bytes.latin1Encode('€'), /not encodable/);
+  const target = u8(1, 2, 3, 4, 5);
+  bytes.latin1EncodeInto('Hé', target, 2);
+  assert.deepEqual(target, u8(1, 2, 0x48, 0xe9, 5), 'written in place from the offset, nothing else touched');
+  assert.throws(() => bytes.latin1EncodeInto('a€', target, 0), /not encodable/);
 });
 
 test('Latin-1 decodes every length the same way: empty, short pieces and long runs in chunks', () => {

@@ -7,7 +7,7 @@
 // it was. A request without CSeq gets the kept bytes as they are, which is what writing its
 // answer afresh gives (the connection then writes no CSeq line).
 
-import { indexOf, latin1Encode } from '../../bytes';
+import { BytesError, indexOf, latin1Encode, latin1EncodeInto } from '../../bytes';
 import { HEADER, Headers, type RequestHead } from '../../http';
 import type { Response } from './router';
 
@@ -90,16 +90,16 @@ export function keptAnswer(response: Response, head: RequestHead, close: boolean
  * parsed head never has (the answer is then written afresh, as before).
  */
 function withCSeq(kept: Uint8Array, at: number, cseq: string): Uint8Array | undefined {
-  const prefix = CSEQ_PREFIX.length;
-  const lineLength = prefix + cseq.length;
+  const lineLength = CSEQ_PREFIX.length + cseq.length;
   const bytes = new Uint8Array(kept.length + lineLength);
   bytes.set(kept);
   bytes.copyWithin(at + lineLength, at, kept.length);
-  for (let i = 0; i < prefix; i++) bytes[at + i] = CSEQ_PREFIX[i];
-  for (let i = 0; i < cseq.length; i++) {
-    const code = cseq.charCodeAt(i);
-    if (code > 0xff) return undefined;
-    bytes[at + prefix + i] = code;
+  bytes.set(CSEQ_PREFIX, at);
+  try {
+    latin1EncodeInto(cseq, bytes, at + CSEQ_PREFIX.length);
+  } catch (error) {
+    if (error instanceof BytesError) return undefined;
+    throw error;
   }
   return bytes;
 }

@@ -222,27 +222,24 @@ const PROTOCOLS: readonly Protocol[] = ['HTTP', 'RTSP'];
 /** The query of a target without one: shared, never written. */
 const NO_QUERY: ReadonlyMap<string, string> = new Map();
 
-/** The routes of exact paths, by protocol, path and method. */
-type ExactIndex = Record<Protocol, Map<string, Map<string, RouteMatch>>>;
-
-/** The any-path routes (`*`), by protocol and method: what a path without an exact route of that method gets. */
-type AnyPathIndex = Record<Protocol, Map<string, RouteMatch>>;
+/**
+ * The routes by protocol: of each exact path, by path and method; of any path (`*`), by method,
+ * what a path without an exact route of that method gets (RTSP `OPTIONS *`).
+ */
+type RouteIndex = Record<Protocol, { readonly exact: Map<string, Map<string, RouteMatch>>; readonly anyPath: Map<string, RouteMatch> }>;
 
 export class Router {
   private readonly routes: Route[] = [];
   /**
-   * The answer for every (protocol, method, exact path) a route serves, built on the first
-   * match after a change: the common case is two Map lookups and no allocation per request.
+   * The answer for every (protocol, method, path) a route serves, built on the first match after
+   * a change: the common case is two Map lookups and no allocation per request.
    */
-  private exact: ExactIndex | undefined;
-  /** Built with `exact`: RTSP `OPTIONS *` (and OPTIONS of any path) without a search. */
-  private anyPath: AnyPathIndex | undefined;
+  private index: RouteIndex | undefined;
 
   /** Adds a route; its handler may refuse by throwing a RequestError (refusalOf). */
   add(route: Route): this {
     this.routes.push({ ...route, handler: answeringRefusals(route.handler) });
-    this.exact = undefined;
-    this.anyPath = undefined;
+    this.index = undefined;
     return this;
   }
 
@@ -254,33 +251,23 @@ export class Router {
   }
 
   match(protocol: Protocol, method: string, path: string): RouteMatch {
-    this.exact ??= this.indexExact();
-    this.anyPath ??= this.indexAnyPath();
+    const { exact, anyPath } = (this.index ??= this.indexRoutes())[protocol];
     // No exact route of this method on this path: search() would give the first any-path
     // route of the method (HEAD as GET comes after both, so a HEAD route of any path wins).
-    return this.exact[protocol].get(path)?.get(method) ?? this.anyPath[protocol].get(method) ?? this.search(protocol, method, path);
+    return exact.get(path)?.get(method) ?? anyPath.get(method) ?? this.search(protocol, method, path);
   }
 
-  /** protocol -> method -> the first any-path route of that method, as search() finds it. */
-  private indexAnyPath(): AnyPathIndex {
-    const index: AnyPathIndex = { HTTP: new Map(), RTSP: new Map() };
+  /** protocol -> path -> method, and protocol -> method for any path: found without building a key per request. */
+  private indexRoutes(): RouteIndex {
+    const index: RouteIndex = { HTTP: { exact: new Map(), anyPath: new Map() }, RTSP: { exact: new Map(), anyPath: new Map() } };
     for (const route of this.routes) {
-      if (route.path !== ANY_PATH) continue;
       for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
-        if (!index[protocol].has(route.method)) index[protocol].set(route.method, { kind: 'route', route });
-      }
-    }
-    return index;
-  }
-
-  /** protocol -> path -> method -> the route: found without building a key per request. */
-  private indexExact(): ExactIndex {
-    const index: ExactIndex = { HTTP: new Map(), RTSP: new Map() };
-    for (const route of this.routes) {
-      if (route.path === ANY_PATH) continue;
-      for (const protocol of route.protocol ? [route.protocol] : PROTOCOLS) {
-        let byMethod = index[protocol].get(route.path);
-        if (!byMethod) index[protocol].set(route.path, (byMethod = new Map()));
+        const { exact, anyPath } = index[protocol];
+        let byMethod = anyPath;
+        if (route.path !== ANY_PATH) {
+          byMethod = exact.get(route.path) ?? new Map();
+          exact.set(route.path, byMethod);
+        }
         // The first route added for a method wins, as in search().
         if (!byMethod.has(route.method)) byMethod.set(route.method, { kind: 'route', route });
       }
