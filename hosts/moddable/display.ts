@@ -230,14 +230,15 @@ export class PocoDisplay implements Display {
    */
   private keepUnderPinBox(pixelFormat: number): { readonly region: KeptRegion; readonly bitmap: Bitmap } | undefined {
     const digitsFont = this.pinFont ?? this.statusFont;
-    const PixelArrayOf = PIXEL_ARRAYS[Bitmap.depth(pixelFormat as ConstructorParameters<typeof Bitmap>[2])];
+    const depth = Bitmap.depth(pixelFormat as ConstructorParameters<typeof Bitmap>[2]);
+    const PixelArrayOf = PIXEL_ARRAYS[depth];
     if (!digitsFont || !PixelArrayOf) return undefined;
     let widest = 0;
     for (let digit = 0; digit < 10; digit++) {
       widest = Math.max(widest, this.poco.getTextWidth(spacedPin(String(digit).repeat(LONGEST_PIN_DIGITS)), digitsFont));
     }
     const rect = pinBox(this.layout.picture, widest, digitsFont.height, this.statusFont ? this.statusFont.height : 0);
-    const buffer = new ArrayBuffer(rect.width * rect.height * new PixelArrayOf(new ArrayBuffer(4)).BYTES_PER_ELEMENT);
+    const buffer = new ArrayBuffer((rect.width * rect.height * depth) / 8);
     const region = new KeptRegion(rect, new PixelArrayOf(buffer));
     return { region, bitmap: new Bitmap(rect.width, rect.height, pixelFormat as ConstructorParameters<typeof Bitmap>[2], buffer, 0) };
   }
