@@ -10,6 +10,7 @@ import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
 import { readdirSync, readFileSync } from 'node:fs';
 import http from 'node:http';
+import type net from 'node:net';
 import path from 'node:path';
 import { test } from 'node:test';
 import { VirtualScreen } from '../../hosts/node/screen/display';
@@ -213,8 +214,21 @@ test('a new video goes to the pages at once, before the rest of the turn; change
     };
     assert.equal(await video('the first state'), null);
     // A video started paused: the core loads it, then sets its rate to 0, in one turn. The page
-    // has heard of the item before the rate changed.
-    player.load(1, 'http://127.0.0.1:9/clip.mp4', { seconds: 0 });
+    // has heard of the item before the rate changed: its event has left Node for the socket
+    // before load() returns (Node corks a response's socket at every write until the next tick).
+    const written: net.Socket[] = [];
+    const write = http.ServerResponse.prototype.write;
+    http.ServerResponse.prototype.write = function (this: http.ServerResponse, ...args: Parameters<typeof write>) {
+      if (typeof args[0] === 'string' && args[0].includes('"item":1')) written.push(this.socket as net.Socket);
+      return write.apply(this, args);
+    } as typeof write;
+    try {
+      player.load(1, 'http://127.0.0.1:9/clip.mp4', { seconds: 0 });
+    } finally {
+      http.ServerResponse.prototype.write = write;
+    }
+    assert.equal(written.length, 1, 'one page, one event of the new item');
+    assert.deepEqual({ corked: written[0].writableCorked, buffered: written[0].writableLength }, { corked: 0, buffered: 0 }, 'the event is not held in Node until the next tick');
     player.setRate(0);
     assert.deepEqual(await video('the new item'), { item: 1, rate: 1, seek: null });
     assert.deepEqual(await video('the rate set after it'), { item: 1, rate: 0, seek: null });

@@ -95,7 +95,7 @@ export class PageEventStreams {
     if (this.clients.size === 0) return;
     this.unsent = true;
     if (now) {
-      this.sendUnsent();
+      this.sendUnsent(true);
       return;
     }
     if (this.pending) return;
@@ -106,11 +106,17 @@ export class PageEventStreams {
     });
   }
 
-  private sendUnsent(): void {
+  private sendUnsent(now = false): void {
     if (!this.unsent) return;
     this.unsent = false;
     const state = this.pageState();
-    for (const client of this.clients) send(client, state);
+    for (const client of this.clients) {
+      send(client, state);
+      // Node corks a response's socket at every write until the next tick: without this, a new
+      // video would leave after the rest of this turn (the answer to POST /play, log lines, the
+      // prefetch's checks), the ms the page then waits to start its fetch.
+      if (now) client.uncork();
+    }
   }
 }
 
