@@ -25,7 +25,7 @@ import { clipColourAt, CLIP_SIZE, makeMediaFixtures } from '../support/media-fix
 import { PROJECT_ROOT, ReceiverProcess, within } from '../e2e/receiver-process';
 import { ratioFigure, report, spreadFields, verify } from './measure';
 
-const ROUNDS = 21;
+const ROUNDS = 41;
 const WARM_UP_ROUNDS = 2;
 
 /** Wall-clock milliseconds, comparable with the page's performance.timeOrigin + now(). */
