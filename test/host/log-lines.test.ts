@@ -3,12 +3,9 @@
 // debug with what was left out counted, whole at debug; a message's line breaks never start a line.
 
 import assert from 'node:assert/strict';
-import { spawnSync } from 'node:child_process';
-import { pathToFileURL } from 'node:url';
 import { test } from 'node:test';
 import { clipMessage, formatLogLine, LONGEST_MESSAGE, LONGEST_WORD } from '../../hosts/node/io/log-lines';
-import { consoleLogger, endOfTurnLines, startupPrinter } from '../../hosts/node/io/ports';
-import { PROJECT_ROOT } from '../e2e/receiver-process';
+import { consoleLogger, startupPrinter } from '../../hosts/node/io/ports';
 
 const AT = new Date(Date.UTC(2026, 10, 21, 23, 50, 0, 7));
 
@@ -50,25 +47,4 @@ test('the log and the start-up lines share the shape; the start-up lines are inf
   const text: string[] = [];
   startupPrinter('debug', 'text', (line) => text.push(line))(`advertising ${'x'.repeat(250)}`);
   assert.match(text[0], /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z info  advertising x{250}$/);
-});
-
-test('log lines leave at the end of the turn, a turn\'s lines in one write, in order', async () => {
-  const writes: string[] = [];
-  const line = endOfTurnLines((text) => writes.push(text));
-  line('first');
-  line('second');
-  assert.deepEqual(writes, [], 'nothing is written in the middle of the turn');
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(writes, ['first\nsecond\n']);
-  line('third');
-  await new Promise((resolve) => setImmediate(resolve));
-  assert.deepEqual(writes, ['first\nsecond\n', 'third\n']);
-});
-
-test('the lines of the last turn are written when the process exits in it', () => {
-  const ports = pathToFileURL(`${PROJECT_ROOT}hosts/node/io/ports.ts`).href;
-  const script = `const { consoleLogger } = await import(${JSON.stringify(ports)}); const log = consoleLogger('info'); log('info', 'about to exit'); log('warn', 'last words'); process.exit(3);`;
-  const run = spawnSync(process.execPath, ['--import', 'tsx', '--input-type=module', '-e', script], { cwd: PROJECT_ROOT, encoding: 'utf8' });
-  assert.equal(run.status, 3, run.stderr);
-  assert.match(run.stderr, /^\S+Z info  about to exit\n\S+Z warn  last words\n$/);
 });

@@ -33,30 +33,8 @@ export const nodeFreeBytes: (bytes: Uint8Array) => void = nodeBodyArrays.free;
  * Log lines on stderr at or above `level`: `2026-11-21T23:50:00.000Z info  message`, or JSON
  * objects (log-lines.ts says the shape, and what is cut below debug).
  */
-export function consoleLogger(level: LogLevel, format: LogFormat = 'text', write: (line: string) => void = endOfTurnLines((text) => process.stderr.write(text))): Logger {
+export function consoleLogger(level: LogLevel, format: LogFormat = 'text', write: (line: string) => void = (line) => process.stderr.write(line + '\n')): Logger {
   return leveledLogger(level, (lineLevel, message) => write(formatLogLine(format, new Date(), lineLevel, clipMessage(message, level))));
-}
-
-/**
- * Writes lines at the end of the turn, a turn's lines in one write. stderr is written
- * synchronously (a pipe, a file or a terminal), and every write wakes whoever reads it (journald,
- * a terminal, a parent process): a line written in the middle of answering a request made the
- * answer wait for that. A video's first event to the screen page waited for three lines. At exit,
- * what is left is written at once, so an ending (a signal, a crash) keeps its last lines.
- */
-export function endOfTurnLines(write: (text: string) => void): (line: string) => void {
-  let pending: string[] = [];
-  const flush = () => {
-    if (pending.length === 0) return;
-    const text = `${pending.join('\n')}\n`;
-    pending = [];
-    write(text);
-  };
-  process.on('exit', flush);
-  return (line) => {
-    if (pending.length === 0) setImmediate(flush);
-    pending.push(line);
-  };
 }
 
 /**
