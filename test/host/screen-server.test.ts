@@ -76,13 +76,19 @@ test('each path answers its own methods, and the player\'s paths only the page i
     assert.equal(notJson.status, 415);
     const notPlayer = await fetch(url('/player/report?client=x'), { method: 'POST', headers: { 'Content-Type': 'application/json' }, body: '{}' });
     assert.deepEqual([notPlayer.status, await notPlayer.text()], [409, 'this page is not the one playing\n']);
+    const standbyByHead = await fetch(url('/video/standby?client=x&n=1'), { method: 'HEAD' });
+    assert.deepEqual([standbyByHead.status, standbyByHead.headers.get('allow')], [405, 'GET']);
+    const standbyUncounted = await fetch(url('/video/standby?client=x&n=0'));
+    assert.deepEqual([standbyUncounted.status, await standbyUncounted.text()], [400, 'n is not a count from 1\n']);
+    const standbyNotNext = await fetch(url('/video/standby?client=x&n=1'));
+    assert.deepEqual([standbyNotNext.status, await standbyNotNext.text()], [409, 'this page does not play the next video\n']);
     const mirror = await fetch(url('/mirror'));
     assert.deepEqual([mirror.status, mirror.headers.get('upgrade')], [426, 'websocket']);
     assert.equal((await fetch(url('/photo/1.jpg'))).status, 404);
     assert.equal((await fetch(url('/nothing-here'))).status, 404);
     const state = await fetch(url('/state'));
     assert.equal(state.headers.get('x-content-type-options'), 'nosniff');
-    assert.deepEqual(await state.json(), { name: 'Routes', activity: 'idle', media: null, slideshow: null, pin: null, photo: null, nowPlaying: null, connection: null, video: null });
+    assert.deepEqual(await state.json(), { name: 'Routes', activity: 'idle', media: null, slideshow: null, pin: null, photo: null, nowPlaying: null, connection: null, video: null, videoPage: null });
   } finally {
     await server.close();
   }

@@ -257,6 +257,46 @@ describe('video in the virtual screen page (the Player port in Chromium)', () =>
     player.stop();
   });
 
+  test('a file is sent on the standby request the page that plays next waits on: the page asks for nothing more before its first frame; after stop it waits on a newer one, and the older path has ended', async () => {
+    const standbyOf = async (on: Page): Promise<string | null> => {
+      const src = await on.evaluate(() => (globalThis as unknown as { document: { getElementById(id: 'video'): { getAttribute(name: 'src'): string | null } } }).document.getElementById('video').getAttribute('src'));
+      return src?.startsWith('/video/standby?') ? src : null;
+    };
+    await until(() => 'the page waiting on a standby request', async () => (await standbyOf(page)) !== null);
+    const waiting = (await standbyOf(page))!;
+    const asked: string[] = [];
+    const onRequest = (request: { url(): string }) => asked.push(new URL(request.url()).pathname);
+    page.on('request', onRequest);
+    let id: number;
+    try {
+      id = load(fixtures.mp4);
+      const report = await reports.next('playing', playing(id));
+      assert.ok(report.startupTime !== undefined && report.startupTime > 0, 'the first frame was reported');
+      assert.deepEqual(asked.filter((path) => path.startsWith('/media/') || path.startsWith('/video/')), [], 'the element had the file from its standby request');
+      assert.equal(await page.getAttribute('body', 'data-video-item'), String(id));
+      assert.equal(await standbyOf(page), waiting, 'the element plays on from that path');
+    } finally {
+      page.off('request', onRequest);
+    }
+    player.stop();
+    await reports.next('idle', (r) => r.item === id && r.state === 'idle');
+    await until(() => 'the page waiting on a newer standby request', async () => ![null, waiting].includes(await standbyOf(page)));
+    const ended = await fetch(`${server.urls[0]}${waiting.slice(1)}`);
+    assert.deepEqual([ended.status, await ended.text()], [404, 'that standby request has ended\n']);
+    // A page opened later plays next: it waits on its own, and the first lets its own go.
+    const second = await openPage();
+    try {
+      let seen: (string | null)[] = [];
+      await until(() => `the newer page waiting, the older not (saw ${JSON.stringify(seen)})`, async () => {
+        seen = [await standbyOf(second), await standbyOf(page)];
+        return seen[0] !== null && seen[1] === null;
+      });
+    } finally {
+      await second.close();
+    }
+    await until(() => 'the first page waiting again once the newer one closed', async () => (await standbyOf(page)) !== null);
+  });
+
   test('HLS plays with hls.js on Media Source Extensions in the page opened last; the older page takes over when it closes', async () => {
     const library = await openPage('?hls=library');
     try {

@@ -1,5 +1,5 @@
 // The pages' live updates (GET /events): Server-Sent Events, the whole PageState as JSON on every
-// change of the screen or the player, at most `maxClients` streams at once, a keep-alive comment
+// change of the screen, the player or the pages open, at most `maxClients` streams at once, a keep-alive comment
 // every `heartbeatMs` (a closed tab is noticed by it). Each stream's first event carries the
 // page's token as its id: the player names the page that plays by it (player.ts).
 
@@ -48,7 +48,8 @@ export class PageEventStreams {
 
   /** What a page is sent: the screen, and the video to play. */
   pageState(): PageState {
-    return { ...this.options.screen.snapshot(), video: this.options.player?.command() ?? null };
+    const { screen, player } = this.options;
+    return { ...screen.snapshot(), video: player?.command() ?? null, videoPage: player?.playerPage() ?? null };
   }
 
   /** GET /events: a new stream, or 503 when `maxClients` are open. */
@@ -72,13 +73,18 @@ export class PageEventStreams {
     // it as every later event's lastEventId): the video command says which page plays by it,
     // and the playing page signs its reports with it.
     const token = randomBytes(12).toString('base64url');
-    this.clients.add(response);
     player?.attach(token);
+    const state = this.pageState();
+    // The page that played next before this one (videoPage) does not any more.
+    for (const client of this.clients) send(client, state);
+    this.clients.add(response);
     response.write(`id: ${token}\n`);
-    send(response, this.pageState());
+    send(response, state);
     response.on('close', () => {
       this.clients.delete(response);
       player?.detach(token);
+      // The page that plays next may be another now.
+      this.changed(false);
     });
   }
 

@@ -23,7 +23,15 @@ export const PAGE_PATHS = {
   hlsLibrary: '/hls.js',
   /** POST: a person at the screen resets the receiver's count of wrong PINs (204; 503 where nothing is wired). */
   resetPairingTries: '/pairing/reset-tries',
+  /**
+   * GET, `?client=TOKEN&n=N`: the <video> element of the page that plays next, pointed here while
+   * nothing plays; the request waits for the next video, which is sent on it (player.ts).
+   */
+  videoStandby: '/video/standby',
 } as const;
+
+/** The query parameter of a standby request that numbers it (each page counts its own from 1). */
+export const STANDBY_NUMBER_PARAMETER = 'n';
 
 /** The query parameter of a player report that names the page (its event stream's token). */
 export const REPORT_CLIENT_PARAMETER = 'client';
@@ -100,14 +108,20 @@ export interface VideoCommand {
   readonly rate: number;
   /** The last seek asked for; `version` grows with each, so the page applies each once. */
   readonly seek: { readonly version: number; readonly seconds: number } | null;
+  /**
+   * The standby request of the playing page (its number) the item was sent on: that page's
+   * element has it already, and keeps asking that path for it. Null: the page loads `src`.
+   */
+  readonly standby: number | null;
 }
 
 /**
- * What a page gets on every change: the screen, and the video to play (null: none). Each event
- * stream's first event carries the page's token as its id (EventSource keeps it as every later
- * event's lastEventId): VideoCommand.player names the playing page by it.
+ * What a page gets on every change: the screen, the video to play (null: none), and the page that
+ * plays the next one (null: none open, or no player), which keeps a standby request open while
+ * nothing plays. Each event stream's first event carries the page's token as its id (EventSource
+ * keeps it as every later event's lastEventId): VideoCommand.player and videoPage name pages by it.
  */
-export type PageState = ScreenSnapshot & { readonly video: VideoCommand | null };
+export type PageState = ScreenSnapshot & { readonly video: VideoCommand | null; readonly videoPage: string | null };
 
 // --- The video layer's report (POST /player/report) ----------------------------------------------
 

@@ -11,12 +11,20 @@
 // was asked to start; no page within limits.videoLoadTimeoutMs of POST /play, and the core fails
 // the load and stops it here (a page opened later has nothing to play). A page that closes after
 // taking it leaves it `loading` until another opens.
+//
+// The next video's first bytes: while nothing plays, the page that would play points its element
+// at a standby request (GET /video/standby), which waits here. A file that POST /play loads is
+// sent on it at once (the page is told which request has it): the page's first bytes then need no
+// event to the page and no request from it. The element asks that path for the rest of the item
+// (ranges, seeks) while it plays. A playlist by its path goes the usual way (the page's HLS player
+// asks for it), and the standby request waits on for the next item.
 
 import type { Logger, Player, PlayerError, PlayerReport, PlayerState, StartPosition, TimeRange } from '../../../src/platform';
 import { checkMediaUrl, looksLikePlaylist, MediaItem } from './media-proxy';
 import type { MediaFetching, MediaLimits } from './media-upstream';
 import { MediaDestinations } from './media-destinations';
 import { DEFAULT_LIMITS } from '../../../src/receiver';
+import { answerText, COMMON_HEADERS, type Exchange } from './exchange';
 import { MAX_REPORT_RANGES, type PageVideoReport, type VideoCommand } from './page-protocol';
 
 /**
@@ -46,6 +54,19 @@ interface Current {
   /** A page has reported on the item (it stays taken when that page closes). */
   taken: boolean;
   startupTime: number | undefined;
+  /** The standby request the item was sent on (which page, its number), if it was. */
+  readonly standby: StandbyName | undefined;
+}
+
+/** A page's standby request by name: the page's token and its number for it. */
+interface StandbyName {
+  readonly token: string;
+  readonly number: number;
+}
+
+/** A standby request waiting for the next item. */
+interface HeldStandby extends StandbyName {
+  readonly exchange: Exchange;
 }
 
 export interface PagePlayerOptions {
@@ -64,6 +85,10 @@ export class PagePlayer implements Player {
   /** Tokens of the pages connected now, oldest first; the last plays. */
   private readonly pages: string[] = [];
   private readonly listeners = new Set<(newItem: boolean) => void>();
+  /** The standby request of the page that plays next, until an item is sent on it. */
+  private held: HeldStandby | undefined;
+  /** The last standby request held (a page's numbers only grow: an older one has ended). */
+  private latestStandby: StandbyName | undefined;
 
   private readonly log: Logger | undefined;
   private readonly now: () => number;
@@ -84,6 +109,7 @@ export class PagePlayer implements Player {
     const checked = checkMediaUrl(url);
     const invalid: PlayerError | undefined = typeof checked === 'string' ? { code: -1, domain: 'url', message: checked } : undefined;
     const media = typeof checked === 'string' ? undefined : new MediaItem(item, checked, (playsAs) => this.mediaChanged(item, playsAs), this.fetching);
+    const standby = media && !looksLikePlaylist(url) ? this.takeStandby() : undefined;
     this.current = {
       item,
       url,
@@ -96,12 +122,17 @@ export class PagePlayer implements Player {
       page: undefined,
       taken: false,
       startupTime: undefined,
+      standby: standby && { token: standby.token, number: standby.number },
     };
     // The pages hear of a new item first (at once: see subscribe), then the rest is done.
     this.changed(true);
-    // The page will ask for the file now: its first bytes are fetched while it is being told
+    if (standby && media) {
+      this.log?.('debug', `video: item ${item} sent on the playing page's standby request ${standby.number}`);
+      media.serve(0, standby.exchange.request, standby.exchange.response, COMMON_HEADERS);
+    }
+    // Else the page will ask for the file now: its first bytes are fetched while it is being told
     // (media-proxy.ts prefetch). With no page open, nothing is fetched until one opens.
-    if (this.playerPage() !== undefined) media?.prefetch();
+    else if (this.playerPage() !== undefined) media?.prefetch();
     if (invalid) this.log?.('warn', `video: item ${item} cannot play: ${invalid.message}`);
     else this.log?.('info', `video: item ${item}: ${url} (${looksLikePlaylist(url) ? 'HLS' : 'file'}), ${this.pages.length === 0 ? 'waiting for the screen page to open' : 'on the screen page'}`);
     this.report();
@@ -149,7 +180,33 @@ export class PagePlayer implements Player {
       start: current.start,
       rate: current.rate,
       seek: current.seek,
+      // Only the page it was sent on has it.
+      standby: current.standby && current.standby.token === this.playerPage() ? current.standby.number : null,
     };
+  }
+
+  /**
+   * GET /video/standby?client=TOKEN&n=N (see the header): the standby request `number` of page
+   * `token`. Held for the next item when that page plays next (a newer one of the same page
+   * replaces it, answered 204); the item sent on it, when it is that request's path asking again;
+   * 404 for an older number (the item sent on it is gone, or a newer one replaced it); 409 from a
+   * page that does not play next.
+   */
+  standby(token: string, number: number, exchange: Exchange): void {
+    const current = this.current;
+    if (current?.standby?.token === token && current.standby.number === number) {
+      current.media?.serve(0, exchange.request, exchange.response, COMMON_HEADERS);
+      return;
+    }
+    if (token !== this.playerPage()) return answerText(exchange, 409, 'this page does not play the next video\n');
+    if (this.latestStandby?.token === token && number <= this.latestStandby.number) return answerText(exchange, 404, 'that standby request has ended\n');
+    this.releaseStandby(204);
+    const held: HeldStandby = { token, number, exchange };
+    this.held = held;
+    this.latestStandby = { token, number };
+    exchange.response.on('close', () => {
+      if (this.held === held) this.held = undefined;
+    });
   }
 
   /** The media of `item` while it is the one loaded (the screen server's /media/ITEM/N). */
@@ -213,6 +270,26 @@ export class PagePlayer implements Player {
     return this.pages.at(-1);
   }
 
+  /** The held standby request, when it is the playing page's and still open; it is not held any more. */
+  private takeStandby(): HeldStandby | undefined {
+    const held = this.held;
+    if (!held || held.token !== this.playerPage() || held.exchange.response.destroyed) {
+      this.releaseStandby(409);
+      return undefined;
+    }
+    this.held = undefined;
+    return held;
+  }
+
+  /** Answers the held standby request with `status` (no item came for it) and lets it go. */
+  private releaseStandby(status: 204 | 409): void {
+    const held = this.held;
+    this.held = undefined;
+    if (!held || held.exchange.response.destroyed) return;
+    if (status === 204) held.exchange.response.writeHead(204, { ...COMMON_HEADERS, 'Cache-Control': 'no-store' }).end();
+    else answerText(held.exchange, 409, 'this page does not play the next video\n');
+  }
+
   /** The playing page changed: the new one (re)loads the item from where it was. */
   private handOver(why: string): void {
     const current = this.current;
@@ -223,6 +300,8 @@ export class PagePlayer implements Player {
       current.page = undefined;
     }
     this.log?.('debug', `video: ${why}; ${this.pages.length} open, ${this.pages.length ? 'the last opened plays' : 'none plays'}`);
+    // A standby request of a page that no longer plays next waits for nothing.
+    if (this.held && this.held.token !== this.playerPage()) this.releaseStandby(409);
     // Nothing is held at the media server for a page that is gone (a page that opens asks anew).
     if (this.pages.length === 0) current?.media?.dropPrefetch();
     // The command names the playing page: it changed only while there is something to play.

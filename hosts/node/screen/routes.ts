@@ -14,6 +14,8 @@
 // With a player (a profile that plays video: player.ts):
 //   GET /hls.js                        hls.js, for HLS where the browser plays none itself
 //   GET /media/ITEM/N                  the media of the item playing, through media-proxy.ts
+//   GET /video/standby?client=TOKEN&n=N   the element of the page that plays next, waiting for
+//                                         the next video (player.ts)
 //   POST /player/report?client=TOKEN   the playing page's report (JSON, bounded)
 
 import type http from 'node:http';
@@ -25,7 +27,7 @@ import { answer, answerText, COMMON_HEADERS, exchangeOf, JSON_TYPE, type Exchang
 import { isLocalHost } from './loopback';
 import { MEDIA_PATH_PREFIX, parseMediaPath } from './media-proxy';
 import { hlsLibraryFile, PAGE_FILES, pageFile } from './page-assets';
-import { MAX_PAGE_REPORT_BYTES, PAGE_PATHS, REPORT_CLIENT_PARAMETER } from './page-protocol';
+import { MAX_PAGE_REPORT_BYTES, PAGE_PATHS, REPORT_CLIENT_PARAMETER, STANDBY_NUMBER_PARAMETER } from './page-protocol';
 import type { PagePlayer } from './player';
 
 type Method = 'GET' | 'HEAD' | 'POST';
@@ -72,6 +74,7 @@ function playerRoutes(player: PagePlayer): Route[] {
     { path: PAGE_PATHS.hlsLibrary, methods: READ, handle: serveHlsLibrary },
     // GET only: a HEAD would cost the media server a request the page does not need.
     { prefix: MEDIA_PATH_PREFIX, methods: ['GET'], ownPageOnly: true, handle: (exchange) => serveMedia(exchange, player) },
+    { path: PAGE_PATHS.videoStandby, methods: ['GET'], ownPageOnly: true, handle: (exchange) => holdStandby(exchange, player) },
     { path: PAGE_PATHS.playerReport, methods: ['POST'], ownPageOnly: true, handle: (exchange) => receiveReport(exchange, player) },
   ];
 }
@@ -141,6 +144,12 @@ function serveMedia(exchange: Exchange, player: PagePlayer): void {
   const item = player.media(media.item);
   if (!item) return answerText(exchange, 404, 'not the item playing now\n');
   item.serve(media.number, exchange.request, exchange.response, COMMON_HEADERS);
+}
+
+function holdStandby(exchange: Exchange, player: PagePlayer): void {
+  const number = Number(exchange.query.get(STANDBY_NUMBER_PARAMETER));
+  if (!Number.isSafeInteger(number) || number < 1) return answerText(exchange, 400, `${STANDBY_NUMBER_PARAMETER} is not a count from 1\n`);
+  player.standby(exchange.query.get(REPORT_CLIENT_PARAMETER) ?? '', number, exchange);
 }
 
 /** Reads a page's report (bounded) and hands it to the player: 204, or why not. */

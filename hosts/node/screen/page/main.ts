@@ -10,7 +10,7 @@ import { followVideoCommand, startVideo } from './video';
 
 startVideo();
 startScreen((state, client) => {
-  followVideoCommand(state.video, client);
+  followVideoCommand(state.video, client, state.videoPage);
   showNowPlaying(state.nowPlaying);
 });
 startMirror();

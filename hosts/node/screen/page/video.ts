@@ -2,6 +2,9 @@
 // (VideoCommand, page-protocol.ts), in a <video> element above the pictures, and reports what the
 // element does to POST /player/report: on every change (from its first frame while a new item
 // starts: STARTUP_QUIET_MS), and four times a second while playing.
+// While nothing plays, the element of the page that plays next waits on a standby request
+// (/video/standby): the receiver sends the next video's file on it (player.ts says why), and the
+// command names it, so the element keeps it instead of asking anew.
 // The media comes from /media/ITEM/N on this server (the receiver fetches it and counts it); HLS
 // plays natively where the browser can, else with hls.js on Media Source Extensions (loaded from
 // /hls.js only then). `?hls=library` in the page's URL uses hls.js even where the browser plays
@@ -21,6 +24,7 @@ import {
   MAX_REPORT_RANGES,
   PAGE_PATHS,
   REPORT_CLIENT_PARAMETER,
+  STANDBY_NUMBER_PARAMETER,
   type PageVideoReport,
   type VideoCommand,
   type WireTimeRange,
@@ -44,6 +48,8 @@ const PLAYING_REPORT_MS = 250;
 const STARTUP_QUIET_MS = 1000;
 /** A step in currentTime bigger than this is a jump, not time watched. */
 const MAX_WATCH_STEP = 1.5;
+/** After the receiver let a standby request go (another page plays next, it went away), the next one is asked this much later. */
+const STANDBY_RETRY_MS = 1000;
 /** Element events after which the receiver hears what the element does now. */
 const REPORTED_EVENTS = ['loadstart', 'pause', 'ended', 'seeking', 'durationchange', 'ratechange', 'progress', 'canplay', 'canplaythrough'] as const;
 
@@ -90,6 +96,12 @@ const forceLibrary = new URLSearchParams(location.search).get('hls') === 'librar
 let client: string | null = null;
 let loaded: LoadedItem | null = null;
 let hlsLibrary: Promise<HlsLibrary> | null = null;
+/** This page plays the next video (PageState.videoPage). */
+let playsNext = false;
+/** The standby request the element waits on while nothing plays (which token, its number), or null. */
+let standby: { readonly client: string; readonly number: number } | null = null;
+let standbyCount = 0;
+let standbyRetry: number | undefined;
 
 /** Follows the element's events (call once, before the first command). */
 export function startVideo(): void {
@@ -101,13 +113,7 @@ export function startVideo(): void {
   // Where the item starts: a fraction needs the duration, known from here.
   video.addEventListener('loadedmetadata', () => {
     if (!loaded) return;
-    const { seconds, fraction } = loaded.start;
-    // hls.js starts at startPosition itself.
-    const target = fraction !== undefined && Number.isFinite(video.duration) ? fraction * video.duration : loaded.library ? undefined : seconds;
-    // The element starts at 0 by itself: a seek there (Start-Position 0, most plays) would only
-    // hold the first frame back.
-    if (target) video.currentTime = target;
-    loaded.lastTime = video.currentTime;
+    startAt(loaded);
     report();
   });
   video.addEventListener('playing', () => {
@@ -137,6 +143,15 @@ export function startVideo(): void {
     report();
   });
   video.addEventListener('error', () => {
+    if (!loaded && standby) {
+      // The receiver let the standby request go: another is asked for soon, if still wanted.
+      leaveStandby();
+      standbyRetry = setTimeout(() => {
+        standbyRetry = undefined;
+        keepStandby();
+      }, STANDBY_RETRY_MS);
+      return;
+    }
     if (!loaded || loaded.library || !video.error) return;
     fail(loaded, { code: video.error.code, domain: 'media', message: video.error.message || mediaErrorName(video.error.code) });
   });
@@ -150,10 +165,32 @@ export function startVideo(): void {
   }
 }
 
-/** The receiver's latest command, and this page's token on the event stream (which the command names). */
-export function followVideoCommand(command: VideoCommand | null, token: string): void {
+/**
+ * The receiver's latest command, this page's token on the event stream (which the command names),
+ * and the token of the page that plays the next video.
+ */
+export function followVideoCommand(command: VideoCommand | null, token: string, videoPage: string | null): void {
   client = token;
+  playsNext = videoPage === token;
   apply(command);
+  keepStandby();
+}
+
+/** While nothing plays on the page that plays next, its element waits on a standby request. */
+function keepStandby(): void {
+  if (loaded) return;
+  const token = playsNext ? client : null;
+  if (standby && standby.client !== token) leaveStandby();
+  if (token === null || standby || standbyRetry !== undefined) return;
+  standby = { client: token, number: ++standbyCount };
+  video.src = `${PAGE_PATHS.videoStandby}?${REPORT_CLIENT_PARAMETER}=${encodeURIComponent(token)}&${STANDBY_NUMBER_PARAMETER}=${standby.number}`;
+}
+
+/** The element stops waiting on its standby request. */
+function leaveStandby(): void {
+  standby = null;
+  video.removeAttribute('src');
+  video.load();
 }
 
 function nativeHls(): boolean {
@@ -182,6 +219,12 @@ function apply(command: VideoCommand | null): void {
 /** Loads the command's item in the element (what was loaded goes); the item is `loaded` from now on. */
 function load(command: VideoCommand, library: boolean): LoadedItem {
   unload();
+  // The receiver sent this item on the element's standby request: the element has it already.
+  const onStandby = !library && standby !== null && standby.client === client && command.standby === standby.number;
+  // Else a new source replaces the standby request (the receiver lets it go).
+  standby = null;
+  clearTimeout(standbyRetry);
+  standbyRetry = undefined;
   const item: LoadedItem = {
     item: command.item,
     library,
@@ -212,8 +255,21 @@ function load(command: VideoCommand, library: boolean): LoadedItem {
   if (command.kind === 'hls') body.dataset.videoHls = library ? 'library' : 'native';
   else delete body.dataset.videoHls;
   if (library) void loadWithLibrary(item, command.src);
-  else video.src = command.src;
+  else if (!onStandby) video.src = command.src;
+  // Its metadata may have come before the command did.
+  else if (video.readyState >= HTMLMediaElement.HAVE_METADATA) startAt(item);
   return item;
+}
+
+/** Moves to where the item starts, once its metadata is in. */
+function startAt(item: LoadedItem): void {
+  const { seconds, fraction } = item.start;
+  // hls.js starts at startPosition itself.
+  const target = fraction !== undefined && Number.isFinite(video.duration) ? fraction * video.duration : item.library ? undefined : seconds;
+  // The element starts at 0 by itself: a seek there (Start-Position 0, most plays) would only
+  // hold the first frame back.
+  if (target) video.currentTime = target;
+  item.lastTime = video.currentTime;
 }
 
 function unload(): void {
