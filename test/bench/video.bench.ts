@@ -5,8 +5,11 @@
 // as a person runs it), in its own process as on a real screen; the clip (ffmpeg, 6 s MP4) comes
 // from the loopback media server of the tests, in a process of its own too, so neither shares an
 // event loop with the bench's driving of Chromium (which handles a DevTools event for every
-// request the page makes: the receiver's page reports among them). Both sides play in the page's own <video id="video">,
-// shown as the page shows a video (body.has-video), from the same media server, and take the
+// request the page makes: the receiver's page reports among them). Both sides play in the same
+// page, in a <video> shown as the page shows one (the receiver's side in the page's own element,
+// the direct side in an element of its own styled as that one is while it plays: it must not take
+// the page's element, whose standby request the receiver sends the next video on), from the same
+// media server, and take the
 // first frame the same way: the element's first requestVideoFrameCallback, timed with the
 // browser's clock, against the wall clock for the start (performance.timeOrigin + now in both
 // processes). The receiver's side starts as POST /play leaves a sender's connection (open for
@@ -35,7 +38,8 @@ const wallNow = () => performance.timeOrigin + performance.now();
 interface PageGlobals {
   document: {
     body: PageBody;
-    getElementById(id: 'video'): PageVideo;
+    getElementById(id: VideoId): PageVideo;
+    createElement(name: 'video'): PageVideo;
   };
   performance: { timeOrigin: number; now(): number };
   MutationObserver: new (callback: () => void) => { observe(target: PageBody, options: { attributes: true; attributeFilter: string[] }): void; disconnect(): void };
@@ -46,7 +50,13 @@ interface PageBody {
   dataset: Record<string, string | undefined>;
   classList: { contains(name: string): boolean; add(name: string): void; remove(name: string): void };
 }
+/** The page's element (the receiver's side), and the direct side's own. */
+type VideoId = 'video' | 'direct-video';
 interface PageVideo {
+  id: string;
+  style: Record<string, string>;
+  playsInline: boolean;
+  remove(): void;
   src: string;
   videoWidth: number;
   videoHeight: number;
@@ -223,10 +233,19 @@ class SenderConnection {
  * layer does when a video stops.
  */
 async function playDirectly(page: Page, url: string): Promise<number> {
+  // Made before the clock starts, shown as the page shows its own (screen.css #video while it plays).
+  await page.evaluate(() => {
+    const { document } = globalThis as unknown as PageGlobals;
+    const video = document.createElement('video');
+    video.id = 'direct-video';
+    video.playsInline = true;
+    Object.assign(video.style, { position: 'absolute', inset: '0', zIndex: '3', width: '100%', height: '100%', objectFit: 'contain', background: '#000', display: 'block' });
+    (document.body as unknown as { append(node: PageVideo): void }).append(video);
+  });
   const started = wallNow();
   const frameAt = await page.evaluate(async (src) => {
     const { document, performance } = globalThis as unknown as PageGlobals;
-    const video = document.getElementById('video');
+    const video = document.getElementById('direct-video');
     document.body.classList.add('has-video');
     const drawn = new Promise<number>((resolve) => video.requestVideoFrameCallback(() => resolve(performance.timeOrigin + performance.now())));
     video.src = src;
@@ -236,23 +255,24 @@ async function playDirectly(page: Page, url: string): Promise<number> {
     video.pause();
     return at;
   }, url);
-  await verifyShown(page, 'the direct element');
+  await verifyShown(page, 'the direct element', 'direct-video');
   await page.evaluate(() => {
     const { document } = globalThis as unknown as PageGlobals;
-    const video = document.getElementById('video');
+    const video = document.getElementById('direct-video');
     video.removeAttribute('src');
     video.load();
+    video.remove();
     document.body.classList.remove('has-video');
   });
   return frameAt - started;
 }
 
-/** The page's element decoded the clip and, paused on its first seconds, the screen shows them (red). */
-async function verifyShown(page: Page, side: string): Promise<void> {
-  const size = await page.evaluate(() => {
-    const video = (globalThis as unknown as PageGlobals).document.getElementById('video');
+/** The element decoded the clip and, paused on its first seconds, the screen shows them (red). */
+async function verifyShown(page: Page, side: string, id: VideoId = 'video'): Promise<void> {
+  const size = await page.evaluate((id) => {
+    const video = (globalThis as unknown as PageGlobals).document.getElementById(id);
     return [video.videoWidth, video.videoHeight];
-  });
+  }, id);
   verify(size[0] === CLIP_SIZE.width && size[1] === CLIP_SIZE.height, `${side} decoded the ${CLIP_SIZE.width}x${CLIP_SIZE.height} clip (got ${size.join('x')})`);
   const seen = await pictureCentre(page, 90);
   verify(colourDistance(seen, clipColourAt(0)) <= 40, `${side}'s first frame is the clip's red (saw rgb(${seen.join(',')}))`);
