@@ -1,7 +1,7 @@
 // The pages' live updates (GET /events): Server-Sent Events, the whole PageState as JSON on every
-// change of the screen, the player or the pages open, at most `maxClients` streams at once, a keep-alive comment
-// every `heartbeatMs` (a closed tab is noticed by it). Each stream's first event carries the
-// page's token as its id: the player names the page that plays by it (player.ts).
+// change of the screen, the player or the pages open, at most `maxClients` streams at once, a
+// keep-alive comment every `heartbeatMs` (a closed tab is noticed by it). Each stream's first
+// event carries the page's token as its id: the player names the page that plays by it (player.ts).
 
 import { randomBytes } from 'node:crypto';
 import type http from 'node:http';

@@ -12,11 +12,11 @@
 //   POST /pairing/reset-tries   the page's own: resets the count of wrong PINs (204)
 //
 // With a player (a profile that plays video: player.ts):
-//   GET /hls.js                        hls.js, for HLS where the browser plays none itself
-//   GET /media/ITEM/N                  the media of the item playing, through media-proxy.ts
-//   GET /video/standby?client=TOKEN&n=N   the element of the page that plays next, waiting for
-//                                         the next video (player.ts)
-//   POST /player/report?client=TOKEN   the playing page's report (JSON, bounded)
+//   GET /hls.js                          hls.js, for HLS where the browser plays none itself
+//   GET /media/ITEM/N                    the media of the item playing, through media-proxy.ts
+//   GET /video/standby?client=TOKEN&n=N  the element of the page that plays next, waiting for the
+//                                        next video, which is sent on it (player.ts)
+//   POST /player/report?client=TOKEN     the playing page's report (JSON, bounded)
 
 import type http from 'node:http';
 import type { Logger } from '../../../src/platform';

@@ -176,7 +176,11 @@ export function followVideoCommand(command: VideoCommand | null, token: string, 
   keepStandby();
 }
 
-/** While nothing plays on the page that plays next, its element waits on a standby request. */
+/**
+ * While nothing plays on the page that plays next, its element waits on a standby request. The
+ * element preloads whole (page.html preload="auto"): a file that comes on it is read on while the
+ * element waits for the command to play, not held after its metadata.
+ */
 function keepStandby(): void {
   if (loaded) return;
   const token = playsNext ? client : null;
