@@ -263,6 +263,9 @@ describe('video by URL through the receiver, on the screen page in Chromium', BO
     } finally {
       await library.close();
     }
+    // The next test's video goes to the page that plays next: once the receiver has seen this one
+    // close, the first page is that page again, and waits on its standby request.
+    await page.waitForFunction(() => (globalThis as unknown as { document: { getElementById(id: 'video'): { getAttribute(name: 'src'): string | null } } }).document.getElementById('video').getAttribute('src')?.startsWith('/video/standby?') === true, undefined, { timeout: 5000 });
   });
 
   test('airplay-protocol plays, scrubs, pauses, resumes, reads the playback info and access log, and stops, receiving the video events', async () => {
