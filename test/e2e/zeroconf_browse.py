@@ -46,6 +46,9 @@ import socket
 from zeroconf import DNSIncoming, DNSOutgoing, DNSQuestion, IPVersion, ServiceBrowser, ServiceStateChange, Zeroconf
 from zeroconf.const import _CLASS_IN, _FLAGS_QR_QUERY, _TYPE_A, _TYPE_PTR, _TYPE_SRV, _TYPE_TXT, _TYPES
 
+# How many times a unicast question is asked before it counts as unanswered (two seconds each).
+ASK_ATTEMPTS = 3
+
 
 def txt_pairs(text):
     """RFC 6763 6: a TXT record is length-prefixed strings, each key=value (or a bare key)."""
@@ -111,6 +114,7 @@ class UnicastAsker:
         self.sock.settimeout(2.0)
         self.source_port = self.sock.getsockname()[1] if bind_5353 is not None else None
         self.ids_echoed = True
+        self.sent_ids = []
         self.questions_echoed = True
         self.max_ttl = 0
         self.cache_flush = False
@@ -121,7 +125,18 @@ class UnicastAsker:
         self.last_records = []
 
     def ask(self, name, type_):
+        # As a DNS client does, the question goes again when no answer came: a responder on a
+        # busy machine (the test suite beside it) may take longer than one wait.
+        for _ in range(ASK_ATTEMPTS):
+            records = self.ask_once(name, type_)
+            if records is not None:
+                return records
+        return None
+
+    def ask_once(self, name, type_):
         query_id = random.randint(1, 0xFFFF)
+        earlier_ids = set(self.sent_ids)
+        self.sent_ids.append(query_id)
         out = DNSOutgoing(_FLAGS_QR_QUERY, multicast=False, id_=query_id)
         question = DNSQuestion(name, type_, _CLASS_IN)
         question.unicast = self.qu
@@ -138,6 +153,9 @@ class UnicastAsker:
                 break
             message = DNSIncoming(data, source)
             if not message.is_response():
+                continue
+            if not self.qu and message.id in earlier_ids:
+                # A late answer to a question asked before this one went again.
                 continue
             if not self.qu:
                 # RFC 6762 6.7: a legacy reply repeats the query's ID and question.
