@@ -58,6 +58,9 @@ interface Current {
   readonly standby: StandbyName | undefined;
 }
 
+/** Why a standby request is refused (409): another page plays next. */
+const NOT_NEXT = 'this page does not play the next video\n';
+
 /** A page's standby request by name: the page's token and its number for it. */
 interface StandbyName {
   readonly token: string;
@@ -198,7 +201,7 @@ export class PagePlayer implements Player {
       current.media?.serve(0, exchange.request, exchange.response, COMMON_HEADERS);
       return;
     }
-    if (token !== this.playerPage()) return answerText(exchange, 409, 'this page does not play the next video\n');
+    if (token !== this.playerPage()) return answerText(exchange, 409, NOT_NEXT);
     if (this.latestStandby?.token === token && number <= this.latestStandby.number) return answerText(exchange, 404, 'that standby request has ended\n');
     this.releaseStandby(204);
     const held: HeldStandby = { token, number, exchange };
@@ -286,8 +289,7 @@ export class PagePlayer implements Player {
     const held = this.held;
     this.held = undefined;
     if (!held || held.exchange.response.destroyed) return;
-    if (status === 204) held.exchange.response.writeHead(204, { ...COMMON_HEADERS, 'Cache-Control': 'no-store' }).end();
-    else answerText(held.exchange, 409, 'this page does not play the next video\n');
+    answerText(held.exchange, status, status === 409 ? NOT_NEXT : '');
   }
 
   /** The playing page changed: the new one (re)loads the item from where it was. */
