@@ -18,7 +18,7 @@
 // reports it in clock ticks, so the rounds are enough for several hundred ms per server, and the
 // spread over `blocks` slices of the rounds is given beside it); VmRSS after the size's rounds;
 // and the ratios ours/baseline. Every answer must be a 200; after each size the receiver's
-// screen (GET /state) must have shown exactly as many pictures as were sent, of the size sent,
+// screen (GET /state) must have shown exactly as many pictures as were sent, the last of the size sent last,
 // and the baseline's count of checked pictures the same: a bench that measured wrong work fails.
 //
 // Network safety: both servers listen on loopback only (--no-mdns --interface lo).
@@ -31,8 +31,13 @@ import { ratioFigure, report, round, spreadFields, verify } from './measure';
 import { PhotoClient, photoRequest } from './photo-client';
 
 export interface CommandPhotoLoad {
-  /** Picture sizes in bytes, each with its measured rounds per server. */
-  sizes: { bytes: number; rounds: number }[];
+  /**
+   * Picture sizes in bytes, each with its measured rounds per server. With `spread`, the rounds
+   * cycle through five pictures from bytes×(1-spread) to bytes×(1+spread), out of order, as a
+   * sender's photos differ in size (an array kept for the next body must serve larger and
+   * smaller ones).
+   */
+  sizes: { bytes: number; rounds: number; spread?: number }[];
   /** Unmeasured rounds per server before each size's. */
   warmUpRounds: number;
   /** Slices of each size's rounds whose CPU per request gives the CPU figure's spread. */
@@ -45,6 +50,7 @@ export const DEFAULT_COMMAND_PHOTO_LOAD: CommandPhotoLoad = {
     { bytes: 1 * 1024 * 1024, rounds: 300 },
     { bytes: 4 * 1024 * 1024, rounds: 100 },
     { bytes: 16 * 1024 * 1024, rounds: 40 },
+    { bytes: 16 * 1024 * 1024, rounds: 40, spread: 0.25 },
   ],
   warmUpRounds: 10,
   blocks: 5,
@@ -182,16 +188,28 @@ function indexOf(bytes: Uint8Array, text: string): number {
   return at;
 }
 
+/** The order a spread size's five pictures are sent in (0 the smallest): larger and smaller ones follow each other. */
+const SPREAD_ORDER = [2, 4, 0, 3, 1];
+
+/** The sizes of a size's pictures, in the order they are sent. */
+function pictureSizes({ bytes, spread }: { bytes: number; spread?: number }): number[] {
+  if (spread === undefined) return [bytes];
+  return SPREAD_ORDER.map((k) => Math.round(bytes * (1 - spread + (spread * k) / 2)));
+}
+
 export async function runCommandPhotoBench(load: CommandPhotoLoad = DEFAULT_COMMAND_PHOTO_LOAD): Promise<void> {
-  const largest = Math.max(...load.sizes.map((size) => size.bytes));
+  const largest = Math.max(...load.sizes.flatMap(pictureSizes));
   const servers = [await startReceiver(largest), await startNodeHttp()];
   const clients = await Promise.all(servers.map((server) => PhotoClient.connect(server.port)));
   const sent = [0, 0];
   try {
-    for (const [sizeIndex, { bytes, rounds }] of load.sizes.entries()) {
-      const jpeg = sampleJpeg(bytes, 11 + sizeIndex);
-      // Each server's own array of the request (the key written in place between rounds).
-      const requests = servers.map(() => new KeyedPhotoRequests(jpeg, sizeIndex * 0x100000));
+    for (const [sizeIndex, size] of load.sizes.entries()) {
+      const { bytes, rounds } = size;
+      const sizes = pictureSizes(size);
+      const jpegs = sizes.map((pictureBytes, k) => sampleJpeg(pictureBytes, 11 + sizeIndex + k));
+      // Each server's own arrays of the requests (the key written in place between rounds; distinct counts per picture).
+      const requests = servers.map(() => jpegs.map((jpeg, k) => new KeyedPhotoRequests(jpeg, sizeIndex * 0x100000 + k * 0x10000)));
+      let lastBytes = 0;
       const ms: number[][] = [[], []];
       const blockCpu: number[][] = [[], []];
       const blockRounds = Math.ceil(rounds / load.blocks);
@@ -202,8 +220,10 @@ export async function runCommandPhotoBench(load: CommandPhotoLoad = DEFAULT_COMM
           measuredStart = servers.map((server) => cpuMs(server.pid));
           blockStart = measuredStart;
         }
+        const picture = r % sizes.length;
+        lastBytes = sizes[picture];
         for (const i of r % 2 === 0 ? [0, 1] : [1, 0]) {
-          const { firstByteAt, answeredAt } = await clients[i].send(requests[i].next());
+          const { firstByteAt, answeredAt } = await clients[i].send(requests[i][picture].next());
           sent[i]++;
           if (r >= load.warmUpRounds) ms[i].push(answeredAt - firstByteAt);
         }
@@ -219,10 +239,10 @@ export async function runCommandPhotoBench(load: CommandPhotoLoad = DEFAULT_COMM
       const rss = servers.map((server) => residentMb(server.pid));
       for (const [i, server] of servers.entries()) {
         const taken = await server.taken();
-        verify(taken.count === sent[i] && taken.lastBytes === bytes, `${server.name} took every picture sent: ${taken.count} of ${sent[i]}, the last of ${taken.lastBytes} bytes (sent ${bytes})`);
+        verify(taken.count === sent[i] && taken.lastBytes === lastBytes, `${server.name} took every picture sent: ${taken.count} of ${sent[i]}, the last of ${taken.lastBytes} bytes (sent ${lastBytes})`);
       }
       const cpu = servers.map((_, i) => (cpuEnd[i] - measuredStart[i]) / rounds);
-      const common = { bytes, rounds, warmUpRounds: load.warmUpRounds };
+      const common = { bytes, ...(size.spread !== undefined && { spread: size.spread, sizes: sizes.join(' ') }), rounds, warmUpRounds: load.warmUpRounds };
       for (const [i, server] of servers.entries()) {
         report({
           bench: 'photo.command.put-first-byte-to-200',
