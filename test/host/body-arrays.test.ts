@@ -52,6 +52,18 @@ test('an array freed when the pool is full is given back at once: it reads as em
   assert.equal(arrays.pooled, 1);
 });
 
+test('where the address space cannot be reserved, a large body is a plain array: given back when freed, never pooled', () => {
+  // V8 refuses a reservation this large (over 4 GB) as it refuses one a 32-bit process has no room for.
+  const arrays = new BodyArrays({ minBytes: 1024, reservedBytes: 2 ** 33 });
+  const bytes = arrays.allocate(4096);
+  assert.equal(bytes.length, 4096);
+  assert.equal(bytes.buffer.byteLength, 4096, 'the whole of its buffer');
+  assert.equal((bytes.buffer as { resizable?: boolean }).resizable, false);
+  arrays.free(bytes);
+  assert.equal(arrays.pooled, 0);
+  assert.equal(bytes.length, 0, 'detached');
+});
+
 test('an array freed twice does not free the body its buffer went on to hold', () => {
   const arrays = new BodyArrays({ minBytes: 1024 });
   const first = arrays.allocate(4096);

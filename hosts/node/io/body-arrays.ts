@@ -41,6 +41,10 @@ interface ResizableArrayBuffer extends ArrayBuffer {
 }
 const ResizableArrayBuffer = ArrayBuffer as unknown as new (length: number, options: { maxByteLength: number }) => ResizableArrayBuffer;
 
+function isResizable(buffer: ArrayBuffer): buffer is ResizableArrayBuffer {
+  return (buffer as { resizable?: boolean }).resizable === true;
+}
+
 export interface BodyArrayOptions {
   minBytes?: number;
   reservedBytes?: number;
@@ -81,7 +85,7 @@ export class BodyArrays {
   readonly allocate: ByteAllocator = (length) => {
     if (length < this.minBytes) return new Uint8Array(Buffer.allocUnsafeSlow(length).buffer as ArrayBuffer, 0, length);
     this.usedSinceTimer = true;
-    const buffer = this.fromPool(length) ?? new ResizableArrayBuffer(length, { maxByteLength: Math.max(length, this.reservedBytes) });
+    const buffer = this.fromPool(length) ?? this.reserve(length);
     const bytes = new Uint8Array(buffer, 0, length);
     this.made.set(buffer, bytes);
     return bytes;
@@ -128,6 +132,19 @@ export class BodyArrays {
     this.idleTimer = undefined;
   }
 
+  /**
+   * A new resizable buffer of `length` bytes. Where the address space cannot be reserved (a
+   * 32-bit process, a `ulimit -v`), a plain one: it is given back when freed, never pooled.
+   */
+  private reserve(length: number): ArrayBuffer {
+    try {
+      return new ResizableArrayBuffer(length, { maxByteLength: Math.max(length, this.reservedBytes) });
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+      return Buffer.allocUnsafeSlow(length).buffer as ArrayBuffer;
+    }
+  }
+
   /** The smallest pooled buffer that can hold `length`, resized to it; undefined when none can. */
   private fromPool(length: number): ResizableArrayBuffer | undefined {
     let best = -1;
@@ -143,8 +160,8 @@ export class BodyArrays {
 
   private takeBack(buffer: ArrayBuffer): void {
     this.made.delete(buffer);
-    if (this.pool.length < this.pooledArrays) {
-      this.pool.push(buffer as ResizableArrayBuffer);
+    if (isResizable(buffer) && this.pool.length < this.pooledArrays) {
+      this.pool.push(buffer);
       this.armIdleTimer();
       return;
     }
