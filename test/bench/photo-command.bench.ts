@@ -18,8 +18,9 @@
 // reports it in clock ticks, so the rounds are enough for several hundred ms per server, and the
 // spread over `blocks` slices of the rounds is given beside it); VmRSS after the size's rounds;
 // and the ratios ours/baseline. Every answer must be a 200; after each size the receiver's
-// screen (GET /state) must have shown exactly as many pictures as were sent, the last of the size sent last,
-// and the baseline's count of checked pictures the same: a bench that measured wrong work fails.
+// screen (GET /state) must have shown exactly as many pictures as were sent, the last of the
+// size sent last, and the baseline's count of checked pictures the same: a bench that measured
+// wrong work fails.
 //
 // Network safety: both servers listen on loopback only (--no-mdns --interface lo).
 
