@@ -47,6 +47,11 @@ function isResizable(buffer: ArrayBuffer): buffer is ResizableArrayBuffer {
   return (buffer as { resizable?: boolean }).resizable === true;
 }
 
+/** A plain buffer of `length` bytes, not zero-filled, all its own (not a slice of Node's pool). */
+function plainBuffer(length: number): ArrayBuffer {
+  return Buffer.allocUnsafeSlow(length).buffer as ArrayBuffer;
+}
+
 /** Gives `buffer`'s memory back now; every array over it reads as empty from then on. */
 function giveBack(buffer: ArrayBuffer): void {
   // Shrunk to nothing, a resizable buffer's pages go back to the kernel at once (its address
@@ -95,7 +100,7 @@ export class BodyArrays {
    * buffer (the core keeps such an array as it is; a view into a larger one it would copy).
    */
   readonly allocate: ByteAllocator = (length) => {
-    if (length < this.minBytes) return new Uint8Array(Buffer.allocUnsafeSlow(length).buffer as ArrayBuffer, 0, length);
+    if (length < this.minBytes) return new Uint8Array(plainBuffer(length), 0, length);
     this.usedSinceTimer = true;
     const buffer = this.fromPool(length) ?? this.reserve(length);
     const bytes = new Uint8Array(buffer, 0, length);
@@ -151,7 +156,7 @@ export class BodyArrays {
       return new ResizableArrayBuffer(length, { maxByteLength: Math.max(length, this.reservedBytes) });
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
-      return Buffer.allocUnsafeSlow(length).buffer as ArrayBuffer;
+      return plainBuffer(length);
     }
   }
 

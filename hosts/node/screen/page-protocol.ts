@@ -33,8 +33,8 @@ export const PAGE_PATHS = {
 /** The query parameter of a standby request that numbers it (each page counts its own from 1). */
 export const STANDBY_NUMBER_PARAMETER = 'n';
 
-/** The query parameter of a player report that names the page (its event stream's token). */
-export const REPORT_CLIENT_PARAMETER = 'client';
+/** The query parameter that names the page (its event stream's token): of a player report and of a standby request. */
+export const PAGE_CLIENT_PARAMETER = 'client';
 
 // --- The state (GET /events, GET /state) ---------------------------------------------------------
 

@@ -60,6 +60,8 @@ interface Current {
 
 /** Why a standby request is refused (409): another page plays next. */
 const NOT_NEXT = 'this page does not play the next video\n';
+/** Why an older standby request of a page is refused (404). */
+const ENDED = 'that standby request has ended\n';
 
 /** A page's standby request by name: the page's token and its number for it. */
 interface StandbyName {
@@ -202,7 +204,7 @@ export class PagePlayer implements Player {
       return;
     }
     if (token !== this.playerPage()) return answerText(exchange, 409, NOT_NEXT);
-    if (this.latestStandby?.token === token && number <= this.latestStandby.number) return answerText(exchange, 404, 'that standby request has ended\n');
+    if (this.latestStandby?.token === token && number <= this.latestStandby.number) return answerText(exchange, 404, ENDED);
     this.releaseStandby(204);
     const held: HeldStandby = { token, number, exchange };
     this.held = held;

@@ -27,7 +27,7 @@ import { answer, answerText, COMMON_HEADERS, exchangeOf, JSON_TYPE, type Exchang
 import { isLocalHost } from './loopback';
 import { MEDIA_PATH_PREFIX, parseMediaPath } from './media-proxy';
 import { hlsLibraryFile, PAGE_FILES, pageFile } from './page-assets';
-import { MAX_PAGE_REPORT_BYTES, PAGE_PATHS, REPORT_CLIENT_PARAMETER, STANDBY_NUMBER_PARAMETER } from './page-protocol';
+import { MAX_PAGE_REPORT_BYTES, PAGE_PATHS, PAGE_CLIENT_PARAMETER, STANDBY_NUMBER_PARAMETER } from './page-protocol';
 import type { PagePlayer } from './player';
 
 type Method = 'GET' | 'HEAD' | 'POST';
@@ -149,7 +149,7 @@ function serveMedia(exchange: Exchange, player: PagePlayer): void {
 function holdStandby(exchange: Exchange, player: PagePlayer): void {
   const number = Number(exchange.query.get(STANDBY_NUMBER_PARAMETER));
   if (!Number.isSafeInteger(number) || number < 1) return answerText(exchange, 400, `${STANDBY_NUMBER_PARAMETER} is not a count from 1\n`);
-  player.standby(exchange.query.get(REPORT_CLIENT_PARAMETER) ?? '', number, exchange);
+  player.standby(exchange.query.get(PAGE_CLIENT_PARAMETER) ?? '', number, exchange);
 }
 
 /** Reads a page's report (bounded) and hands it to the player: 204, or why not. */
@@ -160,7 +160,7 @@ function receiveReport(exchange: Exchange, player: PagePlayer): void {
     request.resume();
     return answerText(exchange, 415, 'a report is application/json\n');
   }
-  const token = exchange.query.get(REPORT_CLIENT_PARAMETER) ?? '';
+  const token = exchange.query.get(PAGE_CLIENT_PARAMETER) ?? '';
   const chunks: Buffer[] = [];
   let length = 0;
   let refused = false;

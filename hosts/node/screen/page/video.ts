@@ -23,7 +23,7 @@ import type { ErrorData } from 'hls.js';
 import {
   MAX_REPORT_RANGES,
   PAGE_PATHS,
-  REPORT_CLIENT_PARAMETER,
+  PAGE_CLIENT_PARAMETER,
   STANDBY_NUMBER_PARAMETER,
   type PageVideoReport,
   type VideoCommand,
@@ -187,7 +187,7 @@ function keepStandby(): void {
   if (standby && standby.client !== token) leaveStandby();
   if (token === null || standby || standbyRetry !== undefined) return;
   standby = { client: token, number: ++standbyCount };
-  video.src = `${PAGE_PATHS.videoStandby}?${REPORT_CLIENT_PARAMETER}=${encodeURIComponent(token)}&${STANDBY_NUMBER_PARAMETER}=${standby.number}`;
+  video.src = `${PAGE_PATHS.videoStandby}?${PAGE_CLIENT_PARAMETER}=${encodeURIComponent(token)}&${STANDBY_NUMBER_PARAMETER}=${standby.number}`;
 }
 
 /** The element stops waiting on its standby request. */
@@ -465,7 +465,7 @@ function report(): void {
   }
   item.sending = true;
   item.again = false;
-  fetch(`${PAGE_PATHS.playerReport}?${REPORT_CLIENT_PARAMETER}=${encodeURIComponent(client)}`, {
+  fetch(`${PAGE_PATHS.playerReport}?${PAGE_CLIENT_PARAMETER}=${encodeURIComponent(client)}`, {
     method: 'POST',
     headers: { 'Content-Type': 'application/json' },
     body: JSON.stringify(snapshot(item)),
